@@ -1,0 +1,243 @@
+package builtins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.starlark.net/starlark"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Options configure the Starlark activator. The zero value uses DefaultSteps.
+type Options struct {
+	// Steps is the step budget of each run (top level and each callback).
+	Steps uint64
+}
+
+// Activator compiles and executes plugin modules (contrib.Activator). It
+// holds no per-plugin state and is safe for concurrent use.
+type Activator struct{ opts Options }
+
+var _ contrib.Activator = (*Activator)(nil)
+
+// NewActivator returns an activator with opts.
+func NewActivator(opts Options) *Activator {
+	if opts.Steps == 0 {
+		opts.Steps = DefaultSteps
+	}
+	return &Activator{opts: opts}
+}
+
+const localInstance = "crystal.instance"
+
+// instance is one generation of one plugin.
+type instance struct {
+	req           contrib.ActivationRequest
+	steps         uint64
+	staging       *contrib.Staging
+	activating    bool // true only while the module's top level runs
+	contributed   bool
+	contributedAt contrib.Pos
+	callbacks     map[contrib.AttachStage]starlark.Callable
+	exports       map[string]any
+}
+
+var _ contrib.Instance = (*instance)(nil)
+
+func (inst *instance) note(d contrib.Diagnostic) {
+	if inst.req.Services != nil {
+		inst.req.Services.Note(d)
+	}
+}
+
+// Activate compiles the entry file and everything it loads from the bundle
+// snapshot, then executes the module with a staging registrar (AT1). A
+// compile failure is an *contrib.ActivationError with Compile set (AT3); a
+// failure while executing — including too many steps, cancellation of ctx, a
+// panic in a host builtin, or contribute() never called — is one without.
+func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
+	c, err := compileBundle(req)
+	if err != nil {
+		return nil, err
+	}
+	inst := &instance{
+		req:       req,
+		steps:     a.opts.Steps,
+		staging:   contrib.NewStaging(req.Plugin, req.Rules),
+		callbacks: map[contrib.AttachStage]starlark.Callable{},
+		exports:   map[string]any{},
+	}
+	if err := inst.execute(ctx, c); err != nil {
+		return nil, err
+	}
+	return inst, nil
+}
+
+// Compile compiles the entry file and everything it loads without running
+// any of it (AT3).
+func (a *Activator) Compile(req contrib.ActivationRequest) error {
+	_, err := compileBundle(req)
+	return err
+}
+
+func compileBundle(req contrib.ActivationRequest) (*bundleCompiler, error) {
+	c := &bundleCompiler{plugin: req.Plugin, fsys: req.Bundle, root: req.SourceRoot, progs: map[string]*program{}}
+	c.compile(req.Entry, nil, contrib.Pos{File: c.display(req.Entry)})
+	if len(c.diags) > 0 {
+		return nil, &contrib.ActivationError{Compile: true, Diagnostics: c.diags}
+	}
+	return c, nil
+}
+
+// execute runs the entry module; loaded modules run once each and are frozen.
+func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
+	th, st := inst.newThread(inst.req.Plugin + ":module")
+	done := map[string]starlark.StringDict{}
+	var stack []string
+	var exec func(p string) (starlark.StringDict, error)
+	exec = func(p string) (starlark.StringDict, error) {
+		if g, ok := done[p]; ok {
+			return g, nil
+		}
+		stack = append(stack, p)
+		g, err := c.progs[p].prog.Init(th, predeclared)
+		stack = stack[:len(stack)-1]
+		g.Freeze() // globals are frozen after execution: callbacks cannot mutate them
+		if err != nil {
+			return nil, err
+		}
+		done[p] = g
+		return g, nil
+	}
+	th.Load = func(_ *starlark.Thread, module string) (starlark.StringDict, error) {
+		target, why := resolveLoad(stack[len(stack)-1], module)
+		if why != "" {
+			return nil, fmt.Errorf("load(%q) %s", module, why)
+		}
+		return exec(target)
+	}
+	inst.activating = true
+	err := inst.guarded(ctx, th, st, "module", func() error {
+		_, err := exec(inst.req.Entry)
+		return err
+	})
+	inst.activating = false
+	if err != nil {
+		var rf *runFailure
+		errors.As(err, &rf)
+		return &contrib.ActivationError{Diagnostics: []contrib.Diagnostic{rf.diag}}
+	}
+	if !inst.contributed {
+		d := contrib.Diag(contrib.ContributeMissing, inst.req.Plugin, contrib.Pos{File: c.display(inst.req.Entry)},
+			"the module never called contribute(); nothing is contributed")
+		return &contrib.ActivationError{Diagnostics: []contrib.Diagnostic{d}}
+	}
+	return nil
+}
+
+// Set returns the staged contributions.
+func (inst *instance) Set() *contrib.Set { return inst.staging.Set() }
+
+// Exports returns the exported services (frozen Starlark values).
+func (inst *instance) Exports() map[string]any { return inst.exports }
+
+// Attach runs one attach callback, if the plugin gave one.
+func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bool, error) {
+	fn, ok := inst.callbacks[stage]
+	if !ok {
+		return false, nil
+	}
+	_, err := inst.call(ctx, string(stage), fn, inst.newCtx(ctx, ctxAttach))
+	return true, err
+}
+
+// Close releases what the generation owns. It is idempotent.
+func (inst *instance) Close() {}
+
+// failureDiag extracts the diagnostic of a failed run.
+func failureDiag(err error) contrib.Diagnostic {
+	var rf *runFailure
+	if errors.As(err, &rf) {
+		return rf.diag
+	}
+	return contrib.Diag(contrib.CallbackFailed, "", contrib.Pos{}, "%v", err)
+}
+
+// FailureDiagnostic returns the diagnostic carried by an error from Attach
+// or another run of this package.
+func FailureDiagnostic(err error) contrib.Diagnostic { return failureDiag(err) }
+
+// toolFunc adapts a Starlark tool implementation (DC6): a returned str is
+// text, dict/list structured JSON, error(code, message) an expected failure;
+// a raised error reaches the model only as tool_failed, its text goes to
+// diagnostics.
+func (inst *instance) toolFunc(name string, fn starlark.Callable) contrib.ToolFunc {
+	what := "tool " + name
+	return func(ctx context.Context, args any) contrib.Result {
+		out, err := inst.call(ctx, what, fn, inst.newCtx(ctx, ctxTool), FromJSON(args))
+		if err != nil {
+			inst.note(failureDiag(err))
+			return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
+		}
+		return inst.toResult(what, out)
+	}
+}
+
+func (inst *instance) toResult(what string, v starlark.Value) contrib.Result {
+	switch v := v.(type) {
+	case starlark.String:
+		return contrib.Result{Text: string(v)}
+	case *errorValue:
+		return contrib.Failure(v.code, v.message)
+	case starlark.NoneType:
+		return contrib.Result{}
+	}
+	data, err := ToJSON(v)
+	if err != nil {
+		inst.note(contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, contrib.Pos{}, "%s: result: %v", what, err))
+		return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
+	}
+	return contrib.Result{Data: data}
+}
+
+// commandFunc adapts a Starlark command (DC8): a str is this turn's input,
+// None passes to the next contribution.
+func (inst *instance) commandFunc(name string, fn starlark.Callable) contrib.CommandFunc {
+	what := "command /" + name
+	return func(ctx context.Context, cmd contrib.Invocation) (string, bool, error) {
+		c := inst.newCtx(ctx, ctxCommand)
+		out, err := inst.call(ctx, what, fn, c, invocationValue(cmd))
+		if err != nil {
+			return "", false, err
+		}
+		switch v := out.(type) {
+		case starlark.String:
+			return string(v), true, nil
+		case starlark.NoneType:
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("%s returned a %s; want a string or None", what, out.Type())
+	}
+}
+
+// resolveFunc adapts a placeholder's resolve (CC13).
+func (inst *instance) resolveFunc(name string, fn starlark.Callable) contrib.ResolveFunc {
+	what := "placeholder {{" + name + "}}"
+	return func(ctx context.Context, site contrib.Site) (string, bool, error) {
+		c := inst.newCtx(ctx, ctxPlaceholder)
+		c.site = site
+		out, err := inst.call(ctx, what, fn, c)
+		if err != nil {
+			return "", false, err
+		}
+		switch v := out.(type) {
+		case starlark.String:
+			return string(v), true, nil
+		case starlark.NoneType:
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("%s returned a %s; want a string", what, out.Type())
+	}
+}

@@ -1,0 +1,158 @@
+package builtins
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+)
+
+// maxDepth bounds nesting when converting, so a self-referencing list fails
+// cleanly instead of overflowing the stack.
+const maxDepth = 100
+
+// ToJSON encodes a Starlark value as JSON: None, bools, ints, finite floats,
+// strings, lists, tuples, dicts with string keys and structs. It is the one
+// place Starlark values become JSON (tool results, schemas, exports to Go).
+func ToJSON(v starlark.Value) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encode(&buf, v, 0); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func encode(buf *bytes.Buffer, v starlark.Value, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("value nested more than %d levels deep (a cycle?)", maxDepth)
+	}
+	switch v := v.(type) {
+	case starlark.NoneType:
+		buf.WriteString("null")
+	case starlark.Bool:
+		buf.WriteString(strconv.FormatBool(bool(v)))
+	case starlark.Int:
+		buf.WriteString(v.String())
+	case starlark.Float:
+		f := float64(v)
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return fmt.Errorf("cannot encode %s as JSON", v)
+		}
+		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	case starlark.String:
+		writeString(buf, string(v))
+	case starlark.Indexable: // list, tuple
+		buf.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encode(buf, v.Index(i), depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case *starlark.Dict:
+		buf.WriteByte('{')
+		for i, item := range v.Items() {
+			k, ok := item[0].(starlark.String)
+			if !ok {
+				return fmt.Errorf("dict key %s is a %s; JSON object keys must be strings", item[0], item[0].Type())
+			}
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, string(k))
+			buf.WriteByte(':')
+			if err := encode(buf, item[1], depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case *starlarkstruct.Struct:
+		names := v.AttrNames()
+		buf.WriteByte('{')
+		for i, name := range names {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, name)
+			buf.WriteByte(':')
+			field, _ := v.Attr(name)
+			if err := encode(buf, field, depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	default:
+		return fmt.Errorf("cannot encode a %s as JSON", v.Type())
+	}
+	return nil
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s) // never fails for a string
+	buf.Write(b)
+}
+
+// FromJSON converts a decoded JSON value (as produced by encoding/json with
+// UseNumber, or plain float64 numbers) into a Starlark value. Object keys are
+// inserted in sorted order so the result is deterministic.
+func FromJSON(v any) starlark.Value {
+	switch v := v.(type) {
+	case nil:
+		return starlark.None
+	case bool:
+		return starlark.Bool(v)
+	case string:
+		return starlark.String(v)
+	case json.Number:
+		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return starlark.MakeInt64(i)
+		}
+		if b, ok := new(big.Int).SetString(string(v), 10); ok {
+			return starlark.MakeBigInt(b)
+		}
+		f, _ := v.Float64()
+		return starlark.Float(f)
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+			return starlark.MakeInt64(int64(v))
+		}
+		return starlark.Float(v)
+	case int:
+		return starlark.MakeInt(v)
+	case int64:
+		return starlark.MakeInt64(v)
+	case []any:
+		elems := make([]starlark.Value, len(v))
+		for i, e := range v {
+			elems[i] = FromJSON(e)
+		}
+		return starlark.NewList(elems)
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		d := starlark.NewDict(len(v))
+		for _, k := range keys {
+			_ = d.SetKey(starlark.String(k), FromJSON(v[k]))
+		}
+		return d
+	case []string:
+		elems := make([]starlark.Value, len(v))
+		for i, e := range v {
+			elems[i] = starlark.String(e)
+		}
+		return starlark.NewList(elems)
+	}
+	return starlark.String(fmt.Sprint(v))
+}

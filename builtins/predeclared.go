@@ -1,0 +1,167 @@
+package builtins
+
+import (
+	"fmt"
+
+	"go.starlark.net/lib/json"
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Predeclared returns the names every plugin module sees (CC1): contribute,
+// one constructor per contribution kind, error, deps, json and struct.
+// Nothing else of the host is reachable from Starlark. The dict is shared and
+// frozen; callers must not modify it.
+func Predeclared() starlark.StringDict { return predeclared }
+
+var predeclared = starlark.StringDict{
+	"contribute":   starlark.NewBuiltin("contribute", contribute),
+	"tool":         starlark.NewBuiltin("tool", newTool),
+	"command":      starlark.NewBuiltin("command", newCommand),
+	"placeholder":  starlark.NewBuiltin("placeholder", newPlaceholder),
+	"status_field": starlark.NewBuiltin("status_field", newStatusField),
+	"error":        starlark.NewBuiltin("error", newError),
+	"deps": starlarkstruct.FromStringDict(starlark.String("deps"), starlark.StringDict{
+		"require": starlark.NewBuiltin("deps.require", depsRequire),
+	}),
+	"json":   json.Module,
+	"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
+}
+
+func init() { predeclared.Freeze() }
+
+// IsPredeclared reports whether name is predeclared for plugin modules.
+func IsPredeclared(name string) bool { return predeclared.Has(name) }
+
+// threadInstance returns the instance a thread runs for.
+func threadInstance(th *starlark.Thread, fn string) (*instance, error) {
+	inst, _ := th.Local(localInstance).(*instance)
+	if inst == nil {
+		return nil, fmt.Errorf("%s: not available here", fn)
+	}
+	return inst, nil
+}
+
+func newEntry(th *starlark.Thread, kind, name string) *entry {
+	return &entry{kind: kind, name: name, pos: callerPos(th, 0)}
+}
+
+func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var (
+		name, description string
+		catalogs          starlark.Value = starlark.None
+		params            starlark.Value = starlark.None
+		readOnly          bool
+		run               starlark.Callable
+	)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "description?", &description,
+		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly, "run", &run); err != nil {
+		return nil, err
+	}
+	e := newEntry(th, "tool", name)
+	var raw []byte
+	if params != starlark.None {
+		var err error
+		if raw, err = ToJSON(params); err != nil {
+			return nil, fmt.Errorf("tool %q: parameters: %v", name, err)
+		}
+	}
+	var cat contrib.Catalog
+	if s, ok := catalogs.(starlark.String); ok {
+		c, ok := contrib.ParseCatalog(string(s))
+		if !ok {
+			return nil, fmt.Errorf("tool %q: catalogs = %s; want \"plan\", \"work\" or \"plan_and_work\"", name, s)
+		}
+		cat = c
+	} else if catalogs != starlark.None {
+		return nil, fmt.Errorf("tool %q: catalogs must be a string, not %s", name, catalogs.Type())
+	}
+	e.tool = contrib.Tool{Name: name, Description: description, Catalogs: cat, Parameters: raw, ReadOnly: readOnly, Pos: e.pos}
+	e.fn = run
+	return e, nil
+}
+
+func newCommand(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var (
+		name, description string
+		aliases           *starlark.List
+		order             int
+		run               starlark.Callable
+	)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "aliases?", &aliases,
+		"description?", &description, "order?", &order, "run", &run); err != nil {
+		return nil, err
+	}
+	e := newEntry(th, "command", name)
+	var names []string
+	if aliases != nil {
+		for i := 0; i < aliases.Len(); i++ {
+			s, ok := aliases.Index(i).(starlark.String)
+			if !ok {
+				return nil, fmt.Errorf("command %q: aliases must be strings, got %s", name, aliases.Index(i).Type())
+			}
+			names = append(names, string(s))
+		}
+	}
+	e.command = contrib.Command{Name: name, Aliases: names, Description: description, Order: order, Pos: e.pos}
+	e.fn = run
+	return e, nil
+}
+
+func newPlaceholder(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	var resolve starlark.Callable
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "resolve", &resolve); err != nil {
+		return nil, err
+	}
+	e := newEntry(th, "placeholder", name)
+	e.placeholder = contrib.Placeholder{Name: name, Pos: e.pos}
+	e.fn = resolve
+	return e, nil
+}
+
+func newStatusField(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, description string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "description?", &description); err != nil {
+		return nil, err
+	}
+	e := newEntry(th, "status_field", name)
+	e.field = contrib.StatusField{Name: name, Description: description, Pos: e.pos}
+	return e, nil
+}
+
+func newError(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var code, message string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &code, &message); err != nil {
+		return nil, err
+	}
+	if why := errorCodeProblem(code); why != "" {
+		return nil, fmt.Errorf("error(%q, ...): the code %s", code, why)
+	}
+	return &errorValue{code: code, message: message}, nil
+}
+
+func depsRequire(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var plugin, name string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &plugin, &name); err != nil {
+		return nil, err
+	}
+	inst, err := threadInstance(th, b.Name())
+	if err != nil {
+		return nil, err
+	}
+	if !inst.activating {
+		return nil, fmt.Errorf("deps.require(%q, %q): services resolve only during the plugin's own activation (DC13)", plugin, name)
+	}
+	services, ok := inst.req.Providers[plugin]
+	if !ok {
+		return nil, fmt.Errorf("deps.require(%q, %q): %s is not a dependency; add it under [dependencies] in plugin.toml", plugin, name, plugin)
+	}
+	v, ok := services[name].(starlark.Value)
+	if !ok {
+		return nil, fmt.Errorf("deps.require(%q, %q): %s exports no service %q", plugin, name, plugin, name)
+	}
+	return v, nil
+}

@@ -1,0 +1,146 @@
+package builtins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// DefaultSteps is the default step budget of one run: the module's top level,
+// or one callback. About a third of a second of pure Starlark on this
+// project's reference machine; a run that exceeds it is cancelled with
+// TooManySteps.
+const DefaultSteps = 10_000_000
+
+// runState is what one run learns about itself; it is shared by pointer with
+// the thread's callbacks.
+type runState struct {
+	stepsExceeded bool
+}
+
+const localRun = "crystal.run"
+
+// newThread returns a thread bound to inst with the given step budget.
+func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
+	st := &runState{}
+	th := &starlark.Thread{
+		Name: name,
+		Print: func(t *starlark.Thread, msg string) {
+			inst.note(contrib.Diag(contrib.PrintNote, inst.req.Plugin, callerPos(t, 0), "print: %s", msg))
+		},
+		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
+			return nil, errors.New("load() is only allowed at the top level of a module")
+		},
+		OnMaxSteps: func(t *starlark.Thread) {
+			st.stepsExceeded = true
+			t.Cancel("too many steps")
+		},
+	}
+	th.SetMaxExecutionSteps(inst.steps)
+	th.SetLocal(localInstance, inst)
+	th.SetLocal(localRun, st)
+	return th, st
+}
+
+// runFailure is the error of a failed run, already shaped as a diagnostic.
+type runFailure struct{ diag contrib.Diagnostic }
+
+func (f *runFailure) Error() string { return f.diag.String() }
+
+// guarded runs fn on th bound to ctx: cancelling ctx cancels the thread, a
+// panic in any Go builtin below is recovered, and every error comes back as a
+// *runFailure with the code, position and backtrace of the failure.
+func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runState, what string, fn func() error) (err error) {
+	stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
+	defer stop()
+	defer func() {
+		if p := recover(); p != nil {
+			d := contrib.Diag(contrib.HostPanic, inst.req.Plugin, callerPos(th, 0),
+				"%s: a host builtin panicked: %v", what, p)
+			d.Detail = string(debug.Stack())
+			err = &runFailure{diag: d}
+		}
+	}()
+	if err := fn(); err != nil {
+		return inst.failure(err, st, what)
+	}
+	return nil
+}
+
+func cancelReason(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return "timed out"
+	}
+	return "cancelled"
+}
+
+// failure turns a Starlark error into a diagnostic at its innermost plugin
+// frame, with the backtrace as detail.
+func (inst *instance) failure(err error, st *runState, what string) error {
+	var rf *runFailure
+	if errors.As(err, &rf) {
+		return rf
+	}
+	code := contrib.ExecutionFailed
+	if what != "module" {
+		code = contrib.CallbackFailed
+	}
+	msg := err.Error()
+	var pos contrib.Pos
+	var detail string
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		msg = ee.Msg
+		detail = ee.Backtrace()
+		for i := len(ee.CallStack) - 1; i >= 0; i-- {
+			if fr := ee.CallStack[i]; fr.Pos.Filename() != "<builtin>" {
+				pos = posOf(fr.Pos)
+				break
+			}
+		}
+	}
+	if st.stepsExceeded {
+		code = contrib.TooManySteps
+		msg = fmt.Sprintf("too many steps: the run exceeded its budget of %d steps and was cancelled", inst.steps)
+	}
+	d := contrib.Diag(code, inst.req.Plugin, pos, "%s: %s", what, strings.TrimPrefix(msg, "Starlark computation cancelled: "))
+	d.Detail = detail
+	return &runFailure{diag: d}
+}
+
+// callerPos returns the position of the Starlark frame depth levels above
+// the builtin currently running (depth 0: the builtin's caller).
+func callerPos(th *starlark.Thread, depth int) contrib.Pos {
+	if th.CallStackDepth() <= depth+1 {
+		if th.CallStackDepth() == 0 {
+			return contrib.Pos{}
+		}
+		return posOf(th.CallFrame(0).Pos)
+	}
+	return posOf(th.CallFrame(depth + 1).Pos)
+}
+
+// call runs one callback in a fresh thread with its own step budget.
+func (inst *instance) call(ctx context.Context, what string, fn starlark.Callable, args ...starlark.Value) (starlark.Value, error) {
+	th, st := inst.newThread(inst.req.Plugin + ":" + what)
+	var out starlark.Value
+	err := inst.guarded(ctx, th, st, what, func() error {
+		var err error
+		out, err = starlark.Call(th, fn, args, nil)
+		return err
+	})
+	if err != nil {
+		var rf *runFailure
+		if errors.As(err, &rf) && rf.diag.Code == contrib.HostPanic && inst.req.Fault != nil {
+			inst.req.Fault(rf.diag)
+		}
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// The names the crystal-star CLI owns as an embedding host (CC5, CC11,
+// CC12, CC15).
+var (
+	cliBuiltinTools     = []string{"read", "write", "edit", "bash", "grep", "glob", "skill"}
+	cliHostPlaceholders = []string{"mode", "workspace", "session_id", "approval_mode", "provider", "model"}
+	cliStatusFields     = []string{"model", "thinking", "tier", "speed", "context", "cwd", "mode", "approval"}
+	cliBuiltinCommands  = []string{"help", "quit", "exit", "plugins", "tools", "call", "render", "reload",
+		"statusline", "model", "thinking", "tier", "speed", "approval", "classify", "prompt", "hook", "points"}
+)
+
+// env is one command's environment: streams, flags and, once needed, the
+// started host.
+type env struct {
+	global         global
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	mu             sync.Mutex // serialises writes to stderr
+	host           *starhost.Host
+	ctx            context.Context
+	stop           context.CancelFunc
+}
+
+// start creates and starts the host; notes go to stderr as "note: ...".
+func (e *env) start() (*starhost.Host, error) {
+	if e.host != nil {
+		return e.host, nil
+	}
+	h, err := starhost.New(starhost.Options{
+		Home: e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
+		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
+		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
+		Notes: e.note,
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt)
+	if err := h.Start(e.ctx); err != nil {
+		return nil, err
+	}
+	h.SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
+	e.host = h
+	return h, nil
+}
+
+func (e *env) close() {
+	if e.host != nil {
+		_ = e.host.Close(context.Background())
+		e.stop()
+	}
+}
+
+// note prints one note on stderr, first line only; details follow indented.
+func (e *env) note(n starhost.Note) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fmt.Fprintf(e.stderr, "note: %s\n", n)
+}
+
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// cmdFlags separates a command's own flags from its positional arguments.
+// bools are flags without a value; values take one ("--site x" or
+// "--site=x").
+type cmdFlags struct {
+	set  map[string]string
+	args []string
+}
+
+func parseFlags(args []string, bools, values []string) (*cmdFlags, error) {
+	f := &cmdFlags{set: map[string]string{}}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			f.args = append(f.args, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "--") || len(a) == 2 {
+			f.args = append(f.args, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(a[2:], "=")
+		switch {
+		case contains(bools, name) && !hasValue:
+			f.set[name] = "true"
+		case contains(values, name):
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, usagef("--%s needs a value", name)
+				}
+				i++
+				value = args[i]
+			}
+			f.set[name] = value
+		default:
+			return nil, usagef("unknown flag --%s", name)
+		}
+	}
+	return f, nil
+}
+
+func (f *cmdFlags) has(name string) bool { _, ok := f.set[name]; return ok }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

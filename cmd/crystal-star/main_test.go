@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"crystal-star": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs every end-to-end scenario in testdata/script against the
+// real crystal-star binary. Each scenario gets a fresh $WORK with
+// CRYSTAL_HOME=$WORK/home; the repository's plugins/ is reachable as
+// $PLUGINS.
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join(root, "testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CRYSTAL_HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("PLUGINS", filepath.Join(root, "plugins"))
+			return nil
+		},
+		RequireExplicitExec: false,
+	})
+}

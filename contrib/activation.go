@@ -1,0 +1,108 @@
+package contrib
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+)
+
+// ActivationRequest is everything an Activator needs to build one generation
+// of a plugin. The bundle is an immutable in-memory snapshot (DC23): the
+// activator reads the module and every load() from it, never from disk.
+type ActivationRequest struct {
+	Plugin       string // plugin id
+	DisplayName  string // for notes such as "Plugin 'Acme' ..."
+	Generation   string // opaque, unique per activation
+	Source       Source // which root the plugin came from
+	Bundle       fs.FS  // the snapshot; paths are slash-separated, relative to the plugin directory
+	Entry        string // entry file inside Bundle, e.g. "plugin.star"
+	SourceRoot   string // prefix for file names in positions, e.g. "plugins/review"
+	Capabilities []string
+	Exports      []string // service names the manifest declares (DC13)
+	// Providers holds, for each direct dependency, the services it exported
+	// (DC13). Values are opaque to everything but the activator.
+	Providers map[string]map[string]any
+	Rules     Rules
+	Services  Services
+	// Fault is called when owned work of the generation (a callback that
+	// panicked in a host builtin) must fault the plugin. It may be nil.
+	Fault func(Diagnostic)
+}
+
+// Services are the host's effects offered to plugin code. The lifecycle
+// passes the embedder's implementation through unchanged. Optional
+// capabilities are further interfaces a Services value may implement.
+type Services interface {
+	// Note delivers a diagnostic or debug note to the embedder.
+	Note(Diagnostic)
+	// Facts returns the host facts every callback's ctx carries (CC7).
+	Facts() Facts
+}
+
+// Facts are the per-call host facts (CC7, CC13). Strings the host does not
+// have yet are empty. They never include the user's question.
+type Facts struct {
+	Workspace    string
+	SessionID    string
+	Mode         string
+	ApprovalMode string
+	Provider     string
+	Model        string
+}
+
+// AttachStage names one of the attach callbacks, in the order they run (CC3,
+// CC20, CC25, CC29, CC17).
+type AttachStage string
+
+// The attach stages, in order.
+const (
+	AttachEnv      AttachStage = "attach"
+	AttachSession  AttachStage = "attach_session"
+	AttachClients  AttachStage = "attach_clients"
+	AttachDataDirs AttachStage = "attach_data_dirs"
+	AttachStatus   AttachStage = "attach_status"
+)
+
+// AttachStages lists the stages in the order the host runs them.
+var AttachStages = []AttachStage{AttachEnv, AttachSession, AttachClients, AttachDataDirs, AttachStatus}
+
+// Instance is one activated generation as the activator built it.
+type Instance interface {
+	// Set returns the staged contributions; the lifecycle publishes them.
+	Set() *Set
+	// Exports returns the services the plugin exported (DC13).
+	Exports() map[string]any
+	// Attach runs one attach stage. It reports whether the plugin has a
+	// callback for it and the callback's error, if any.
+	Attach(ctx context.Context, stage AttachStage) (ran bool, err error)
+	// Close releases what the generation owns (timers, sinks). It is
+	// idempotent.
+	Close()
+}
+
+// Activator builds generations. The lifecycle calls it; the builtins package
+// implements it for Starlark. Activate must not publish anything.
+type Activator interface {
+	// Compile checks that the bundle compiles without running any of it.
+	// It returns an *ActivationError with Compile set, or nil.
+	Compile(req ActivationRequest) error
+	// Activate compiles and executes the module with a staging registrar.
+	Activate(ctx context.Context, req ActivationRequest) (Instance, error)
+}
+
+// ActivationError is the error of a failed activation. Compile is true when
+// the source did not compile (syntax, resolve or load errors): the lifecycle
+// then keeps the active generation (AT3). Otherwise the failure happened while
+// executing and the plugin is faulted (AT2).
+type ActivationError struct {
+	Compile     bool
+	Diagnostics []Diagnostic
+}
+
+func (e *ActivationError) Error() string {
+	parts := make([]string, len(e.Diagnostics))
+	for i, d := range e.Diagnostics {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,146 @@
+package contrib
+
+// Code is a stable diagnostic code. Codes never change meaning; the runtime,
+// `crystal-star check` and the documentation (docs/diagnostics.md) share this
+// one catalogue.
+type Code string
+
+// CodeInfo describes one code: its severity, what it means and how to fix it.
+type CodeInfo struct {
+	Code     Code
+	Severity Severity
+	Summary  string
+	Fix      string
+}
+
+// The catalogue of codes. Each is documented, with an example and its fix, in
+// docs/diagnostics.md; a test keeps the two in step.
+const (
+	// Manifests and discovery (AT4).
+	ManifestMissing    Code = "ManifestMissing"
+	ManifestSyntax     Code = "ManifestSyntax"
+	ManifestUnknownKey Code = "ManifestUnknownKey"
+	ManifestInvalid    Code = "ManifestInvalid"
+	EntryMissing       Code = "EntryMissing"
+	DuplicatePluginID  Code = "DuplicatePluginId"
+	PluginDisabled     Code = "PluginDisabled"
+
+	// Admission (DC15, DC17, DC22, DC24).
+	PluginUntrusted             Code = "PluginUntrusted"
+	PluginTrustModified         Code = "PluginTrustModified"
+	TrustFileUnreadable         Code = "TrustFileUnreadable"
+	PluginDependencyUnsatisfied Code = "PluginDependencyUnsatisfied"
+	PluginAPIAssemblyConflict   Code = "PluginApiAssemblyConflict"
+	HostVersionTooOld           Code = "HostVersionTooOld"
+
+	// Starlark source (AT3).
+	SyntaxError  Code = "SyntaxError"
+	ResolveError Code = "ResolveError"
+	LoadMissing  Code = "LoadMissing"
+	LoadOutside  Code = "LoadOutsideBundle"
+	LoadCycle    Code = "LoadCycle"
+
+	// Execution (AT2, DC24).
+	ExecutionFailed Code = "ExecutionFailed"
+	TooManySteps    Code = "TooManySteps"
+	HostPanic       Code = "HostPanic"
+	PrintNote       Code = "Print"
+	CallbackFailed  Code = "CallbackFailed"
+	CommandOutput   Code = "CommandOutput"
+	CommandFailed   Code = "CommandFailed"
+
+	// contribute() and its entries (CC2, DC5).
+	ContributeMissing Code = "ContributeMissing"
+	ContributeTwice   Code = "ContributeTwice"
+	NoneEntry         Code = "NoneEntry"
+
+	// Tools (CC4, CC5, CC6, DC4).
+	ToolNameInvalid      Code = "ToolNameInvalid"
+	ToolNameReserved     Code = "ToolNameReserved"
+	ToolDuplicate        Code = "ToolDuplicate"
+	ToolNameTaken        Code = "ToolNameTaken"
+	ToolNoCatalog        Code = "ToolNoCatalog"
+	ToolSchemaInvalid    Code = "ToolSchemaInvalid"
+	ExternalToolShadowed Code = "ExternalToolShadowed"
+
+	// Commands (CC11, DC8).
+	CommandNameInvalid Code = "CommandNameInvalid"
+	CommandShadowed    Code = "CommandShadowed"
+
+	// Placeholders (CC12, CC13).
+	PlaceholderNameInvalid Code = "PlaceholderNameInvalid"
+	PlaceholderReserved    Code = "PlaceholderReserved"
+	PlaceholderTaken       Code = "PlaceholderTaken"
+	PlaceholderFailed      Code = "PlaceholderFailed"
+
+	// Status fields (CC15).
+	StatusFieldRejected Code = "StatusFieldRejected"
+)
+
+// Catalogue lists every code once, in documentation order.
+var Catalogue = []CodeInfo{
+	{ManifestMissing, SeverityError, "The plugin directory has no plugin.toml.", "Add a plugin.toml with at least id and version."},
+	{ManifestSyntax, SeverityError, "plugin.toml is not valid TOML.", "Fix the TOML syntax at the position shown."},
+	{ManifestUnknownKey, SeverityError, "plugin.toml has a key the host does not know.", "Remove the key or correct its spelling."},
+	{ManifestInvalid, SeverityError, "A plugin.toml value breaks its rule (id, version, capabilities, dependencies, min_host_version).", "Correct the value as the message says."},
+	{EntryMissing, SeverityError, "The entry file named in plugin.toml does not exist.", "Create the file or set entry to an existing .star file."},
+	{DuplicatePluginID, SeverityWarning, "Two plugin roots hold the same id; the higher root wins.", "Remove or rename one of the two plugins."},
+	{PluginDisabled, SeverityNote, "The plugin is disabled by its manifest or the configuration.", "Run crystal-star enable ID."},
+	{PluginUntrusted, SeverityError, "No trust grant exists for the plugin id; none of its code runs.", "Review the plugin, then run crystal-star trust grant ID."},
+	{PluginTrustModified, SeverityError, "The plugin's content changed since it was granted; none of its code runs.", "Review the change, then run crystal-star trust grant ID."},
+	{TrustFileUnreadable, SeverityError, "The trust file cannot be parsed, so nothing is trusted; it is never overwritten.", "Fix or remove the trust file by hand."},
+	{PluginDependencyUnsatisfied, SeverityError, "A dependency is missing, disabled, blocked, on another compatibility line, or part of a cycle.", "Install, enable or upgrade the provider named in the message."},
+	{PluginAPIAssemblyConflict, SeverityError, "Two providers of the plugin export the same service name.", "Depend on only one of the providers, or rename an export."},
+	{HostVersionTooOld, SeverityError, "The plugin needs a newer host (min_host_version).", "Upgrade crystal-star or lower min_host_version."},
+	{SyntaxError, SeverityError, "The Starlark source does not parse.", "Fix the syntax at the position shown."},
+	{ResolveError, SeverityError, "The Starlark source uses a name that is not defined.", "Define the name, load it, or correct its spelling."},
+	{LoadMissing, SeverityError, "load() names a file that is not in the bundle.", "Create the file or correct the path."},
+	{LoadOutside, SeverityError, "load() names a path outside the plugin directory.", "Keep every loaded file inside the plugin directory."},
+	{LoadCycle, SeverityError, "Files load each other in a cycle.", "Break the cycle shown in the message."},
+	{ExecutionFailed, SeverityError, "The module failed while executing; the plugin is faulted.", "Fix the error at the top of the backtrace."},
+	{TooManySteps, SeverityError, "A run exceeded its step budget and was cancelled.", "Remove the unbounded loop or do less work per call."},
+	{HostPanic, SeverityError, "A host builtin panicked while serving the plugin; the plugin is faulted.", "Report the bug with the message; other plugins are unaffected."},
+	{PrintNote, SeverityNote, "A debug line from print().", "Nothing to fix; remove the print when done."},
+	{CallbackFailed, SeverityWarning, "A plugin callback (tool, command, placeholder, attach) failed; the failure was contained.", "Fix the error at the top of the backtrace."},
+	{CommandOutput, SeverityNote, "A command wrote a line with ctx.out.write; it is a session note.", "Nothing to fix."},
+	{CommandFailed, SeverityWarning, "A command reported a failure with ctx.out.fail; it is a session note.", "Act on the command's message."},
+	{ContributeMissing, SeverityError, "The module never called contribute().", "Call contribute(...) once at top level."},
+	{ContributeTwice, SeverityError, "contribute() was called more than once; only the first call counts.", "Merge the calls into one contribute(...)."},
+	{NoneEntry, SeverityNote, "A None entry in a contribute() list was left out.", "Remove the None or build the entry conditionally."},
+	{ToolNameInvalid, SeverityError, "A tool name breaks ^[A-Za-z][A-Za-z0-9_-]*$ or is longer than 64 characters.", "Rename the tool."},
+	{ToolNameReserved, SeverityError, "A tool takes the name of a built-in tool.", "Rename the tool."},
+	{ToolDuplicate, SeverityError, "The plugin declares the same tool name twice; the later one is left out.", "Rename or remove the second tool."},
+	{ToolNameTaken, SeverityWarning, "An earlier plugin in load order already has a tool of this name; this one is left out.", "Rename the tool or disable the other plugin."},
+	{ToolNoCatalog, SeverityError, "A tool names no catalog (plan, work or plan_and_work).", "Set catalogs = \"plan\", \"work\" or \"plan_and_work\"."},
+	{ToolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},
+	{ExternalToolShadowed, SeverityWarning, "An external tool has the name of a disk plugin tool and is left out.", "Rename the external tool."},
+	{CommandNameInvalid, SeverityError, "A command name or alias breaks the tool-name pattern.", "Rename the command or alias."},
+	{CommandShadowed, SeverityWarning, "A command name or alias is a built-in verb, which always wins.", "Rename the command or alias."},
+	{PlaceholderNameInvalid, SeverityError, "A placeholder name is not a letter followed by up to 63 letters, digits or underscores.", "Rename the placeholder."},
+	{PlaceholderReserved, SeverityError, "A placeholder takes a name the host owns.", "Rename the placeholder."},
+	{PlaceholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
+	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
+	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
+}
+
+var codeIndex = func() map[Code]CodeInfo {
+	m := make(map[Code]CodeInfo, len(Catalogue))
+	for _, c := range Catalogue {
+		m[c.Code] = c
+	}
+	return m
+}()
+
+// Info returns the catalogue entry of c; ok is false for an unknown code.
+func (c Code) Info() (CodeInfo, bool) {
+	info, ok := codeIndex[c]
+	return info, ok
+}
+
+// Severity returns the catalogue severity of c (error for an unknown code).
+func (c Code) Severity() Severity {
+	if info, ok := codeIndex[c]; ok {
+		return info.Severity
+	}
+	return SeverityError
+}

@@ -1,0 +1,18 @@
+// Package contrib owns the language-neutral side of plugin contributions: the
+// contribution types (tools, commands, placeholders, status fields), the name
+// rules of each kind, the one catalogue of diagnostic codes, the staging
+// registrar that validates a plugin's contributions before they are
+// published, and the Registry that publishes whole generations at once and
+// serves frozen tool snapshots through proxies.
+//
+// It knows nothing of Starlark: the builtins package turns Starlark calls into
+// the types declared here, and the lifecycle package decides when a staged set
+// is published or revoked.
+//
+// Contract rules implemented here: CC2 (left-out entries become diagnostics),
+// CC4–CC6 (tools, names, catalog order), CC11 and DC8 (commands), CC12
+// (placeholder names, first in load order wins), DC4 (projection and proxies;
+// revoked snapshots yield tool_unavailable), DC5 (duplicate ids inside a plugin
+// are diagnostics, not failures) and DC6 (stable error codes; raised errors
+// reach the model as tool_failed).
+package contrib

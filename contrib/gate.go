@@ -1,0 +1,93 @@
+package contrib
+
+import (
+	"context"
+	"sync"
+)
+
+// Gate admits calls into one generation and lets the lifecycle close
+// admission, cancel running work and wait for it to drain (DC26). The zero
+// Gate is not usable; call NewGate. A Gate is safe for concurrent use.
+type Gate struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	active int
+	idle   chan struct{} // closed once closed && active == 0
+}
+
+// NewGate returns an open gate.
+func NewGate() *Gate {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Gate{ctx: ctx, cancel: cancel, idle: make(chan struct{})}
+}
+
+// Context is cancelled when the gate closes: work of the generation that
+// outlives admission (timers, long calls) watches it.
+func (g *Gate) Context() context.Context { return g.ctx }
+
+// Enter admits one call; it reports false once the gate is closed. Every
+// successful Enter must be paired with Leave.
+func (g *Gate) Enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.active++
+	return true
+}
+
+// Leave ends a call admitted by Enter.
+func (g *Gate) Leave() {
+	g.mu.Lock()
+	g.active--
+	if g.closed && g.active == 0 {
+		close(g.idle)
+	}
+	g.mu.Unlock()
+}
+
+// Do runs fn as one admitted call whose context is cancelled when either ctx
+// ends or the gate closes. It reports false, without running fn, when the
+// gate is closed.
+func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
+	if !g.Enter() {
+		return false
+	}
+	defer g.Leave()
+	callCtx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(g.ctx, cancel)
+	defer func() {
+		stop()
+		cancel()
+	}()
+	fn(callCtx)
+	return true
+}
+
+// Close closes admission and cancels the gate's context, so running work is
+// asked to stop. It is idempotent.
+func (g *Gate) Close() {
+	g.mu.Lock()
+	if !g.closed {
+		g.closed = true
+		if g.active == 0 {
+			close(g.idle)
+		}
+	}
+	g.mu.Unlock()
+	g.cancel()
+}
+
+// Drained is closed once the gate is closed and no admitted call is running.
+func (g *Gate) Drained() <-chan struct{} { return g.idle }
+
+// Active returns the number of admitted calls still running.
+func (g *Gate) Active() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.active
+}

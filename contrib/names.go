@@ -1,0 +1,69 @@
+package contrib
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxNameLen is the longest tool, command, placeholder or protocol name.
+const MaxNameLen = 64
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// checkToken validates a letter followed by letters, digits and the bytes in
+// extra, 1–64 characters. It returns an English reason, or "".
+func checkToken(name, extra string) string {
+	switch {
+	case name == "":
+		return "is empty"
+	case len(name) > MaxNameLen:
+		return fmt.Sprintf("is %d characters long; the limit is %d", len(name), MaxNameLen)
+	case !isLetter(name[0]):
+		return "must start with a letter"
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !isLetter(c) && !isDigit(c) && strings.IndexByte(extra, c) < 0 {
+			return fmt.Sprintf("has %q at position %d; only letters, digits and %s are allowed", c, i+1, describe(extra))
+		}
+	}
+	return ""
+}
+
+func describe(extra string) string {
+	parts := make([]string, len(extra))
+	for i := range extra {
+		parts[i] = fmt.Sprintf("%q", extra[i])
+	}
+	return strings.Join(parts, " and ")
+}
+
+// ToolNameProblem checks a tool or command name against
+// ^[A-Za-z][A-Za-z0-9_-]*$ and the 64-character limit (CC5, CC11). It returns
+// why the name is invalid, or "" when it is valid.
+func ToolNameProblem(name string) string { return checkToken(name, "_-") }
+
+// PlaceholderNameProblem checks a placeholder name: a letter, then letters,
+// digits or "_", 1–64 characters (CC12).
+func PlaceholderNameProblem(name string) string { return checkToken(name, "_") }
+
+// ProtocolProblem checks a client-factory protocol token (CC8): the
+// tool-name rules.
+func ProtocolProblem(name string) string { return checkToken(name, "_-") }
+
+// fold returns the key under which names are compared case-insensitively.
+func fold(name string) string { return strings.ToLower(name) }
+
+// nameSet is a case-insensitive set of reserved names.
+type nameSet map[string]bool
+
+func newNameSet(names []string) nameSet {
+	s := make(nameSet, len(names))
+	for _, n := range names {
+		s[fold(n)] = true
+	}
+	return s
+}
+
+func (s nameSet) has(name string) bool { return s[fold(name)] }

@@ -1,0 +1,155 @@
+package contrib
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Published is one committed generation as the registry serves it. Its Set
+// never changes after Publish (AT1).
+type Published struct {
+	Plugin     string
+	Generation string
+	Rank       int // position in load order; lower loads first
+	Source     Source
+	Set        *Set
+	Gate       *Gate
+}
+
+// ExternalTool is a tool the embedding host brings from outside the plugin
+// system (CC6). Its Run follows the ToolFunc rules.
+type ExternalTool struct {
+	Name        string
+	ToolSet     string
+	Description string
+	Catalogs    Catalog
+	Parameters  []byte
+	Run         ToolFunc
+}
+
+// RegistryOptions configure a Registry. The zero value has no external tools
+// and no skill tool.
+type RegistryOptions struct {
+	External []ExternalTool
+	// Skill, when set, is listed last in every catalog it names (skills on).
+	Skill *ExternalTool
+	// Notes receives each cross-plugin conflict once per generation.
+	Notes func(Diagnostic)
+}
+
+// Registry is the one registry of published contributions. Publishing or
+// revoking a generation swaps in a new immutable View in one step, so readers
+// never see a half-published set and never take a lock. Safe for concurrent
+// use.
+type Registry struct {
+	opts     RegistryOptions
+	external []toolEntry
+
+	mu       sync.Mutex // serialises writers
+	gens     map[string]*Published
+	reported map[string]bool
+	view     atomic.Pointer[View]
+}
+
+// NewRegistry returns an empty registry. External tools whose parameters do
+// not compile are left out with a diagnostic sent to opts.Notes.
+func NewRegistry(opts RegistryOptions) *Registry {
+	r := &Registry{opts: opts, gens: map[string]*Published{}, reported: map[string]bool{}}
+	for _, x := range append(slices.Clone(opts.External), optionalTool(opts.Skill)...) {
+		sch, err := CompileSchema(x.Parameters)
+		if err != nil {
+			r.note(Diag(ToolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
+			continue
+		}
+		r.external = append(r.external, toolEntry{
+			Name: x.Name, ToolSet: x.ToolSet, Description: x.Description, Catalogs: x.Catalogs,
+			Parameters: x.Parameters, schema: sch, run: x.Run, external: true,
+		})
+	}
+	r.rebuild()
+	return r
+}
+
+func optionalTool(t *ExternalTool) []ExternalTool {
+	if t == nil {
+		return nil
+	}
+	return []ExternalTool{*t}
+}
+
+func (r *Registry) note(d Diagnostic) {
+	if r.opts.Notes != nil {
+		r.opts.Notes(d)
+	}
+}
+
+// Publish makes p the plugin's live generation, replacing any earlier one in
+// the same step. The caller (the lifecycle) has already revoked and drained
+// the previous generation (AT2).
+func (r *Registry) Publish(p *Published) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gens[p.Plugin] = p
+	r.rebuild()
+}
+
+// Revoke removes plugin's generation, if it is still gen, so proxies and
+// snapshots taken earlier yield tool_unavailable from now on (DC4, DC26).
+// It reports whether anything was removed.
+func (r *Registry) Revoke(plugin, gen string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.gens[plugin]
+	if !ok || p.Generation != gen {
+		return false
+	}
+	delete(r.gens, plugin)
+	r.rebuild()
+	return true
+}
+
+// View returns the current immutable view.
+func (r *Registry) View() *View { return r.view.Load() }
+
+// rebuild computes a new view from r.gens; r.mu is held.
+func (r *Registry) rebuild() {
+	v := &View{gens: make(map[string]*Published, len(r.gens)), conflicts: map[string][]Diagnostic{}}
+	order := make([]*Published, 0, len(r.gens))
+	for id, p := range r.gens {
+		v.gens[id] = p
+		order = append(order, p)
+	}
+	// Catalog order (CC6): built-in plugins, then disk plugins by load order.
+	slices.SortFunc(order, func(a, b *Published) int {
+		if a.Source == SourceBuiltin != (b.Source == SourceBuiltin) {
+			if a.Source == SourceBuiltin {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(a.Plugin, b.Plugin))
+	})
+	v.order = order
+	v.buildTools(r.external)
+	v.buildCommands()
+	v.buildPlaceholders()
+	for _, ds := range v.conflicts {
+		for _, d := range ds {
+			key := string(d.Code) + "|" + d.Plugin + "|" + v.gens[d.Plugin].generationOr() + "|" + d.Message
+			if !r.reported[key] {
+				r.reported[key] = true
+				r.note(d)
+			}
+		}
+	}
+	r.view.Store(v)
+}
+
+func (p *Published) generationOr() string {
+	if p == nil {
+		return ""
+	}
+	return p.Generation
+}

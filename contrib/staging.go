@@ -1,0 +1,147 @@
+package contrib
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Staging collects one plugin's contributions while its module executes
+// (AT1). Every entry is validated as it arrives; an invalid entry is left out
+// and becomes a diagnostic pointing at the constructor call (CC2, DC5).
+// Nothing staged is visible to anyone until the lifecycle publishes Set. A
+// Staging is used by one goroutine.
+type Staging struct {
+	plugin   string
+	tools    nameSet
+	commands nameSet
+	holders  nameSet
+	seen     map[string]bool // tool names already staged, folded
+	set      Set
+}
+
+// NewStaging starts an empty staged set for plugin under the host's rules.
+func NewStaging(plugin string, rules Rules) *Staging {
+	return &Staging{
+		plugin:   plugin,
+		tools:    newNameSet(rules.BuiltinTools),
+		commands: newNameSet(rules.BuiltinCommands),
+		holders:  newNameSet(rules.HostPlaceholders),
+		seen:     map[string]bool{},
+		set:      Set{Plugin: plugin},
+	}
+}
+
+// Report records a diagnostic for this plugin.
+func (s *Staging) Report(code Code, pos Pos, format string, args ...any) {
+	s.set.Diagnostics = append(s.set.Diagnostics, Diag(code, s.plugin, pos, format, args...))
+}
+
+// AddTool validates t (CC4, CC5, DC5) and stages it, compiling its schema.
+func (s *Staging) AddTool(t Tool) {
+	switch {
+	case ToolNameProblem(t.Name) != "":
+		s.Report(ToolNameInvalid, t.Pos, "tool name %q %s; the tool is left out", t.Name, ToolNameProblem(t.Name))
+		return
+	case s.tools.has(t.Name):
+		s.Report(ToolNameReserved, t.Pos, "tool name %q is a built-in tool; the tool is left out", t.Name)
+		return
+	case s.seen[fold(t.Name)]:
+		s.Report(ToolDuplicate, t.Pos, "tool %q is declared twice in this plugin; the later one is left out", t.Name)
+		return
+	case t.Catalogs == 0:
+		s.Report(ToolNoCatalog, t.Pos, "tool %q names no catalog; the tool is left out", t.Name)
+		return
+	}
+	sch, err := CompileSchema(t.Parameters)
+	if err != nil {
+		s.Report(ToolSchemaInvalid, t.Pos, "tool %q has invalid parameters: %v; the tool is left out", t.Name, err)
+		return
+	}
+	if len(t.Parameters) == 0 {
+		t.Parameters = json.RawMessage(`{"type":"object"}`)
+	}
+	t.schema = sch
+	s.seen[fold(t.Name)] = true
+	s.set.Tools = append(s.set.Tools, t)
+}
+
+// AddCommand validates c's name and aliases (CC11) and stages it. An alias
+// that breaks a rule is dropped on its own; a bad name drops the command.
+func (s *Staging) AddCommand(c Command) {
+	if p := ToolNameProblem(c.Name); p != "" {
+		s.Report(CommandNameInvalid, c.Pos, "command name %q %s; the command is left out", c.Name, p)
+		return
+	}
+	if s.commands.has(c.Name) {
+		s.Report(CommandShadowed, c.Pos, "command /%s is a built-in verb, which always wins; the command is left out", c.Name)
+		return
+	}
+	aliases := c.Aliases[:0:0]
+	for _, a := range c.Aliases {
+		switch {
+		case ToolNameProblem(a) != "":
+			s.Report(CommandNameInvalid, c.Pos, "alias %q of /%s %s; the alias is left out", a, c.Name, ToolNameProblem(a))
+		case s.commands.has(a):
+			s.Report(CommandShadowed, c.Pos, "alias /%s of /%s is a built-in verb; the alias is left out", a, c.Name)
+		default:
+			aliases = append(aliases, a)
+		}
+	}
+	c.Aliases = aliases
+	s.set.Commands = append(s.set.Commands, c)
+}
+
+// AddPlaceholder validates p's name (CC12) and stages it.
+func (s *Staging) AddPlaceholder(p Placeholder) {
+	if why := PlaceholderNameProblem(p.Name); why != "" {
+		s.Report(PlaceholderNameInvalid, p.Pos, "placeholder name %q %s; the placeholder is left out", p.Name, why)
+		return
+	}
+	if s.holders.has(p.Name) {
+		s.Report(PlaceholderReserved, p.Pos, "placeholder {{%s}} is owned by the host; the placeholder is left out", p.Name)
+		return
+	}
+	for _, q := range s.set.Placeholders {
+		if fold(q.Name) == fold(p.Name) {
+			s.Report(PlaceholderTaken, p.Pos, "placeholder {{%s}} is declared twice in this plugin; the later one is left out", p.Name)
+			return
+		}
+	}
+	s.set.Placeholders = append(s.set.Placeholders, p)
+}
+
+// AddStatusField stages a status field declaration. Its admission (CC15)
+// happens when the generation is published, against the host's board.
+func (s *Staging) AddStatusField(f StatusField) {
+	s.set.StatusFields = append(s.set.StatusFields, f)
+}
+
+// Set returns the staged set. The caller must not stage more afterwards.
+func (s *Staging) Set() *Set { return &s.set }
+
+// CompileSchema compiles a tool's parameters as a JSON Schema (draft
+// 2020-12 unless the schema says otherwise). Empty parameters accept any
+// object.
+func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("parameters.json", doc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile("parameters.json")
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return sch, nil
+}

@@ -1,0 +1,189 @@
+package contrib
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Catalog is the set of tool catalogs a tool is listed in (CC4).
+type Catalog uint8
+
+// The catalogs. PlanAndWork lists a tool in both.
+const (
+	Plan Catalog = 1 << iota
+	Work
+	PlanAndWork = Plan | Work
+)
+
+// ParseCatalog reads "plan", "work" or "plan_and_work". ok is false otherwise.
+func ParseCatalog(s string) (Catalog, bool) {
+	switch s {
+	case "plan":
+		return Plan, true
+	case "work":
+		return Work, true
+	case "plan_and_work":
+		return PlanAndWork, true
+	}
+	return 0, false
+}
+
+// String returns the catalog's Starlark spelling.
+func (c Catalog) String() string {
+	switch c {
+	case Plan:
+		return "plan"
+	case Work:
+		return "work"
+	case PlanAndWork:
+		return "plan_and_work"
+	}
+	return ""
+}
+
+// Source says which plugin root a plugin came from.
+type Source string
+
+// Plugin roots, by priority for overlay: project, dev, home, builtin.
+const (
+	SourceProject Source = "project"
+	SourceDev     Source = "dev"
+	SourceHome    Source = "home"
+	SourceBuiltin Source = "builtin"
+)
+
+// Installed reports whether plugins of this source need a trust grant.
+func (s Source) Installed() bool { return s == SourceProject || s == SourceHome || s == SourceBuiltin }
+
+// ToolError is an expected tool failure with a stable code (DC6).
+type ToolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
+
+// Stable tool error codes the host itself produces.
+const (
+	ErrToolUnavailable  = "tool_unavailable"
+	ErrInvalidArguments = "invalid_arguments"
+	ErrToolFailed       = "tool_failed"
+	ErrUnknownTool      = "unknown_tool"
+)
+
+// Result is what a tool call returns: text, structured JSON, or an error.
+// Exactly one of Text/Data is meaningful when Err is nil; Data is set for
+// structured results.
+type Result struct {
+	Text string          `json:"text,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+	Err  *ToolError      `json:"error,omitempty"`
+}
+
+// OK reports whether the call succeeded.
+func (r Result) OK() bool { return r.Err == nil }
+
+// Failure returns a Result carrying an error with code and message.
+func Failure(code, message string) Result {
+	return Result{Err: &ToolError{Code: code, Message: message}}
+}
+
+// ToolFunc runs one tool call. args is the decoded, validated JSON arguments
+// (objects are map[string]any, numbers json.Number). It must be safe for
+// concurrent use; it returns expected failures as a Result, never a panic.
+type ToolFunc func(ctx context.Context, args any) Result
+
+// Tool is one tool contribution (CC4, DC4).
+type Tool struct {
+	Name        string
+	Description string
+	Catalogs    Catalog
+	Parameters  json.RawMessage // the JSON Schema as given; "{}" when none
+	ReadOnly    bool            // a policy hint; never overrides host policy
+	Pos         Pos
+	Run         ToolFunc
+
+	schema *jsonschema.Schema
+}
+
+// Invocation is what a command receives: its name as typed and the rest of
+// the line.
+type Invocation struct {
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// CommandFunc expands a command into this turn's input. ok is false when the
+// command passes (Starlark None) to the next contribution (DC8).
+type CommandFunc func(ctx context.Context, inv Invocation) (text string, ok bool, err error)
+
+// Command is one slash-command contribution (CC11, DC8).
+type Command struct {
+	Name        string
+	Aliases     []string
+	Description string
+	Order       int
+	Pos         Pos
+	Run         CommandFunc
+}
+
+// Site is where a template is bound (CC13).
+type Site string
+
+// Binding sites.
+const (
+	SitePrompt           Site = "prompt"
+	SiteAttachment       Site = "attachment"
+	SiteReview           Site = "review"
+	SiteCompaction       Site = "compaction"
+	SiteImageDescription Site = "image_description"
+)
+
+// ParseSite reads a site name; ok is false for an unknown one.
+func ParseSite(s string) (Site, bool) {
+	switch Site(s) {
+	case SitePrompt, SiteAttachment, SiteReview, SiteCompaction, SiteImageDescription:
+		return Site(s), true
+	}
+	return "", false
+}
+
+// ResolveFunc produces a placeholder's text on one bind. ok is false when it
+// returned nothing (the token stays in place).
+type ResolveFunc func(ctx context.Context, site Site) (text string, ok bool, err error)
+
+// Placeholder is one {{name}} contribution (CC12, CC13).
+type Placeholder struct {
+	Name    string
+	Pos     Pos
+	Resolve ResolveFunc
+}
+
+// StatusField is one status-line field declaration (CC15). Admission is the
+// statusline package's; the staging registrar only carries it.
+type StatusField struct {
+	Name        string
+	Description string
+	Pos         Pos
+}
+
+// Set is one generation's contributions, staged by the activator and frozen
+// once published (AT1). Diagnostics hold every left-out entry.
+type Set struct {
+	Plugin       string
+	Tools        []Tool
+	Commands     []Command
+	Placeholders []Placeholder
+	StatusFields []StatusField
+	Diagnostics  []Diagnostic
+}
+
+// Rules are the names the embedding host owns; contributions that take one
+// are left out (CC5, CC11, CC12).
+type Rules struct {
+	BuiltinTools     []string // e.g. read, write, edit, bash, grep, glob, skill
+	BuiltinCommands  []string // verbs and their aliases, without "/"
+	HostPlaceholders []string // e.g. mode, workspace, model
+}

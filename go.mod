@@ -1,0 +1,17 @@
+module github.com/crystal-star/crystal-star
+
+go 1.26.0
+
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
+	golang.org/x/mod v0.43.0
+)
+
+require (
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)

@@ -1,0 +1,305 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"weak"
+
+	"golang.org/x/mod/semver"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/trust"
+)
+
+// preflight returns the blockers of p that need no bundle: disabled,
+// host version, dependencies (DC15, DC24). m.op is held.
+func (m *Manager) preflight(p *plugin) []Blocker {
+	c := p.cand
+	mf := c.Manifest
+	var bs []Blocker
+	if !mf.IsEnabled() || m.opts.Disabled(mf.ID) {
+		bs = append(bs, Blocker{Code: contrib.PluginDisabled, Message: "the plugin is disabled",
+			Remedy: "run: crystal-star enable " + mf.ID})
+	}
+	if mf.MinHostVersion != "" && m.opts.HostVersion != "" && semver.Compare("v"+m.opts.HostVersion, "v"+mf.MinHostVersion) < 0 {
+		bs = append(bs, Blocker{Code: contrib.HostVersionTooOld,
+			Message: fmt.Sprintf("the plugin needs crystal-star %s or newer; this is %s", mf.MinHostVersion, m.opts.HostVersion),
+			Remedy:  "upgrade crystal-star, or lower min_host_version in plugin.toml"})
+	}
+	return append(bs, m.dependencyBlockers(p)...)
+}
+
+// admit runs the trust seam.
+func (m *Manager) admit(c *Candidate, fp string) []Blocker {
+	if m.opts.Admit != nil {
+		return m.opts.Admit(c, fp)
+	}
+	if c.Source == contrib.SourceDev {
+		return nil
+	}
+	return []Blocker{{Code: contrib.PluginUntrusted, Message: "no trust grant exists for " + c.ID() + "; none of its code runs",
+		Remedy: "run: crystal-star trust grant " + c.ID()}}
+}
+
+// Fingerprint computes a bundle's content fingerprint (DC18) from the same
+// snapshot that executes.
+func Fingerprint(m *Manifest, b *Bundle) string {
+	return trust.Fingerprint(trust.Declarations{
+		ID: m.ID, Version: m.Version, Entry: m.Entry, MinHostVersion: m.MinHostVersion,
+		Capabilities: m.Capabilities, Exports: m.Exports, Dependencies: m.Dependencies,
+	}, b.Files())
+}
+
+func (m *Manager) request(p *plugin, b *Bundle, gen string) contrib.ActivationRequest {
+	mf := p.cand.Manifest
+	return contrib.ActivationRequest{
+		Plugin: mf.ID, DisplayName: mf.Name(), Generation: gen, Source: p.cand.Source,
+		Bundle: b, Entry: mf.Entry, SourceRoot: p.cand.Display,
+		Capabilities: mf.Capabilities, Exports: mf.Exports,
+		Providers: m.providerExports(p), Rules: m.opts.Rules, Services: m.opts.Services,
+		Fault: func(d contrib.Diagnostic) { go m.fault(p, gen, d) },
+	}
+}
+
+// activate takes p from stopped/blocked/faulted (or, for a reload, active)
+// to active, faulted or blocked. m.op is held. A caller's cancellation
+// cancels the module's execution but never strands p in activating: every
+// path ends in a settled state.
+func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
+	c := p.cand
+	if c.Manifest == nil || c.Shadowed {
+		return
+	}
+	id := c.Manifest.ID
+	if p.teardown {
+		return // DC26: cannot reactivate until teardown finishes
+	}
+	start := time.Now()
+	if bs := m.preflight(p); len(bs) > 0 {
+		m.block(p, bs)
+		return
+	}
+	b := force
+	if b == nil {
+		var err error
+		if b, err = ReadBundle(c.Dir); err != nil {
+			m.fail(p, contrib.Diag(contrib.ExecutionFailed, id, contrib.Pos{File: c.Display}, "cannot read the plugin bundle: %v", err))
+			return
+		}
+	}
+	fp := Fingerprint(c.Manifest, b)
+	m.mu.Lock()
+	p.fingerprint = fp
+	m.mu.Unlock()
+	if bs := m.admit(c, fp); len(bs) > 0 {
+		m.block(p, bs)
+		return
+	}
+	if p.gen != nil && p.gen.fp == fp && p.state == Active {
+		m.emit(Event{Plugin: id, Kind: "unchanged", Generation: p.gen.id, State: Active})
+		return // AT3: reloading an unchanged fingerprint is a no-op
+	}
+	gen := m.newGeneration()
+	req := m.request(p, b, gen)
+	if err := m.opts.Activator.Compile(req); err != nil {
+		m.compileFailed(p, err)
+		return
+	}
+	prev := p.gen
+	if prev != nil {
+		m.deactivate(p) // AT2: one live generation; no rollback from here on
+	}
+	m.mu.Lock()
+	p.state, p.blockers, p.diags = Activating, nil, slices.Clone(c.Diagnostics)
+	m.mu.Unlock()
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.ActivationTimeout)
+	stop := context.AfterFunc(ctx, cancel)
+	inst, err := m.opts.Activator.Activate(actx, req)
+	stop()
+	cancel()
+	if err != nil {
+		m.execFailed(p, err)
+		return
+	}
+	// AT1: admission once more, then publish everything in one step.
+	if bs := m.admit(c, fp); len(bs) > 0 {
+		inst.Close()
+		m.block(p, bs)
+		return
+	}
+	set := inst.Set()
+	pub := &contrib.Published{Plugin: id, Generation: gen, Rank: c.Rank, Source: c.Source, Set: set, Gate: contrib.NewGate()}
+	m.opts.Registry.Publish(pub)
+	m.mu.Lock()
+	p.gen = &generation{id: gen, inst: inst, pub: pub, bundle: b, fp: fp, exports: inst.Exports()}
+	p.state = Active
+	p.diags = append(p.diags, set.Diagnostics...)
+	m.mu.Unlock()
+	for _, d := range set.Diagnostics {
+		m.note(d)
+	}
+	kind := "activated"
+	var prevInst contrib.Instance
+	if prev != nil {
+		kind, prevInst = "reloaded", prev.inst
+	}
+	m.emit(Event{Plugin: id, Kind: kind, Generation: gen, State: Active, Elapsed: time.Since(start), Instance: inst, Previous: prevInst})
+}
+
+func (m *Manager) block(p *plugin, bs []Blocker) {
+	if p.gen != nil {
+		m.deactivate(p)
+	}
+	m.mu.Lock()
+	p.state, p.blockers = Blocked, bs
+	m.mu.Unlock()
+	m.emit(Event{Plugin: p.cand.ID(), Kind: "blocked", State: Blocked})
+}
+
+// compileFailed keeps the active generation (AT3) and records diagnostics.
+func (m *Manager) compileFailed(p *plugin, err error) {
+	var ae *contrib.ActivationError
+	errors.As(err, &ae)
+	m.mu.Lock()
+	p.diags = append(slices.Clone(p.cand.Diagnostics), ae.Diagnostics...)
+	kept := p.gen != nil
+	if !kept {
+		p.state = Faulted
+	}
+	m.mu.Unlock()
+	for _, d := range ae.Diagnostics {
+		m.note(d)
+	}
+	kind := "faulted"
+	if kept {
+		kind = "kept"
+	}
+	m.emit(Event{Plugin: p.cand.ID(), Kind: kind, State: p.state})
+}
+
+// execFailed leaves the plugin faulted (AT2).
+func (m *Manager) execFailed(p *plugin, err error) {
+	var ae *contrib.ActivationError
+	if !errors.As(err, &ae) {
+		ae = &contrib.ActivationError{Diagnostics: []contrib.Diagnostic{
+			contrib.Diag(contrib.ExecutionFailed, p.cand.ID(), contrib.Pos{}, "%v", err)}}
+	}
+	for _, d := range ae.Diagnostics {
+		m.fail(p, d)
+	}
+}
+
+func (m *Manager) fail(p *plugin, d contrib.Diagnostic) {
+	m.mu.Lock()
+	p.state = Faulted
+	p.diags = append(p.diags, d)
+	m.mu.Unlock()
+	m.note(d)
+	m.emit(Event{Plugin: p.cand.ID(), Kind: "faulted", State: Faulted})
+}
+
+// fault is owned work of generation gen failing (a host builtin panicked in
+// a callback): the generation is stopped and the plugin faulted.
+func (m *Manager) fault(p *plugin, gen string, d contrib.Diagnostic) {
+	m.op.Lock()
+	defer m.op.Unlock()
+	if p.gen == nil || p.gen.id != gen {
+		return
+	}
+	m.deactivate(p)
+	m.fail(p, d)
+}
+
+// deactivate revokes every handle of p's generation first (old snapshots
+// now get tool_unavailable), closes admission, cancels running work and
+// drains it up to the cleanup timeout (DC26). Work that ignores cancellation
+// leaves teardown pending. m.op is held.
+func (m *Manager) deactivate(p *plugin) {
+	g := p.gen
+	if g == nil {
+		return
+	}
+	m.setState(p, Deactivating)
+	m.opts.Registry.Revoke(g.pub.Plugin, g.id)
+	g.pub.Gate.Close()
+	r := &retiredGen{plugin: g.pub.Plugin, id: g.id, ref: weak.Make(g.pub.Set)}
+	m.mu.Lock()
+	p.gen = nil
+	m.retired = append(m.retired, r)
+	m.mu.Unlock()
+	finish := func() {
+		g.inst.Close()
+		m.mu.Lock()
+		r.doneCycles = gcCycles()
+		p.teardown = false
+		if p.state == Deactivating {
+			p.state = Reclaiming
+		}
+		m.mu.Unlock()
+		m.emit(Event{Plugin: g.pub.Plugin, Kind: "stopped", Generation: g.id, State: Reclaiming})
+	}
+	select {
+	case <-g.pub.Gate.Drained():
+		finish()
+	case <-time.After(m.opts.CleanupTimeout):
+		m.mu.Lock()
+		p.teardown = true
+		m.mu.Unlock()
+		m.pending.Add(1)
+		go func() {
+			defer m.pending.Done()
+			<-g.pub.Gate.Drained()
+			m.op.Lock()
+			finish()
+			m.op.Unlock()
+			m.Reevaluate(context.Background())
+		}()
+	}
+}
+
+// attachAll runs the attach stages (CC3): `attach` of every active plugin,
+// then, for the plugins in only (all when nil), attach_session,
+// attach_clients, attach_data_dirs and attach_status. A failing callback is
+// a diagnostic; it faults nobody.
+func (m *Manager) attachAll(ctx context.Context, only map[string]bool) {
+	m.mu.RLock()
+	ps := slices.Clone(m.plugins)
+	m.mu.RUnlock()
+	for _, stage := range contrib.AttachStages {
+		for _, p := range ps {
+			g := p.gen
+			if g == nil || (stage != contrib.AttachEnv && only != nil && !only[g.pub.Plugin]) {
+				continue
+			}
+			g.pub.Gate.Do(ctx, func(ctx context.Context) {
+				if _, err := g.inst.Attach(ctx, stage); err != nil {
+					m.recordFailure(p, err)
+				}
+			})
+		}
+	}
+	if m.opts.Attached != nil {
+		for _, p := range ps {
+			if g := p.gen; g != nil && (only == nil || only[g.pub.Plugin]) {
+				m.opts.Attached(g.pub.Plugin, g.inst)
+			}
+		}
+	}
+}
+
+// recordFailure notes a failed callback as a diagnostic of p.
+func (m *Manager) recordFailure(p *plugin, err error) {
+	var d contrib.Diagnostic
+	if df, ok := err.(interface{ Diagnostic() contrib.Diagnostic }); ok {
+		d = df.Diagnostic()
+	} else {
+		d = contrib.Diag(contrib.CallbackFailed, p.cand.ID(), contrib.Pos{}, "%v", err)
+	}
+	m.mu.Lock()
+	p.diags = append(p.diags, d)
+	m.mu.Unlock()
+	m.note(d)
+}

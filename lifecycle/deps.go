@@ -1,0 +1,190 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/semver"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Compatible reports whether provider version have satisfies the minimum
+// want on its compatibility line (DC15): 1.2.0 accepts >=1.2.0 <2.0.0; for
+// 0.x major and minor must match (0.2.1 accepts 0.2.x >= 0.2.1).
+func Compatible(want, have string) bool {
+	w, h := "v"+want, "v"+have
+	if !semver.IsValid(w) || !semver.IsValid(h) || semver.Compare(h, w) < 0 {
+		return false
+	}
+	if semver.Major(w) == "v0" {
+		return semver.MajorMinor(w) == semver.MajorMinor(h)
+	}
+	return semver.Major(w) == semver.Major(h)
+}
+
+func unsatisfied(provider, format string, args ...any) Blocker {
+	return Blocker{Code: contrib.PluginDependencyUnsatisfied, Message: fmt.Sprintf(format, args...),
+		Remedy: "install, enable or upgrade " + provider}
+}
+
+// dependencyBlockers checks p's dependencies against their providers' current
+// states (DC13–DC15). Providers are activated before p. m.op is held.
+func (m *Manager) dependencyBlockers(p *plugin) []Blocker {
+	mf := p.cand.Manifest
+	var bs []Blocker
+	if cycle := m.cycleFrom(mf.ID); cycle != nil {
+		return []Blocker{unsatisfied(cycle[1], "dependency cycle: %s", strings.Join(cycle, " -> "))}
+	}
+	owner := map[string]string{}
+	for _, dep := range slices.Sorted(mapKeys(mf.Dependencies)) {
+		want := mf.Dependencies[dep]
+		q := m.find(dep)
+		switch {
+		case q == nil || q.cand.Manifest == nil:
+			bs = append(bs, unsatisfied(dep, "dependency %s is not installed", dep))
+		case !Compatible(want, q.cand.Manifest.Version):
+			bs = append(bs, unsatisfied(dep, "dependency %s %s is not on the compatibility line of %s", dep, q.cand.Manifest.Version, want))
+		case q.state != Active || q.gen == nil:
+			bs = append(bs, unsatisfied(dep, "dependency %s is %s, not active", dep, q.state))
+		default:
+			for _, name := range slices.Sorted(mapKeys(q.gen.exports)) {
+				if other, clash := owner[name]; clash {
+					bs = append(bs, Blocker{Code: contrib.PluginAPIAssemblyConflict,
+						Message: fmt.Sprintf("providers %s and %s both export %q", other, dep, name),
+						Remedy:  "depend on only one of them, or rename one export"})
+				}
+				owner[name] = dep
+			}
+		}
+	}
+	return bs
+}
+
+// cycleFrom returns a dependency cycle through id, or nil.
+func (m *Manager) cycleFrom(id string) []string {
+	var path []string
+	var walk func(string) []string
+	walk = func(cur string) []string {
+		if i := slices.Index(path, cur); i >= 0 {
+			return append(slices.Clone(path[i:]), cur)
+		}
+		q := m.find(cur)
+		if q == nil || q.cand.Manifest == nil {
+			return nil
+		}
+		path = append(path, cur)
+		defer func() { path = path[:len(path)-1] }()
+		for _, dep := range slices.Sorted(mapKeys(q.cand.Manifest.Dependencies)) {
+			if c := walk(dep); c != nil && slices.Contains(c, id) {
+				return c
+			}
+		}
+		return nil
+	}
+	return walk(id)
+}
+
+// providerExports collects the exports of p's direct dependencies.
+func (m *Manager) providerExports(p *plugin) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for dep := range p.cand.Manifest.Dependencies {
+		if q := m.find(dep); q != nil && q.gen != nil {
+			out[dep] = q.gen.exports
+		}
+	}
+	return out
+}
+
+// dependencyOrder sorts ps so providers come before consumers, keeping load
+// order otherwise (DC13). Plugins in a cycle keep their load order; their
+// activation is blocked.
+func (m *Manager) dependencyOrder(ps []*plugin) []*plugin {
+	byID := map[string]*plugin{}
+	for _, p := range ps {
+		if p.cand.Manifest != nil && !p.cand.Shadowed {
+			byID[p.cand.Manifest.ID] = p
+		}
+	}
+	var out []*plugin
+	state := map[*plugin]int{} // 1 visiting, 2 done
+	var visit func(p *plugin)
+	visit = func(p *plugin) {
+		if state[p] != 0 {
+			return
+		}
+		state[p] = 1
+		if p.cand.Manifest != nil {
+			for _, dep := range slices.Sorted(mapKeys(p.cand.Manifest.Dependencies)) {
+				if q := byID[dep]; q != nil {
+					visit(q)
+				}
+			}
+		}
+		state[p] = 2
+		out = append(out, p)
+	}
+	for _, p := range ps {
+		visit(p)
+	}
+	return out
+}
+
+// consumersOf returns, in dependency order, every plugin that depends on id
+// directly or transitively.
+func (m *Manager) consumersOf(id string) []*plugin {
+	m.mu.RLock()
+	ps := slices.Clone(m.plugins)
+	m.mu.RUnlock()
+	affected := map[string]bool{id: true}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range ps {
+			if p.cand.Manifest == nil || affected[p.cand.Manifest.ID] {
+				continue
+			}
+			for dep := range p.cand.Manifest.Dependencies {
+				if affected[dep] {
+					affected[p.cand.Manifest.ID], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	var out []*plugin
+	for _, p := range m.dependencyOrder(ps) {
+		if p.cand.Manifest != nil && p.cand.Manifest.ID != id && affected[p.cand.Manifest.ID] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Reevaluate retries every blocked plugin whose cause may have changed
+// (DC25): after a provider activated, configuration or trust changed, or a
+// teardown finished.
+func (m *Manager) Reevaluate(ctx context.Context) {
+	m.op.Lock()
+	defer m.op.Unlock()
+	m.reevaluate(ctx)
+}
+
+func (m *Manager) reevaluate(ctx context.Context) {
+	m.mu.RLock()
+	ps := slices.Clone(m.plugins)
+	m.mu.RUnlock()
+	changed := map[string]bool{}
+	for _, p := range m.dependencyOrder(ps) {
+		if p.state == Blocked || (p.state == Active && len(m.preflight(p)) > 0) {
+			m.activate(ctx, p, nil)
+			if p.gen != nil {
+				changed[p.cand.ID()] = true
+			}
+		}
+	}
+	if len(changed) > 0 {
+		m.attachAll(ctx, changed)
+	}
+}

@@ -1,0 +1,139 @@
+package lifecycle
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Root is one place plugins are discovered. Roots are given in priority
+// order: project, dev, home, built-in.
+type Root struct {
+	Dir    string
+	Source contrib.Source
+}
+
+// Candidate is one discovered plugin directory. Discovery reads files only
+// (AT4): no plugin code runs.
+type Candidate struct {
+	Dir      string // absolute
+	Name     string // directory name
+	Display  string // directory as shown in positions (relative when possible)
+	Source   contrib.Source
+	Rank     int // load order
+	Manifest *Manifest
+	// Diagnostics are the manifest's problems and overlay notes.
+	Diagnostics []contrib.Diagnostic
+	// Shadowed is set when a higher root holds the same id (the candidate
+	// is listed but never activated).
+	Shadowed bool
+}
+
+// ID returns the manifest id, or the directory name when the manifest is
+// unusable.
+func (c *Candidate) ID() string {
+	if c.Manifest != nil {
+		return c.Manifest.ID
+	}
+	return c.Name
+}
+
+// Discover lists the plugin directories of roots in load order: roots by
+// priority, then in the order given, then by directory name (a dev root may
+// be a plugin directory itself or a directory of them). A project directory
+// replaces a home plugin with the same directory name; the same id in two
+// roots keeps the higher one and gives the lower a DuplicatePluginId
+// diagnostic. display turns a directory into the form used in positions.
+func Discover(roots []Root, display func(string) string) []*Candidate {
+	var out []*Candidate
+	taken := map[string]bool{} // directory names of project plugins
+	for _, r := range roots {
+		for _, dir := range pluginDirs(r) {
+			name := filepath.Base(dir)
+			if r.Source == contrib.SourceHome && taken[name] {
+				continue // overlay: the project directory replaces it wholesale
+			}
+			if r.Source == contrib.SourceProject {
+				taken[name] = true
+			}
+			c := &Candidate{Dir: dir, Name: name, Display: display(dir), Source: r.Source, Rank: len(out)}
+			c.load()
+			out = append(out, c)
+		}
+	}
+	owner := map[string]*Candidate{}
+	for _, c := range out {
+		if c.Manifest == nil {
+			continue
+		}
+		if first, dup := owner[c.Manifest.ID]; dup {
+			c.Shadowed = true
+			c.Diagnostics = append(c.Diagnostics, contrib.Diag(contrib.DuplicatePluginID, c.Manifest.ID,
+				contrib.Pos{File: c.Display + "/" + ManifestName},
+				"plugin id %s is also in %s, which has priority; this copy is skipped", c.Manifest.ID, first.Display))
+			continue
+		}
+		owner[c.Manifest.ID] = c
+	}
+	return out
+}
+
+// load reads the manifest and checks the entry file exists.
+func (c *Candidate) load() {
+	file := c.Display + "/" + ManifestName
+	data, err := os.ReadFile(filepath.Join(c.Dir, ManifestName))
+	if err != nil {
+		c.Diagnostics = append(c.Diagnostics, contrib.Diag(contrib.ManifestMissing, c.Name, contrib.Pos{File: file},
+			"cannot read %s: %v", ManifestName, unwrapPath(err)).WithRemedy("add a plugin.toml with id and version"))
+		return
+	}
+	m, diags := ParseManifest(file, data, c.Name)
+	c.Diagnostics = append(c.Diagnostics, diags...)
+	if m == nil {
+		return
+	}
+	if st, err := os.Stat(filepath.Join(c.Dir, filepath.FromSlash(m.Entry))); err != nil || st.IsDir() {
+		line, col := keyPosition(data, []string{"entry"})
+		c.Diagnostics = append(c.Diagnostics, contrib.Diag(contrib.EntryMissing, m.ID, contrib.Pos{File: file, Line: line, Col: col},
+			"entry file %s does not exist", m.Entry))
+		return
+	}
+	c.Manifest = m
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// pluginDirs lists the plugin directories of one root, sorted by name.
+func pluginDirs(r Root) []string {
+	dir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		return nil
+	}
+	if r.Source == contrib.SourceDev && isFile(filepath.Join(dir, ManifestName)) {
+		return []string{dir}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name()[0] != '.' {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

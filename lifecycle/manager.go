@@ -1,0 +1,281 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"weak"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/trust"
+)
+
+// Defaults for Options.
+const (
+	DefaultCleanupTimeout    = 5 * time.Second
+	DefaultActivationTimeout = 30 * time.Second
+)
+
+// AdmitFunc decides whether a candidate with the given fingerprint may run.
+// It returns the blockers; none means admitted. It is asked before any code
+// runs and again just before publishing (AT1).
+type AdmitFunc func(c *Candidate, fingerprint string) []Blocker
+
+// Event reports a lifecycle change to the embedder.
+type Event struct {
+	Plugin     string
+	Kind       string // "activated", "reloaded", "faulted", "blocked", "stopped", "kept", "unchanged"
+	Generation string
+	State      State
+	Elapsed    time.Duration
+	Instance   contrib.Instance // the new generation, for "activated" and "reloaded"
+	Previous   contrib.Instance // the retired generation, when one was
+}
+
+// Options configure a Manager. Activator and Registry are required.
+type Options struct {
+	Roots     []Root
+	Activator contrib.Activator
+	Registry  *contrib.Registry
+	Services  contrib.Services
+	Rules     contrib.Rules
+	// Admit is the trust seam. Nil admits dev plugins and blocks installed
+	// ones with PluginUntrusted.
+	Admit AdmitFunc
+	// Disabled reports whether configuration disables a plugin id.
+	Disabled          func(id string) bool
+	HostVersion       string
+	CleanupTimeout    time.Duration
+	ActivationTimeout time.Duration
+	// Display turns a plugin directory into the form used in positions.
+	Display func(dir string) string
+	// Events, when set, receives every lifecycle change. It is called with
+	// no lock held, from the goroutine doing the operation.
+	Events func(Event)
+	// Attached is called after a generation's attach stages ran (the
+	// embedder wires status sinks and the like there). It may be nil.
+	Attached func(plugin string, inst contrib.Instance)
+}
+
+// Manager owns every plugin's lifecycle: discovery, admission, activation,
+// publication, deactivation and reclaim. Operations are serialised; reads
+// (Plugins, Stats) never wait for an operation. Safe for concurrent use.
+type Manager struct {
+	opts Options
+	op   sync.Mutex // serialises operations (and so every transition)
+
+	mu      sync.RWMutex // guards the fields below
+	plugins []*plugin    // load order
+	retired []*retiredGen
+	pending sync.WaitGroup // teardowns past the cleanup timeout
+
+	genSeq atomic.Uint64
+}
+
+type plugin struct {
+	cand        *Candidate
+	state       State
+	gen         *generation
+	blockers    []Blocker
+	diags       []contrib.Diagnostic
+	fingerprint string
+	teardown    bool // teardown pending (DC26)
+}
+
+type generation struct {
+	id      string
+	inst    contrib.Instance
+	pub     *contrib.Published
+	bundle  *Bundle
+	fp      string
+	exports map[string]any
+}
+
+type retiredGen struct {
+	plugin, id string
+	ref        weak.Pointer[contrib.Set]
+	doneCycles uint64 // GC cycles when teardown finished; 0 while pending
+}
+
+// NewManager returns a manager; call Start to discover and activate.
+func NewManager(opts Options) *Manager {
+	if opts.CleanupTimeout <= 0 {
+		opts.CleanupTimeout = DefaultCleanupTimeout
+	}
+	if opts.ActivationTimeout <= 0 {
+		opts.ActivationTimeout = DefaultActivationTimeout
+	}
+	if opts.Display == nil {
+		opts.Display = func(dir string) string { return dir }
+	}
+	if opts.Disabled == nil {
+		opts.Disabled = func(string) bool { return false }
+	}
+	return &Manager{opts: opts}
+}
+
+func (m *Manager) note(d contrib.Diagnostic) {
+	if m.opts.Services != nil {
+		m.opts.Services.Note(d)
+	}
+}
+
+func (m *Manager) emit(e Event) {
+	if m.opts.Events != nil {
+		m.opts.Events(e)
+	}
+}
+
+// Start discovers every root (AT4), activates the plugins in dependency and
+// load order, and then runs the attach stages of each active plugin (CC3).
+func (m *Manager) Start(ctx context.Context) {
+	m.op.Lock()
+	defer m.op.Unlock()
+	cands := Discover(m.opts.Roots, m.opts.Display)
+	ps := make([]*plugin, len(cands))
+	for i, c := range cands {
+		ps[i] = &plugin{cand: c, state: Stopped, diags: slices.Clone(c.Diagnostics), blockers: manifestBlockers(c)}
+		if len(ps[i].blockers) > 0 {
+			ps[i].state = Blocked
+		}
+		for _, d := range c.Diagnostics {
+			m.note(d)
+		}
+	}
+	m.mu.Lock()
+	m.plugins = ps
+	m.mu.Unlock()
+	for _, p := range m.dependencyOrder(ps) {
+		m.activate(ctx, p, nil)
+	}
+	m.attachAll(ctx, nil)
+}
+
+// manifestBlockers turns an unusable manifest into preflight blockers
+// (DC24: blocked, not attempted).
+func manifestBlockers(c *Candidate) []Blocker {
+	if c.Manifest != nil {
+		return nil
+	}
+	var bs []Blocker
+	for _, d := range c.Diagnostics {
+		if d.Severity == contrib.SeverityError {
+			bs = append(bs, Blocker{Code: d.Code, Message: d.Message, Remedy: "fix " + d.Pos.String() + " and reload"})
+		}
+	}
+	return bs
+}
+
+// newGeneration returns an opaque, host-unique generation id.
+func (m *Manager) newGeneration() string { return "g" + strconv.FormatUint(m.genSeq.Add(1), 10) }
+
+func (m *Manager) setState(p *plugin, s State) {
+	m.mu.Lock()
+	p.state = s
+	m.mu.Unlock()
+}
+
+// Plugins returns a projection of every discovered plugin, in load order.
+func (m *Manager) Plugins() []Projection {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	view := m.opts.Registry.View()
+	out := make([]Projection, 0, len(m.plugins))
+	for _, p := range m.plugins {
+		out = append(out, m.project(p, view))
+	}
+	return out
+}
+
+func (m *Manager) project(p *plugin, view *contrib.View) Projection {
+	c := p.cand
+	pr := Projection{ID: c.ID(), Directory: c.Display, Source: c.Source, State: p.state,
+		Fingerprint: p.fingerprint, Blockers: slices.Clone(p.blockers), Diagnostics: slices.Clone(p.diags),
+		TeardownPending: p.teardown}
+	if c.Manifest != nil {
+		pr.Version = c.Manifest.Version
+		en := c.Manifest.IsEnabled() && !m.opts.Disabled(c.Manifest.ID)
+		pr.Enabled = &en
+	}
+	if p.gen != nil {
+		pr.Generation = p.gen.id
+		pr.DisplayName = c.Manifest.Name() // empty until loaded (CC19)
+		pr.Diagnostics = append(pr.Diagnostics, view.Conflicts(c.ID())...)
+	}
+	if pr.State == Reclaiming && !m.stillReclaiming(c.ID()) {
+		pr.State = Stopped
+	}
+	if pr.Blockers == nil {
+		pr.Blockers = []Blocker{}
+	}
+	if pr.Diagnostics == nil {
+		pr.Diagnostics = []contrib.Diagnostic{}
+	}
+	return pr
+}
+
+// stillReclaiming reports whether a retired generation of plugin is still
+// in memory; m.mu is held.
+func (m *Manager) stillReclaiming(plugin string) bool {
+	for _, r := range m.retired {
+		if r.plugin == plugin && r.ref.Value() != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Stats returns reclaim figures (DC27). It never forces a collection: a
+// generation counts as leaked only once two collections have run since its
+// teardown finished and it is still reachable.
+func (m *Manager) Stats() Stats {
+	cycles := gcCycles()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var s Stats
+	live := m.retired[:0]
+	for _, r := range m.retired {
+		if r.ref.Value() == nil {
+			continue
+		}
+		live = append(live, r)
+		if r.doneCycles != 0 && cycles >= r.doneCycles+2 {
+			s.LeakedGenerations++
+		} else {
+			s.Reclaiming++
+		}
+	}
+	m.retired = live
+	s.RestartRecommended = s.LeakedGenerations > 0
+	return s
+}
+
+func gcCycles() uint64 {
+	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64() + 1 // never 0, which means "pending"
+}
+
+// find returns the plugin with id, or nil. m.mu must not be held.
+func (m *Manager) find(id string) *plugin {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, p := range m.plugins {
+		if p.cand.ID() == id && !p.cand.Shadowed {
+			return p
+		}
+	}
+	return nil
+}
+
+func (m *Manager) errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+var _ = trust.Trusted

@@ -1,0 +1,171 @@
+package lifecycle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"golang.org/x/mod/semver"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// ManifestName is the manifest file of every plugin directory.
+const ManifestName = "plugin.toml"
+
+// Capabilities are the opt-ins a manifest may declare: model clients (CC24)
+// and data directories (CC29).
+var Capabilities = []string{"models", "data"}
+
+// Manifest is a decoded plugin.toml.
+type Manifest struct {
+	ID             string            `toml:"id"`
+	Version        string            `toml:"version"`
+	DisplayName    string            `toml:"display_name"`
+	Description    string            `toml:"description"`
+	Entry          string            `toml:"entry"`
+	MinHostVersion string            `toml:"min_host_version"`
+	Enabled        *bool             `toml:"enabled"`
+	Capabilities   []string          `toml:"capabilities"`
+	Exports        []string          `toml:"exports"`
+	Dependencies   map[string]string `toml:"dependencies"`
+}
+
+// IsEnabled reports the manifest's enabled flag (default true).
+func (m *Manifest) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
+
+// HasCapability reports whether the manifest opts in to capability c.
+func (m *Manifest) HasCapability(c string) bool { return slices.Contains(m.Capabilities, c) }
+
+// Name returns the display name, falling back to the id.
+func (m *Manifest) Name() string {
+	if m.DisplayName != "" {
+		return m.DisplayName
+	}
+	return m.ID
+}
+
+var idPattern = regexp.MustCompile(`^[a-z][a-z0-9._-]{0,63}$`)
+
+// ValidID reports why id is not a valid plugin id, or "".
+func ValidID(id string) string {
+	if !idPattern.MatchString(id) {
+		return "must be a lowercase letter followed by lowercase letters, digits, '.', '_' or '-', 1–64 characters"
+	}
+	return ""
+}
+
+// validVersion reports whether v is MAJOR.MINOR.PATCH.
+func validVersion(v string) bool {
+	return semver.IsValid("v"+v) && semver.Canonical("v"+v) == "v"+v && !strings.ContainsAny(v, "-+")
+}
+
+// ParseManifest decodes plugin.toml strictly (AT4: reading files only). file
+// is the name used in positions. Every problem is a diagnostic with its
+// line; the manifest is nil when it cannot be used.
+func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contrib.Diagnostic) {
+	var m Manifest
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&m)
+	if err != nil {
+		pos := contrib.Pos{File: file}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			pos.Line, pos.Col = pe.Position.Line, pe.Position.Col
+			err = errors.New(pe.Message)
+		}
+		return nil, []contrib.Diagnostic{contrib.Diag(contrib.ManifestSyntax, plugin, pos, "%s is not valid TOML: %v", ManifestName, err)}
+	}
+	if m.ID != "" && ValidID(m.ID) == "" {
+		plugin = m.ID
+	}
+	at := func(key ...string) contrib.Pos {
+		line, col := keyPosition(data, key)
+		return contrib.Pos{File: file, Line: line, Col: col}
+	}
+	var diags []contrib.Diagnostic
+	bad := func(code contrib.Code, pos contrib.Pos, format string, args ...any) {
+		diags = append(diags, contrib.Diag(code, plugin, pos, format, args...))
+	}
+	for _, k := range md.Undecoded() {
+		bad(contrib.ManifestUnknownKey, at(k...), "unknown key %q in %s", k.String(), ManifestName)
+	}
+	if m.ID == "" {
+		bad(contrib.ManifestInvalid, contrib.Pos{File: file, Line: 1, Col: 1}, "id is missing")
+	} else if why := ValidID(m.ID); why != "" {
+		bad(contrib.ManifestInvalid, at("id"), "id %q %s", m.ID, why)
+	}
+	if m.Version == "" {
+		bad(contrib.ManifestInvalid, contrib.Pos{File: file, Line: 1, Col: 1}, "version is missing")
+	} else if !validVersion(m.Version) {
+		bad(contrib.ManifestInvalid, at("version"), "version %q is not MAJOR.MINOR.PATCH", m.Version)
+	}
+	if m.MinHostVersion != "" && !validVersion(m.MinHostVersion) {
+		bad(contrib.ManifestInvalid, at("min_host_version"), "min_host_version %q is not MAJOR.MINOR.PATCH", m.MinHostVersion)
+	}
+	if m.Entry == "" {
+		m.Entry = "plugin.star"
+	} else if strings.HasPrefix(m.Entry, "/") || strings.Contains(m.Entry, "..") || !strings.HasSuffix(m.Entry, ".star") {
+		bad(contrib.ManifestInvalid, at("entry"), "entry %q must be a relative .star path inside the plugin directory", m.Entry)
+	}
+	for _, c := range m.Capabilities {
+		if !slices.Contains(Capabilities, c) {
+			bad(contrib.ManifestInvalid, at("capabilities"), "unknown capability %q; known: %s", c, strings.Join(Capabilities, ", "))
+		}
+	}
+	for _, e := range m.Exports {
+		if contrib.ToolNameProblem(e) != "" {
+			bad(contrib.ManifestInvalid, at("exports"), "export name %q %s", e, contrib.ToolNameProblem(e))
+		}
+	}
+	for _, dep := range slices.Sorted(mapKeys(m.Dependencies)) {
+		v := m.Dependencies[dep]
+		if why := ValidID(dep); why != "" {
+			bad(contrib.ManifestInvalid, at("dependencies", dep), "dependency id %q %s", dep, why)
+		} else if !validVersion(v) {
+			bad(contrib.ManifestInvalid, at("dependencies", dep), "dependency %q: minimum version %q is not MAJOR.MINOR.PATCH", dep, v)
+		}
+	}
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	return &m, nil
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// keyPosition finds the line and column where a key is assigned, tracking
+// [table] headers. It returns the first line when the key is not found.
+func keyPosition(data []byte, key []string) (int, int) {
+	var table string
+	want := strings.Join(key[:len(key)-1], ".")
+	last := key[len(key)-1]
+	for i, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "[") {
+			table = strings.Trim(strings.SplitN(trimmed, "#", 2)[0], "[] \t")
+			continue
+		}
+		name, _, ok := strings.Cut(trimmed, "=")
+		if !ok || table != want {
+			continue
+		}
+		if strings.Trim(strings.TrimSpace(name), `"'`) == last {
+			return i + 1, strings.Index(line, trimmed) + 1
+		}
+	}
+	return 1, 1
+}
+
+var _ = fmt.Sprint

@@ -1,0 +1,106 @@
+package lifecycle
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+)
+
+// Reload re-reads the plugin in dir and, when its content fingerprint
+// changed, replaces its generation (AT2, AT3): a source that does not
+// compile keeps the active generation; a failure while executing leaves the
+// plugin faulted. Consumers of the plugin stop first and are activated again
+// after it (DC13). It reports whether dir is a known plugin.
+func (m *Manager) Reload(ctx context.Context, dir string) bool {
+	m.op.Lock()
+	defer m.op.Unlock()
+	abs, _ := filepath.Abs(dir)
+	var p *plugin
+	m.mu.RLock()
+	for _, q := range m.plugins {
+		if q.cand.Dir == abs {
+			p = q
+		}
+	}
+	m.mu.RUnlock()
+	if p == nil {
+		return false
+	}
+	fresh := &Candidate{Dir: p.cand.Dir, Name: p.cand.Name, Display: p.cand.Display, Source: p.cand.Source,
+		Rank: p.cand.Rank, Shadowed: p.cand.Shadowed}
+	fresh.load()
+	for _, d := range fresh.Diagnostics {
+		m.note(d)
+	}
+	if fresh.Manifest == nil {
+		// An unusable manifest is like a compile error: keep what runs.
+		m.mu.Lock()
+		p.diags = slices.Clone(fresh.Diagnostics)
+		if p.gen == nil {
+			p.state = Faulted
+		}
+		m.mu.Unlock()
+		return true
+	}
+	id := fresh.Manifest.ID
+	consumers := m.consumersOf(id)
+	if p.gen == nil || p.cand.Manifest == nil || Fingerprint(fresh.Manifest, mustBundle(fresh.Dir)) != p.gen.fp {
+		for i := len(consumers) - 1; i >= 0; i-- {
+			m.deactivate(consumers[i])
+		}
+	} else {
+		consumers = nil
+	}
+	m.mu.Lock()
+	p.cand = fresh
+	m.mu.Unlock()
+	changed := map[string]bool{}
+	m.activate(ctx, p, nil)
+	if p.gen != nil {
+		changed[id] = true
+	}
+	for _, q := range consumers {
+		m.activate(ctx, q, nil)
+		if q.gen != nil {
+			changed[q.cand.ID()] = true
+		}
+	}
+	if len(changed) > 0 {
+		m.attachAll(ctx, changed)
+	}
+	m.reevaluate(ctx)
+	return true
+}
+
+func mustBundle(dir string) *Bundle {
+	b, err := ReadBundle(dir)
+	if err != nil {
+		return NewBundle(nil)
+	}
+	return b
+}
+
+// Close deactivates every plugin, consumers before providers, and waits for
+// every teardown, even past the cleanup timeout (DC27).
+func (m *Manager) Close(ctx context.Context) {
+	m.op.Lock()
+	m.mu.RLock()
+	ps := m.dependencyOrder(slices.Clone(m.plugins))
+	m.mu.RUnlock()
+	for i := len(ps) - 1; i >= 0; i-- {
+		m.deactivate(ps[i])
+	}
+	m.op.Unlock()
+	m.pending.Wait()
+}
+
+// Dirs returns the directories of every discovered plugin (for watching).
+func (m *Manager) Dirs() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]string, len(m.plugins))
+	for i, p := range m.plugins {
+		out[i] = p.cand.Dir
+	}
+	return out
+}

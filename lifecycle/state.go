@@ -1,0 +1,61 @@
+package lifecycle
+
+import (
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// State is a plugin's lifecycle state (DC24).
+type State string
+
+// The states. Only these transitions happen:
+//
+//	blocked <-> stopped -> activating -> active -> deactivating -> reclaiming -> stopped
+//	                           |                        |
+//	                           v                        v (teardown pending past the timeout)
+//	                        faulted                deactivating
+const (
+	Stopped      State = "stopped"
+	Blocked      State = "blocked"
+	Activating   State = "activating"
+	Active       State = "active"
+	Deactivating State = "deactivating"
+	Faulted      State = "faulted"
+	Reclaiming   State = "reclaiming"
+)
+
+// Blocker is one reason a plugin was not attempted, with the next step.
+type Blocker struct {
+	Code    contrib.Code `json:"code"`
+	Message string       `json:"message"`
+	Remedy  string       `json:"remedy"`
+}
+
+// Projection is the read-only view of one plugin that the host and the CLI
+// show. Fingerprint is empty until the bundle has been read.
+type Projection struct {
+	ID          string               `json:"id"`
+	Directory   string               `json:"directory"`
+	Source      contrib.Source       `json:"source"`
+	DisplayName string               `json:"display_name"`
+	Version     string               `json:"version"`
+	Enabled     *bool                `json:"enabled"`
+	State       State                `json:"state"`
+	Generation  string               `json:"generation"`
+	Fingerprint string               `json:"fingerprint"`
+	Blockers    []Blocker            `json:"blockers"`
+	Diagnostics []contrib.Diagnostic `json:"diagnostics"`
+	// TeardownPending is set while a deactivated generation still has work
+	// that ignored cancellation (DC26).
+	TeardownPending bool `json:"teardown_pending,omitempty"`
+}
+
+// Stats are host-wide lifecycle figures (DC27).
+type Stats struct {
+	// Reclaiming counts deactivated generations not yet released by the
+	// garbage collector.
+	Reclaiming int `json:"reclaiming"`
+	// LeakedGenerations counts deactivated generations still pinned after
+	// at least two garbage collections since their teardown finished.
+	LeakedGenerations  int  `json:"leaked_generations"`
+	RestartRecommended bool `json:"restart_recommended"`
+}

@@ -1,0 +1,229 @@
+package starhost
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/lifecycle"
+)
+
+// Version is this host's version, compared with plugins' min_host_version.
+const Version = "0.1.0"
+
+// Note is a session note or diagnostic delivered to the embedder: a stable
+// code, the plugin id, file:line:col where there is one, an English message
+// and, for problems, the next step.
+type Note = contrib.Diagnostic
+
+// Facts are the host facts plugin callbacks see on ctx (CC7, CC13).
+type Facts = contrib.Facts
+
+// Catalog selects a tool catalog (CC4).
+type Catalog = contrib.Catalog
+
+// The catalogs.
+const (
+	Plan = contrib.Plan
+	Work = contrib.Work
+)
+
+// Site is where a template is bound (CC13).
+type Site = contrib.Site
+
+// The binding sites.
+const (
+	SitePrompt           = contrib.SitePrompt
+	SiteAttachment       = contrib.SiteAttachment
+	SiteReview           = contrib.SiteReview
+	SiteCompaction       = contrib.SiteCompaction
+	SiteImageDescription = contrib.SiteImageDescription
+)
+
+// Options configure a Host. The zero value is usable: home defaults to
+// $CRYSTAL_HOME or ~/.crystal, the workspace to the current directory, and
+// the host owns no built-in names.
+type Options struct {
+	Home      string
+	Workspace string
+	// Dev lists development plugin directories (or directories of them):
+	// eligible in-process without a trust grant (DC22).
+	Dev []string
+	// Builtin lists directories of plugins the embedder bundles. They load
+	// first in the catalog (CC6) and still need a trust grant (DC20).
+	Builtin []string
+
+	// Names the embedding host owns (CC5, CC11, CC12, CC15).
+	BuiltinTools        []string
+	BuiltinCommands     []string
+	HostPlaceholders    []string
+	BuiltinStatusFields []string
+
+	// External tools are listed after plugin tools (CC6).
+	External []contrib.ExternalTool
+
+	// Notes receives every note and diagnostic. It may be called from any
+	// goroutine; nil discards them.
+	Notes func(Note)
+
+	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
+	Steps uint64
+	// CleanupTimeout bounds the drain of a deactivated generation
+	// (lifecycle.DefaultCleanupTimeout).
+	CleanupTimeout time.Duration
+	// HostVersion overrides Version (for tests of min_host_version).
+	HostVersion string
+	// Display turns a plugin directory into the form used in positions;
+	// the default makes it relative to the current directory when below it.
+	Display func(dir string) string
+}
+
+// Host is an embedded plugin host: the one type an agent host uses. All
+// methods are safe for concurrent use.
+type Host struct {
+	opts     Options
+	config   Config
+	registry *contrib.Registry
+	manager  *lifecycle.Manager
+	facts    atomic.Pointer[Facts]
+
+	closeOnce sync.Once
+}
+
+// New prepares a host; nothing is read and no plugin runs until Start.
+func New(opts Options) (*Host, error) {
+	if opts.Home == "" {
+		opts.Home = DefaultHome()
+	}
+	if opts.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		opts.Workspace = wd
+	}
+	if opts.HostVersion == "" {
+		opts.HostVersion = Version
+	}
+	if opts.Display == nil {
+		opts.Display = relativeDisplay
+	}
+	h := &Host{opts: opts}
+	h.facts.Store(&Facts{Workspace: opts.Workspace})
+	return h, nil
+}
+
+// DefaultHome returns $CRYSTAL_HOME, else ~/.crystal.
+func DefaultHome() string {
+	if v := os.Getenv("CRYSTAL_HOME"); v != "" {
+		return v
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".crystal"
+	}
+	return filepath.Join(home, ".crystal")
+}
+
+func relativeDisplay(dir string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return dir
+	}
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(dir)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// Note implements contrib.Services.
+func (h *Host) Note(n Note) {
+	if h.opts.Notes != nil {
+		h.opts.Notes(n)
+	}
+}
+
+// Facts returns the current host facts.
+func (h *Host) Facts() Facts { return *h.facts.Load() }
+
+// SetFacts publishes new host facts; callbacks see them on their next call.
+// An empty Workspace keeps the host's workspace.
+func (h *Host) SetFacts(f Facts) {
+	if f.Workspace == "" {
+		f.Workspace = h.opts.Workspace
+	}
+	h.facts.Store(&f)
+}
+
+// Start reads configuration, discovers plugins (AT4), admits, activates and
+// attaches them. One bad plugin never stops the others; problems arrive as
+// notes and in Plugins().
+func (h *Host) Start(ctx context.Context) error {
+	h.config = loadConfig(h.opts.Home, h.opts.Workspace, h.Note)
+	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note})
+	h.manager = lifecycle.NewManager(lifecycle.Options{
+		Roots:     h.roots(),
+		Activator: builtins.NewActivator(builtins.Options{Steps: h.opts.Steps}),
+		Registry:  h.registry,
+		Services:  h,
+		Rules: contrib.Rules{BuiltinTools: h.opts.BuiltinTools, BuiltinCommands: h.opts.BuiltinCommands,
+			HostPlaceholders: h.opts.HostPlaceholders},
+		Disabled:       func(id string) bool { return slices.Contains(h.config.Disabled, id) },
+		HostVersion:    h.opts.HostVersion,
+		CleanupTimeout: h.opts.CleanupTimeout,
+		Display:        h.opts.Display,
+	})
+	h.manager.Start(ctx)
+	return nil
+}
+
+// roots lists the plugin roots by priority: project, dev, home, built-in.
+func (h *Host) roots() []lifecycle.Root {
+	if !h.config.Plugins {
+		return nil
+	}
+	roots := []lifecycle.Root{{Dir: filepath.Join(h.opts.Workspace, ".crystal", "plugins"), Source: contrib.SourceProject}}
+	for _, d := range h.opts.Dev {
+		roots = append(roots, lifecycle.Root{Dir: d, Source: contrib.SourceDev})
+	}
+	roots = append(roots, lifecycle.Root{Dir: filepath.Join(h.opts.Home, "plugins"), Source: contrib.SourceHome})
+	for _, d := range h.opts.Builtin {
+		roots = append(roots, lifecycle.Root{Dir: d, Source: contrib.SourceBuiltin})
+	}
+	return roots
+}
+
+// PluginInfo is the projection of one plugin (state, generation,
+// fingerprint, blockers and diagnostics).
+type PluginInfo = lifecycle.Projection
+
+// Plugins returns every discovered plugin, in load order.
+func (h *Host) Plugins() []PluginInfo { return h.manager.Plugins() }
+
+// Reload re-reads one plugin directory and replaces its generation when its
+// content changed (AT3). It reports whether dir is a known plugin.
+func (h *Host) Reload(ctx context.Context, dir string) bool { return h.manager.Reload(ctx, dir) }
+
+// Tools returns a frozen snapshot of catalog c in catalog order (CC6).
+// Calls through it re-resolve every time; after a plugin is revoked they
+// yield tool_unavailable (DC4).
+func (h *Host) Tools(c Catalog) *contrib.ToolSnapshot { return h.registry.Tools(c) }
+
+// Close deactivates every plugin and waits for teardown, even past the
+// cleanup timeout (DC27). It is idempotent.
+func (h *Host) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() {
+		if h.manager != nil {
+			h.manager.Close(ctx)
+		}
+	})
+	return nil
+}

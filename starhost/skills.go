@@ -1,0 +1,100 @@
+package starhost
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Skill is one skill the skill tool can load: its name and description from
+// the SKILL.md front matter (CC19 lists only these, never the body or path).
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	path        string
+}
+
+// skillDirs are the skill roots, workspace first.
+func (h *Host) skillDirs() []string {
+	return []string{filepath.Join(h.opts.Workspace, ".crystal", "skills"), filepath.Join(h.opts.Home, "skills")}
+}
+
+// Skills lists the skills the skill tool can load now: one per name, the
+// workspace's first; empty when skills are off.
+func (h *Host) Skills() []Skill {
+	if !h.config.Skills {
+		return nil
+	}
+	var out []Skill
+	for _, root := range h.skillDirs() {
+		matches, _ := filepath.Glob(filepath.Join(root, "*", "SKILL.md"))
+		slices.Sort(matches)
+		for _, m := range matches {
+			s, ok := readSkill(m)
+			if ok && !slices.ContainsFunc(out, func(o Skill) bool { return o.Name == s.Name }) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// readSkill reads name and description from a SKILL.md front matter block.
+func readSkill(path string) (Skill, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Skill{}, false
+	}
+	s := Skill{Name: filepath.Base(filepath.Dir(path)), path: path}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "---" {
+		return s, true
+	}
+	for sc.Scan() && strings.TrimSpace(sc.Text()) != "---" {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		switch strings.TrimSpace(k) {
+		case "name":
+			if ok && v != "" {
+				s.Name = v
+			}
+		case "description":
+			s.Description = v
+		}
+	}
+	return s, true
+}
+
+// skillTool is the `skill` tool listed last when skills are on (CC6).
+func (h *Host) skillTool() *contrib.ExternalTool {
+	if !h.config.Skills {
+		return nil
+	}
+	return &contrib.ExternalTool{
+		Name:        "skill",
+		Description: "Loads a skill's instructions by name.",
+		Catalogs:    contrib.PlanAndWork,
+		Parameters:  []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
+		Run: func(_ context.Context, args any) contrib.Result {
+			name, _ := args.(map[string]any)["name"].(string)
+			for _, s := range h.Skills() {
+				if s.Name == name {
+					body, err := os.ReadFile(s.path)
+					if err != nil {
+						return contrib.Failure("skill_unreadable", "the skill cannot be read")
+					}
+					return contrib.Result{Text: string(body)}
+				}
+			}
+			names, _ := json.Marshal(h.Skills())
+			return contrib.Failure("unknown_skill", "no skill named "+name+"; available: "+string(names))
+		},
+	}
+}

@@ -1,0 +1,87 @@
+package statusline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ReservedWords are the words that can never be field names, because
+// /statusline uses them as subcommands. AdmitName rejects them. The slice is
+// read-only; changing it is a data race with every admission.
+var ReservedWords = []string{"on", "off", "reset"}
+
+// maxName is the longest field name CC15 admits, in characters.
+const maxName = 32
+
+// AdmitName checks a status field name against CC15 and returns its stored,
+// lowercase form. A name is a letter, then letters, digits or single hyphens
+// (no "--", no trailing "-"), at most 32 characters; letters are ASCII. The
+// comparison with ReservedWords and with builtin (the host-owned field names)
+// is case-insensitive.
+//
+// The error is an English sentence naming the rule that failed, for example
+// `status field "a--b" is invalid: "--" is not allowed` or
+// `status field "model" is a built-in field`. When several rules fail, the
+// first in this order is reported: empty, length, first character, characters,
+// "--", trailing "-", reserved word, built-in name.
+//
+// AdmitName is a pure function and safe for concurrent use.
+func AdmitName(name string, builtin []string) (string, error) {
+	q := quoteName(name)
+	if name == "" {
+		return "", fmt.Errorf("status field %s is invalid: a name is required", q)
+	}
+	if n := utf8.RuneCountInString(name); n > maxName {
+		return "", fmt.Errorf("status field %s is invalid: it has %d characters, at most %d are allowed", q, n, maxName)
+	}
+	if !isLetter(name[0]) {
+		return "", fmt.Errorf("status field %s is invalid: it must start with a letter", q)
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case isLetter(c) || isDigit(c):
+		case c == '-' && name[i-1] == '-':
+			return "", fmt.Errorf("status field %s is invalid: \"--\" is not allowed", q)
+		case c == '-':
+		default:
+			r, _ := utf8.DecodeRuneInString(name[i:])
+			return "", fmt.Errorf("status field %s is invalid: %q is not allowed; use letters, digits or single hyphens", q, r)
+		}
+	}
+	if name[len(name)-1] == '-' {
+		return "", fmt.Errorf("status field %s is invalid: it must not end with \"-\"", q)
+	}
+	lower := strings.ToLower(name)
+	for _, w := range ReservedWords {
+		if lower == w {
+			return "", fmt.Errorf("status field %s is reserved: /statusline %s is a subcommand", q, w)
+		}
+	}
+	for _, w := range builtin {
+		if strings.EqualFold(lower, w) {
+			return "", fmt.Errorf("status field %s is a built-in field", q)
+		}
+	}
+	return lower, nil
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+// quoteName quotes a plugin-supplied name for a message. Long names are cut so
+// one hostile name cannot flood the notes; strconv.Quote escapes the rest.
+func quoteName(name string) string {
+	const max = 40
+	if utf8.RuneCountInString(name) <= max {
+		return strconv.Quote(name)
+	}
+	cut := 0
+	for range max {
+		_, size := utf8.DecodeRuneInString(name[cut:])
+		cut += size
+	}
+	return strconv.Quote(name[:cut] + "…")
+}

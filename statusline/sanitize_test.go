@@ -1,0 +1,141 @@
+package statusline
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestCC18_SanitizerDropsEscapes(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"csi colour", "\x1b[31mred\x1b[0m", "red"},
+		{"csi 256 colour", "\x1b[38;5;196mhot\x1b[m", "hot"},
+		{"csi private", "\x1b[?25lhidden cursor\x1b[?25h", "hidden cursor"},
+		{"csi clear screen", "\x1b[2J\x1b[Hhome", "home"},
+		{"csi malformed keeps text", "\x1b[31é!", "é!"},
+		{"osc 8 hyperlink st", "\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"osc 8 hyperlink bel", "\x1b]8;;https://x.test\alink\x1b]8;;\a", "link"},
+		{"osc title bel", "\x1b]0;evil title\adone", "done"},
+		{"osc ended by new escape", "\x1b]0;t\x1b[1mbold", "bold"},
+		{"osc unterminated", "ok\x1b]0;rest of input", "ok"},
+		{"dcs", "\x1bPq#0;2;0;0;0\x1b\\after", "after"},
+		{"two-byte esc", "\x1b7saved\x1b8", "saved"},
+		{"charset designation", "\x1b(Babc", "abc"},
+		{"lone esc end", "abc\x1b", "abc"},
+		{"lone esc before text", "a\x1b\x01b", "ab"},
+		{"esc esc", "\x1b\x1b[31mx", "x"},
+		{"c1 csi utf8", "a\u009b31mb", "ab"},
+		{"c1 osc utf8", "a\u009d0;title\u009cb", "ab"},
+		{"c1 other", "a\u0085b\u0080c", "abc"},
+		{"8-bit csi raw byte", "a\x9b31mb", "ab"},
+		{"8-bit osc raw byte", "a\x9d0;t\x07b", "ab"},
+		{"c0 and del", "a\x00b\x07c\x08d\x7fe", "abcde"},
+		{"invalid utf8", "a\xffb\xc3(c", "ab(c"},
+		{"bidi override", "abc\u202edef\u202c", "abcdef"},
+		{"bidi isolate", "\u2066x\u2069", "x"},
+		{"replacement char kept", "a\uFFFDb", "a\uFFFDb"},
+		{"only escapes is blank", "\x1b[0m\x1b]0;t\a", ""},
+	}
+	for _, tt := range tests {
+		if got := Sanitize(tt.in); got != tt.want {
+			t.Errorf("%s: Sanitize(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCC18_SanitizerWhitespace(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a\tb", "a b"},
+		{"a\nb", "a b"},
+		{"a\r\nb", "a b"},
+		{"a\n\n\t\rb", "a b"},
+		{"a\n\x00\nb", "a b"},
+		{"a\u2028b\u2029c", "a b c"},
+		{"a  b", "a  b"},
+		{"  \n padded \t ", "padded"},
+		{"\u00a0nbsp\u3000", "nbsp"},
+		{" \t\n ", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := Sanitize(tt.in); got != tt.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCC18_SanitizerTruncates(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{strings.Repeat("a", 64), strings.Repeat("a", 64)},
+		{strings.Repeat("a", 65), strings.Repeat("a", 64)},
+		{strings.Repeat("é", 70), strings.Repeat("é", 64)},
+		{strings.Repeat("界", 100), strings.Repeat("界", 64)},
+		{strings.Repeat("🙂", 65), strings.Repeat("🙂", 64)},
+		{"\x1b[31m" + strings.Repeat("b", 70), strings.Repeat("b", 64)},
+		{"   " + strings.Repeat("c", 64) + "d", strings.Repeat("c", 64)},
+		{strings.Repeat("e", 63) + " f", strings.Repeat("e", 63)},
+	}
+	for _, tt := range tests {
+		got := Sanitize(tt.in)
+		if got != tt.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > MaxText {
+			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCC18_DescriptionLimit(t *testing.T) {
+	in := strings.Repeat("d", 79) + "\n" + strings.Repeat("界", 10)
+	want := strings.Repeat("d", 79)
+	if got := SanitizeDescription(in); got != want {
+		t.Errorf("SanitizeDescription = %q, want %q", got, want)
+	}
+	in = strings.Repeat("界", 81)
+	if got := SanitizeDescription(in); utf8.RuneCountInString(got) != MaxDescription {
+		t.Errorf("SanitizeDescription kept %d runes, want %d", utf8.RuneCountInString(got), MaxDescription)
+	}
+}
+
+func TestCC18_SanitizeCleanDoesNotAllocate(t *testing.T) {
+	for _, s := range []string{"12 reviews", "界 queue: 3 ✓", strings.Repeat("x", 64)} {
+		var out string
+		allocs := testing.AllocsPerRun(100, func() { out = Sanitize(s) })
+		if allocs != 0 || out != s {
+			t.Errorf("Sanitize(%q): %v allocs, result %q", s, allocs, out)
+		}
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{
+		"", "plain", "  padded  ", "\x1b[31mred\x1b[0m", "\x1b]8;;https://x\x1b\\l\x1b]8;;\x1b\\",
+		"\x1b]0;title\a", "\x1b", "\x1b[", "\x1b]", "\x9b31m", "\u009b1m", "\u009d0;t\u009c",
+		"a\tb\r\nc", "\xff\xfe", "\xed\xa0\x80", "\u202eevil", strings.Repeat("界", 70),
+		strings.Repeat("a ", 40), "\u00a0x\u00a0", "\x1bP\x9c", "\x1b(0",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := Sanitize(in)
+		if !utf8.ValidString(out) {
+			t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", in, out)
+		}
+		if n := utf8.RuneCountInString(out); n > MaxText {
+			t.Fatalf("Sanitize(%q) has %d runes", in, n)
+		}
+		for _, r := range out {
+			if unicode.IsControl(r) || isDropped(r) || isBreak(r) {
+				t.Fatalf("Sanitize(%q) = %q contains %U", in, out, r)
+			}
+		}
+		if out != strings.TrimFunc(out, unicode.IsSpace) {
+			t.Fatalf("Sanitize(%q) = %q is not trimmed", in, out)
+		}
+		if again := Sanitize(out); again != out {
+			t.Fatalf("Sanitize not idempotent: %q -> %q -> %q", in, out, again)
+		}
+		if d := SanitizeDescription(in); utf8.RuneCountInString(d) > MaxDescription || !strings.HasPrefix(d, out) {
+			t.Fatalf("SanitizeDescription(%q) = %q, Sanitize = %q", in, d, out)
+		}
+	})
+}
