@@ -131,6 +131,9 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 		return
 	}
 	set := inst.Set()
+	if m.opts.Validate != nil {
+		set.Diagnostics = append(set.Diagnostics, m.opts.Validate(id, set)...)
+	}
 	pub := &contrib.Published{Plugin: id, Generation: gen, Rank: c.Rank, Source: c.Source, Set: set, Gate: contrib.NewGate()}
 	m.opts.Registry.Publish(pub)
 	m.mu.Lock()

@@ -173,11 +173,30 @@ func (m *Manager) Reevaluate(ctx context.Context) {
 
 func (m *Manager) reevaluate(ctx context.Context) {
 	m.mu.RLock()
-	ps := slices.Clone(m.plugins)
+	ps := m.dependencyOrder(slices.Clone(m.plugins))
 	m.mu.RUnlock()
+	// Active plugins that lost admission stop, consumers first (DC21).
+	stopping := map[string]bool{}
+	for _, p := range ps {
+		if p.state != Active || p.gen == nil {
+			continue
+		}
+		lost := len(m.admit(p.cand, p.gen.fp)) > 0 || !p.cand.Manifest.IsEnabled() || m.opts.Disabled(p.cand.Manifest.ID)
+		for dep := range p.cand.Manifest.Dependencies {
+			lost = lost || stopping[dep]
+		}
+		if lost {
+			stopping[p.cand.Manifest.ID] = true
+		}
+	}
+	for i := len(ps) - 1; i >= 0; i-- {
+		if stopping[ps[i].cand.ID()] {
+			m.deactivate(ps[i])
+		}
+	}
 	changed := map[string]bool{}
-	for _, p := range m.dependencyOrder(ps) {
-		if p.state == Blocked || (p.state == Active && len(m.preflight(p)) > 0) {
+	for _, p := range ps {
+		if p.state == Blocked || stopping[p.cand.ID()] {
 			m.activate(ctx, p, nil)
 			if p.gen != nil {
 				changed[p.cand.ID()] = true

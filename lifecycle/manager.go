@@ -57,6 +57,10 @@ type Options struct {
 	// Events, when set, receives every lifecycle change. It is called with
 	// no lock held, from the goroutine doing the operation.
 	Events func(Event)
+	// Validate, when set, admits a staged set's host-owned parts (status
+	// fields, CC15) just before it is published; the diagnostics it returns
+	// join the plugin's. It runs with the operation lock held.
+	Validate func(plugin string, set *contrib.Set) []contrib.Diagnostic
 	// Attached is called after a generation's attach stages ran (the
 	// embedder wires status sinks and the like there). It may be nil.
 	Attached func(plugin string, inst contrib.Instance)
@@ -262,6 +266,18 @@ func gcCycles() uint64 {
 		return 0
 	}
 	return sample[0].Value.Uint64() + 1 // never 0, which means "pending"
+}
+
+// Generation returns the live generation id of plugin, or "".
+func (m *Manager) Generation(id string) string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, p := range m.plugins {
+		if p.gen != nil && p.gen.pub.Plugin == id {
+			return p.gen.id
+		}
+	}
+	return ""
 }
 
 // find returns the plugin with id, or nil. m.mu must not be held.

@@ -13,6 +13,7 @@ import (
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/statusline"
 )
 
 // Version is this host's version, compared with plugins' min_host_version.
@@ -93,6 +94,7 @@ type Host struct {
 	registry *contrib.Registry
 	manager  *lifecycle.Manager
 	facts    atomic.Pointer[Facts]
+	board    *statusline.Board
 
 	closeOnce sync.Once
 }
@@ -115,7 +117,7 @@ func New(opts Options) (*Host, error) {
 	if opts.Display == nil {
 		opts.Display = relativeDisplay
 	}
-	h := &Host{opts: opts}
+	h := &Host{opts: opts, board: newBoard(opts.BuiltinStatusFields)}
 	h.facts.Store(&Facts{Workspace: opts.Workspace})
 	return h, nil
 }
@@ -180,7 +182,11 @@ func (h *Host) Start(ctx context.Context) error {
 		HostVersion:    h.opts.HostVersion,
 		CleanupTimeout: h.opts.CleanupTimeout,
 		Display:        h.opts.Display,
+		Admit:          h.admit,
+		Validate:       h.admitStatusFields,
+		Events:         h.lifecycleEvent,
 	})
+	h.warnWorkspaceTrust()
 	h.manager.Start(ctx)
 	return nil
 }

@@ -44,6 +44,7 @@ func init() {
 		{"call", "invoke one tool: call TOOL [JSON]", runCall},
 		{"expand", "the turn input a command produces: expand /NAME [ARGS...]", runExpand},
 		{"render", "bind a template: render TEMPLATE [--site SITE]", runRender},
+		{"trust", "trust grant ID | trust revoke ID [--fingerprint FP] | trust list", runTrust},
 		{"help", "this list", runHelp},
 	}
 }
