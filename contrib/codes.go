@@ -26,12 +26,13 @@ const (
 	PluginDisabled     Code = "PluginDisabled"
 
 	// Admission (DC15, DC17, DC22, DC24).
-	PluginUntrusted             Code = "PluginUntrusted"
-	PluginTrustModified         Code = "PluginTrustModified"
-	TrustFileUnreadable         Code = "TrustFileUnreadable"
-	PluginDependencyUnsatisfied Code = "PluginDependencyUnsatisfied"
-	PluginAPIAssemblyConflict   Code = "PluginApiAssemblyConflict"
-	HostVersionTooOld           Code = "HostVersionTooOld"
+	PluginUntrusted                 Code = "PluginUntrusted"
+	PluginTrustModified             Code = "PluginTrustModified"
+	TrustFileUnreadable             Code = "TrustFileUnreadable"
+	PluginDependencyUnsatisfied     Code = "PluginDependencyUnsatisfied"
+	PluginAPIAssemblyConflict       Code = "PluginApiAssemblyConflict"
+	HostVersionTooOld               Code = "HostVersionTooOld"
+	PluginContributionQuiesceFailed Code = "PluginContributionQuiesceFailed"
 
 	// Starlark source (AT3).
 	SyntaxError  Code = "SyntaxError"
@@ -92,6 +93,7 @@ var Catalogue = []CodeInfo{
 	{PluginDependencyUnsatisfied, SeverityError, "A dependency is missing, disabled, blocked, on another compatibility line, or part of a cycle.", "Install, enable or upgrade the provider named in the message."},
 	{PluginAPIAssemblyConflict, SeverityError, "Two providers of the plugin export the same service name.", "Depend on only one of the providers, or rename an export."},
 	{HostVersionTooOld, SeverityError, "The plugin needs a newer host (min_host_version).", "Upgrade crystal-star or lower min_host_version."},
+	{PluginContributionQuiesceFailed, SeverityError, "A bundle could not be replaced because the plugin's work did not stop; the directory is untouched.", "Wait for the running work to end, then install again."},
 	{SyntaxError, SeverityError, "The Starlark source does not parse.", "Fix the syntax at the position shown."},
 	{ResolveError, SeverityError, "The Starlark source uses a name that is not defined.", "Define the name, load it, or correct its spelling."},
 	{LoadMissing, SeverityError, "load() names a file that is not in the bundle.", "Create the file or correct the path."},

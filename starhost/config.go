@@ -1,7 +1,9 @@
 package starhost
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/trust"
 )
 
 // Config is the layered configuration: {home}/config.toml, then
@@ -87,4 +90,78 @@ func merge(dst *Config, l *layer) {
 	if set("skills") {
 		dst.Skills = l.cfg.Skills
 	}
+}
+
+// Config returns the configuration as last read.
+func (h *Host) Config() Config {
+	if c := h.config.Load(); c != nil {
+		return *c
+	}
+	return Config{Plugins: true, Skills: true, Thinking: "default"}
+}
+
+// reloadConfig reads both layers again.
+func (h *Host) reloadConfig() {
+	c := loadConfig(h.opts.Home, h.opts.Workspace, h.Note)
+	h.config.Store(&c)
+}
+
+// configPath returns the config file of one layer.
+func (h *Host) configPath(project bool) string {
+	if project {
+		return filepath.Join(h.opts.Workspace, ".crystal", "config.toml")
+	}
+	return filepath.Join(h.opts.Home, "config.toml")
+}
+
+// editConfig changes one config layer under a cross-process lock: the file
+// is re-read inside the lock, changed by edit, and written atomically. An
+// unreadable file is never overwritten. edit reports whether it changed
+// anything.
+func (h *Host) editConfig(project bool, edit func(map[string]any) bool) (bool, error) {
+	path := h.configPath(project)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	unlock, err := trust.LockFile(path + ".lock")
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	doc := map[string]any{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return false, err
+	default:
+		if _, err := toml.Decode(string(data), &doc); err != nil {
+			return false, fmt.Errorf("config %s is unreadable and was not changed: %v", path, err)
+		}
+	}
+	if !edit(doc) {
+		return false, nil
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
+		return false, err
+	}
+	if err := trust.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
+		return false, err
+	}
+	h.reloadConfig()
+	return true, nil
+}
+
+// stringList reads a TOML array of strings from doc.
+func stringList(doc map[string]any, key string) []string {
+	var out []string
+	if list, ok := doc[key].([]any); ok {
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

@@ -90,7 +90,7 @@ type Options struct {
 // methods are safe for concurrent use.
 type Host struct {
 	opts     Options
-	config   Config
+	config   atomic.Pointer[Config]
 	registry *contrib.Registry
 	manager  *lifecycle.Manager
 	facts    atomic.Pointer[Facts]
@@ -169,7 +169,7 @@ func (h *Host) SetFacts(f Facts) {
 // attaches them. One bad plugin never stops the others; problems arrive as
 // notes and in Plugins().
 func (h *Host) Start(ctx context.Context) error {
-	h.config = loadConfig(h.opts.Home, h.opts.Workspace, h.Note)
+	h.reloadConfig()
 	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note})
 	h.manager = lifecycle.NewManager(lifecycle.Options{
 		Roots:     h.roots(),
@@ -178,7 +178,7 @@ func (h *Host) Start(ctx context.Context) error {
 		Services:  h,
 		Rules: contrib.Rules{BuiltinTools: h.opts.BuiltinTools, BuiltinCommands: h.opts.BuiltinCommands,
 			HostPlaceholders: h.opts.HostPlaceholders},
-		Disabled:       func(id string) bool { return slices.Contains(h.config.Disabled, id) },
+		Disabled:       func(id string) bool { return slices.Contains(h.Config().Disabled, id) },
 		HostVersion:    h.opts.HostVersion,
 		CleanupTimeout: h.opts.CleanupTimeout,
 		Display:        h.opts.Display,
@@ -193,7 +193,7 @@ func (h *Host) Start(ctx context.Context) error {
 
 // roots lists the plugin roots by priority: project, dev, home, built-in.
 func (h *Host) roots() []lifecycle.Root {
-	if !h.config.Plugins {
+	if !h.Config().Plugins {
 		return nil
 	}
 	roots := []lifecycle.Root{{Dir: filepath.Join(h.opts.Workspace, ".crystal", "plugins"), Source: contrib.SourceProject}}

@@ -29,7 +29,7 @@ func (h *Host) skillDirs() []string {
 // Skills lists the skills the skill tool can load now: one per name, the
 // workspace's first; empty when skills are off.
 func (h *Host) Skills() []Skill {
-	if !h.config.Skills {
+	if !h.Config().Skills {
 		return nil
 	}
 	var out []Skill
@@ -74,7 +74,7 @@ func readSkill(path string) (Skill, bool) {
 
 // skillTool is the `skill` tool listed last when skills are on (CC6).
 func (h *Host) skillTool() *contrib.ExternalTool {
-	if !h.config.Skills {
+	if !h.Config().Skills {
 		return nil
 	}
 	return &contrib.ExternalTool{

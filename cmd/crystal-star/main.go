@@ -45,6 +45,10 @@ func init() {
 		{"expand", "the turn input a command produces: expand /NAME [ARGS...]", runExpand},
 		{"render", "bind a template: render TEMPLATE [--site SITE]", runRender},
 		{"trust", "trust grant ID | trust revoke ID [--fingerprint FP] | trust list", runTrust},
+		{"install", "copy a plugin bundle into the home (or --project) plugins; grants nothing", runInstall},
+		{"enable", "enable a plugin (config.toml; --project for the workspace layer)", runEnable},
+		{"disable", "disable a plugin (config.toml; --project for the workspace layer)", runDisable},
+		{"remove", "delete an installed plugin's directory", runRemove},
 		{"help", "this list", runHelp},
 	}
 }

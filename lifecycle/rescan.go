@@ -1,0 +1,61 @@
+package lifecycle
+
+import (
+	"context"
+	"slices"
+)
+
+// Rescan discovers every root again (AT4): plugin directories that appeared
+// are admitted and activated, ones that disappeared are deactivated and
+// forgotten, and the rest keep their generation. Blocked plugins are then
+// re-evaluated (DC25).
+func (m *Manager) Rescan(ctx context.Context) {
+	m.op.Lock()
+	defer m.op.Unlock()
+	m.mu.RLock()
+	old := map[string]*plugin{}
+	for _, p := range m.plugins {
+		old[p.cand.Dir] = p
+	}
+	m.mu.RUnlock()
+	var ps, fresh []*plugin
+	for _, c := range Discover(m.opts.Roots, m.opts.Display) {
+		p := old[c.Dir]
+		delete(old, c.Dir)
+		switch {
+		case p == nil:
+			p = &plugin{cand: c, state: Stopped, diags: slices.Clone(c.Diagnostics), blockers: manifestBlockers(c)}
+			if len(p.blockers) > 0 {
+				p.state = Blocked
+			}
+			fresh = append(fresh, p)
+		case p.gen == nil:
+			// Not running: take the manifest as it is now.
+			m.mu.Lock()
+			p.cand, p.diags, p.blockers = c, slices.Clone(c.Diagnostics), manifestBlockers(c)
+			if len(p.blockers) > 0 {
+				p.state = Blocked
+			}
+			m.mu.Unlock()
+			fresh = append(fresh, p)
+		}
+		ps = append(ps, p)
+	}
+	for _, gone := range old {
+		m.deactivate(gone)
+	}
+	m.mu.Lock()
+	m.plugins = ps
+	m.mu.Unlock()
+	changed := map[string]bool{}
+	for _, p := range m.dependencyOrder(fresh) {
+		m.activate(ctx, p, nil)
+		if p.gen != nil {
+			changed[p.cand.ID()] = true
+		}
+	}
+	if len(changed) > 0 {
+		m.attachAll(ctx, changed)
+	}
+	m.reevaluate(ctx)
+}
