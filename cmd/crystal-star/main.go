@@ -35,10 +35,12 @@ type command struct {
 	run     func(e *env, args []string) error
 }
 
+// commands lists every subcommand; files of this package append theirs in
+// init.
 var commands []command
 
 func init() {
-	commands = []command{
+	commands = append(commands, []command{
 		{"plugins", "every discovered plugin: state, generation, trust, blockers, diagnostics", runPlugins},
 		{"tools", "the tool catalog, in order", runTools},
 		{"call", "invoke one tool: call TOOL [JSON]", runCall},
@@ -50,7 +52,7 @@ func init() {
 		{"disable", "disable a plugin (config.toml; --project for the workspace layer)", runDisable},
 		{"remove", "delete an installed plugin's directory", runRemove},
 		{"help", "this list", runHelp},
-	}
+	}...)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
