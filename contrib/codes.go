@@ -74,6 +74,9 @@ const (
 	PlaceholderTaken       Code = "PlaceholderTaken"
 	PlaceholderFailed      Code = "PlaceholderFailed"
 
+	// Hot reload.
+	WatchFailed Code = "WatchFailed"
+
 	// Status fields (CC15).
 	StatusFieldRejected Code = "StatusFieldRejected"
 )
@@ -122,6 +125,7 @@ var Catalogue = []CodeInfo{
 	{PlaceholderReserved, SeverityError, "A placeholder takes a name the host owns.", "Rename the placeholder."},
 	{PlaceholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
 	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
+	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 }
 

@@ -102,12 +102,13 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 		m.emit(Event{Plugin: id, Kind: "unchanged", Generation: p.gen.id, State: Active})
 		return // AT3: reloading an unchanged fingerprint is a no-op
 	}
-	gen := m.newGeneration()
-	req := m.request(p, b, gen)
+	req := m.request(p, b, "")
 	if err := m.opts.Activator.Compile(req); err != nil {
 		m.compileFailed(p, err)
 		return
 	}
+	gen := m.newGeneration()
+	req = m.request(p, b, gen)
 	prev := p.gen
 	if prev != nil {
 		m.deactivate(p) // AT2: one live generation; no rollback from here on

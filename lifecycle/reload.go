@@ -44,7 +44,11 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	}
 	id := fresh.Manifest.ID
 	consumers := m.consumersOf(id)
-	if p.gen == nil || p.cand.Manifest == nil || Fingerprint(fresh.Manifest, mustBundle(fresh.Dir)) != p.gen.fp {
+	bundle, err := ReadBundle(fresh.Dir)
+	if err != nil {
+		bundle = nil // activate reports the read error
+	}
+	if p.gen == nil || bundle == nil || Fingerprint(fresh.Manifest, bundle) != p.gen.fp {
 		for i := len(consumers) - 1; i >= 0; i-- {
 			m.deactivate(consumers[i])
 		}
@@ -55,7 +59,7 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	p.cand = fresh
 	m.mu.Unlock()
 	changed := map[string]bool{}
-	m.activate(ctx, p, nil)
+	m.activate(ctx, p, bundle)
 	if p.gen != nil {
 		changed[id] = true
 	}
@@ -70,14 +74,6 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	}
 	m.reevaluate(ctx)
 	return true
-}
-
-func mustBundle(dir string) *Bundle {
-	b, err := ReadBundle(dir)
-	if err != nil {
-		return NewBundle(nil)
-	}
-	return b
 }
 
 // Close deactivates every plugin, consumers before providers, and waits for
@@ -103,4 +99,12 @@ func (m *Manager) Dirs() []string {
 		out[i] = p.cand.Dir
 	}
 	return out
+}
+
+// Reattach runs `attach` of every active plugin again, as when the skill or
+// external-tool catalogs reload (CC3).
+func (m *Manager) Reattach(ctx context.Context) {
+	m.op.Lock()
+	defer m.op.Unlock()
+	m.attachAll(ctx, map[string]bool{})
 }

@@ -27,6 +27,9 @@ type Note = contrib.Diagnostic
 // Facts are the host facts plugin callbacks see on ctx (CC7, CC13).
 type Facts = contrib.Facts
 
+// Event is a lifecycle change of one plugin.
+type Event = lifecycle.Event
+
 // Catalog selects a tool catalog (CC4).
 type Catalog = contrib.Catalog
 
@@ -73,6 +76,10 @@ type Options struct {
 	// Notes receives every note and diagnostic. It may be called from any
 	// goroutine; nil discards them.
 	Notes func(Note)
+
+	// Events receives every lifecycle change (activated, reloaded, kept,
+	// faulted, blocked, stopped, unchanged) with its generation and timing.
+	Events func(Event)
 
 	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
 	Steps uint64

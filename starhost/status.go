@@ -42,6 +42,9 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 			h.board.Withdraw(e.Plugin)
 		}
 	}
+	if h.opts.Events != nil {
+		h.opts.Events(e)
+	}
 }
 
 // StatusFields lists every status field, built-in and plugin, with its

@@ -31,6 +31,7 @@ type env struct {
 	stdout, stderr io.Writer
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
+	events         func(starhost.Event) // set by the dev console before start
 	ctx            context.Context
 	stop           context.CancelFunc
 }
@@ -44,7 +45,7 @@ func (e *env) start() (*starhost.Host, error) {
 		Home: e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
 		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
-		Notes: e.note,
+		Notes: e.note, Events: e.events,
 	})
 	if err != nil {
 		return nil, err

@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -34,7 +36,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitcode,
+			"exitcode":  cmdExitcode,
+			"waitmatch": cmdWaitmatch,
 		},
 	})
 }
@@ -59,5 +62,29 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdWaitmatch runs `waitmatch FILE REGEX`: it polls FILE (relative to
+// $WORK) for up to 10 seconds until a line matches REGEX. Scenarios use it
+// to act only once a background dev console has reached a point (its --log).
+func cmdWaitmatch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitmatch FILE REGEX")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	if err != nil {
+		ts.Fatalf("waitmatch: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(ts.MkAbs(args[0]))
+		if re.Match(data) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitmatch: no line of %s matched %q within 10s; it holds:\n%s", args[0], args[1], data)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
