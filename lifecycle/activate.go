@@ -75,8 +75,10 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	}
 	id := c.Manifest.ID
 	if p.teardown {
-		return // DC26: cannot reactivate until teardown finishes
+		p.deferred = true // DC26: cannot reactivate until teardown finishes
+		return
 	}
+	p.deferred = false
 	start := time.Now()
 	if bs := m.preflight(p); len(bs) > 0 {
 		m.block(p, bs)
@@ -112,6 +114,10 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	prev := p.gen
 	if prev != nil {
 		m.deactivate(p) // AT2: one live generation; no rollback from here on
+		if p.teardown {
+			p.deferred = true // DC26: reactivates once the old work ends
+			return
+		}
 	}
 	m.mu.Lock()
 	p.state, p.blockers, p.diags = Activating, nil, slices.Clone(c.Diagnostics)
@@ -226,9 +232,9 @@ func (m *Manager) deactivate(p *plugin) {
 	if g == nil {
 		return
 	}
-	m.setState(p, Deactivating)
 	m.opts.Registry.Revoke(g.pub.Plugin, g.id)
 	g.pub.Gate.Close()
+	m.setState(p, Deactivating)
 	r := &retiredGen{plugin: g.pub.Plugin, id: g.id, ref: weak.Make(g.pub.Set)}
 	m.mu.Lock()
 	p.gen = nil

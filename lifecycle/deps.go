@@ -172,6 +172,9 @@ func (m *Manager) Reevaluate(ctx context.Context) {
 }
 
 func (m *Manager) reevaluate(ctx context.Context) {
+	if m.closing.Load() {
+		return
+	}
 	m.mu.RLock()
 	ps := m.dependencyOrder(slices.Clone(m.plugins))
 	m.mu.RUnlock()
@@ -196,7 +199,7 @@ func (m *Manager) reevaluate(ctx context.Context) {
 	}
 	changed := map[string]bool{}
 	for _, p := range ps {
-		if p.state == Blocked || stopping[p.cand.ID()] {
+		if p.state == Blocked || stopping[p.cand.ID()] || p.deferred && !p.teardown {
 			m.activate(ctx, p, nil)
 			if p.gen != nil {
 				changed[p.cand.ID()] = true

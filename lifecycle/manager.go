@@ -78,7 +78,8 @@ type Manager struct {
 	retired []*retiredGen
 	pending sync.WaitGroup // teardowns past the cleanup timeout
 
-	genSeq atomic.Uint64
+	genSeq  atomic.Uint64
+	closing atomic.Bool // Close has begun: nothing activates any more
 }
 
 type plugin struct {
@@ -89,6 +90,7 @@ type plugin struct {
 	diags       []contrib.Diagnostic
 	fingerprint string
 	teardown    bool // teardown pending (DC26)
+	deferred    bool // an activation waits for the teardown to finish
 }
 
 type generation struct {

@@ -79,6 +79,7 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 // Close deactivates every plugin, consumers before providers, and waits for
 // every teardown, even past the cleanup timeout (DC27).
 func (m *Manager) Close(ctx context.Context) {
+	m.closing.Store(true)
 	m.op.Lock()
 	m.mu.RLock()
 	ps := m.dependencyOrder(slices.Clone(m.plugins))

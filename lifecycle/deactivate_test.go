@@ -1,0 +1,187 @@
+package lifecycle
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// drainActivator builds generations with one tool, "work", whose calls block
+// until release is closed, ignoring cancellation, as a call stuck in a Go
+// builtin would.
+type drainActivator struct {
+	release  chan struct{}
+	closed   atomic.Int32
+	entered  chan struct{}
+	attached []contrib.AttachStage
+	mu       sync.Mutex
+}
+
+type drainInstance struct {
+	a   *drainActivator
+	set *contrib.Set
+}
+
+func (a *drainActivator) Compile(contrib.ActivationRequest) error { return nil }
+
+func (a *drainActivator) Activate(_ context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
+	st := contrib.NewStaging(req.Plugin, contrib.Rules{})
+	st.AddTool(contrib.Tool{Name: "work", Catalogs: contrib.Work, Run: func(ctx context.Context, _ any) contrib.Result {
+		a.entered <- struct{}{}
+		<-a.release // ignores ctx on purpose
+		return contrib.Result{Text: "done"}
+	}})
+	return &drainInstance{a: a, set: st.Set()}, nil
+}
+
+func (i *drainInstance) Set() *contrib.Set       { return i.set }
+func (i *drainInstance) Exports() map[string]any { return nil }
+func (i *drainInstance) Close()                  { i.a.closed.Add(1) }
+func (i *drainInstance) Attach(_ context.Context, s contrib.AttachStage) (bool, error) {
+	i.a.mu.Lock()
+	i.a.attached = append(i.a.attached, s)
+	i.a.mu.Unlock()
+	return true, nil
+}
+
+func drainSetup(t *testing.T, timeout time.Duration) (*Manager, *drainActivator, *contrib.Registry, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "p")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v1"), 0o644)
+	a := &drainActivator{release: make(chan struct{}), entered: make(chan struct{}, 8)}
+	reg := contrib.NewRegistry(contrib.RegistryOptions{})
+	m := NewManager(Options{Roots: []Root{{Dir: dir, Source: contrib.SourceDev}}, Activator: a, Registry: reg, CleanupTimeout: timeout})
+	m.Start(context.Background())
+	return m, a, reg, dir
+}
+
+func only(t *testing.T, m *Manager) Projection {
+	t.Helper()
+	ps := m.Plugins()
+	if len(ps) != 1 {
+		t.Fatalf("%d plugins", len(ps))
+	}
+	return ps[0]
+}
+
+// TestDC26_RevokeFirstThenDrain: deactivation revokes every handle first —
+// a snapshot taken earlier yields tool_unavailable at once — and waits for
+// admitted calls to drain before the generation is torn down.
+func TestDC26_RevokeFirstThenDrain(t *testing.T) {
+	m, a, reg, dir := drainSetup(t, 5*time.Second)
+	snap := reg.Tools(contrib.Work)
+	done := make(chan contrib.Result)
+	go func() { done <- snap.Invoke(context.Background(), "work", nil) }()
+	<-a.entered
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
+	reloaded := make(chan struct{})
+	go func() { m.Reload(context.Background(), dir); close(reloaded) }()
+	// Once deactivation has begun, the old snapshot is already revoked.
+	deadline := time.Now().Add(5 * time.Second)
+	for only(t, m).State != Deactivating {
+		if time.Now().After(deadline) {
+			t.Fatal("never started deactivating")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if res := snap.Invoke(context.Background(), "work", nil); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {
+		t.Fatalf("old snapshot during drain: %+v, want tool_unavailable", res)
+	}
+	if a.closed.Load() != 0 {
+		t.Fatal("generation torn down before its calls drained")
+	}
+	close(a.release)
+	if res := <-done; res.Text != "done" {
+		t.Fatalf("admitted call: %+v, want it to finish on its generation", res)
+	}
+	<-reloaded
+	if p := only(t, m); p.State != Active || p.Generation == "g1" {
+		t.Fatalf("after reload: %s %s", p.State, p.Generation)
+	}
+	m.Close(context.Background())
+}
+
+// TestDC26_TeardownPendingBlocksReactivation: a call that ignores
+// cancellation past the cleanup timeout leaves the plugin deactivating with
+// teardown pending; it cannot reactivate until the work ends, and Close
+// waits for it even past the timeout (DC27).
+func TestDC26_TeardownPendingBlocksReactivation(t *testing.T) {
+	m, a, reg, dir := drainSetup(t, 20*time.Millisecond)
+	go reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil)
+	<-a.entered
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
+	m.Reload(context.Background(), dir)
+	p := only(t, m)
+	if p.State != Deactivating || !p.TeardownPending || p.Generation != "" {
+		t.Fatalf("after timeout: state %s pending %v gen %q; want deactivating, pending, no generation", p.State, p.TeardownPending, p.Generation)
+	}
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v3"), 0o644)
+	m.Reload(context.Background(), dir)
+	if p := only(t, m); p.State != Deactivating {
+		t.Fatalf("reactivated while teardown pending: %s", p.State)
+	}
+	closed := make(chan struct{})
+	go func() { m.Close(context.Background()); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while teardown was pending")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(a.release)
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close never returned after the work ended")
+	}
+	if n := a.closed.Load(); n != 1 {
+		t.Fatalf("instance closed %d times, want 1", n)
+	}
+}
+
+// TestCC3_AttachOrder: the attach stages run in the fixed order.
+func TestCC3_AttachOrder(t *testing.T) {
+	m, a, _, _ := drainSetup(t, time.Second)
+	defer m.Close(context.Background())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	want := contrib.AttachStages
+	if len(a.attached) != len(want) {
+		t.Fatalf("stages %v, want %v", a.attached, want)
+	}
+	for i := range want {
+		if a.attached[i] != want[i] {
+			t.Fatalf("stages %v, want %v", a.attached, want)
+		}
+	}
+}
+
+// TestDC25_DeferredActivationRunsWhenTeardownEnds: once the stuck work ends,
+// the plugin activates its new source without another edit.
+func TestDC25_DeferredActivationRunsWhenTeardownEnds(t *testing.T) {
+	m, a, reg, dir := drainSetup(t, 20*time.Millisecond)
+	defer m.Close(context.Background())
+	go reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil)
+	<-a.entered
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
+	m.Reload(context.Background(), dir)
+	close(a.release)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p := only(t, m)
+		if p.State == Active && p.Generation != "g1" && !p.TeardownPending {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never reactivated: %s %q pending=%v", p.State, p.Generation, p.TeardownPending)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
