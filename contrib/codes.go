@@ -24,11 +24,14 @@ const (
 	EntryMissing       Code = "EntryMissing"
 	DuplicatePluginID  Code = "DuplicatePluginId"
 	PluginDisabled     Code = "PluginDisabled"
+	ConfigUnknownKey   Code = "ConfigUnknownKey"
+	ConfigUnreadable   Code = "ConfigUnreadable"
 
 	// Admission (DC15, DC17, DC22, DC24).
 	PluginUntrusted                 Code = "PluginUntrusted"
 	PluginTrustModified             Code = "PluginTrustModified"
 	TrustFileUnreadable             Code = "TrustFileUnreadable"
+	WorkspaceTrustIgnored           Code = "WorkspaceTrustIgnored"
 	PluginDependencyUnsatisfied     Code = "PluginDependencyUnsatisfied"
 	PluginAPIAssemblyConflict       Code = "PluginApiAssemblyConflict"
 	HostVersionTooOld               Code = "HostVersionTooOld"
@@ -79,6 +82,21 @@ const (
 
 	// Status fields (CC15).
 	StatusFieldRejected Code = "StatusFieldRejected"
+
+	// Style: the curated buildifier warnings of `crystal-star check`
+	// (builtins.StyleWarnings, docs/check.md).
+	StyleUnusedVariable     Code = "StyleUnusedVariable"
+	StyleUnusedLoad         Code = "StyleUnusedLoad"
+	StyleUnreachable        Code = "StyleUnreachable"
+	StyleNoEffect           Code = "StyleNoEffect"
+	StyleUninitialized      Code = "StyleUninitialized"
+	StyleReturnValue        Code = "StyleReturnValue"
+	StyleStringIteration    Code = "StyleStringIteration"
+	StyleIntegerDivision    Code = "StyleIntegerDivision"
+	StyleDictConcatenation  Code = "StyleDictConcatenation"
+	StyleDictMethodNamedArg Code = "StyleDictMethodNamedArg"
+	StyleConfusingName      Code = "StyleConfusingName"
+	StyleNameConventions    Code = "StyleNameConventions"
 )
 
 // Catalogue lists every code once, in documentation order.
@@ -90,9 +108,12 @@ var Catalogue = []CodeInfo{
 	{EntryMissing, SeverityError, "The entry file named in plugin.toml does not exist.", "Create the file or set entry to an existing .star file."},
 	{DuplicatePluginID, SeverityWarning, "Two plugin roots hold the same id; the higher root wins.", "Remove or rename one of the two plugins."},
 	{PluginDisabled, SeverityNote, "The plugin is disabled by its manifest or the configuration.", "Run crystal-star enable ID."},
+	{ConfigUnknownKey, SeverityWarning, "config.toml has a key the host does not know; it is ignored.", "Remove the key or correct its spelling."},
+	{ConfigUnreadable, SeverityWarning, "A config.toml layer is not valid TOML; it is ignored and never rewritten.", "Fix the TOML at the position shown."},
 	{PluginUntrusted, SeverityError, "No trust grant exists for the plugin id; none of its code runs.", "Review the plugin, then run crystal-star trust grant ID."},
 	{PluginTrustModified, SeverityError, "The plugin's content changed since it was granted; none of its code runs.", "Review the change, then run crystal-star trust grant ID."},
 	{TrustFileUnreadable, SeverityError, "The trust file cannot be parsed, so nothing is trusted; it is never overwritten.", "Fix or remove the trust file by hand."},
+	{WorkspaceTrustIgnored, SeverityWarning, "A trust file or trust key inside the workspace is ignored; only the home trust file grants trust.", "Remove it; grant with crystal-star trust grant ID."},
 	{PluginDependencyUnsatisfied, SeverityError, "A dependency is missing, disabled, blocked, on another compatibility line, or part of a cycle.", "Install, enable or upgrade the provider named in the message."},
 	{PluginAPIAssemblyConflict, SeverityError, "Two providers of the plugin export the same service name.", "Depend on only one of the providers, or rename an export."},
 	{HostVersionTooOld, SeverityError, "The plugin needs a newer host (min_host_version).", "Upgrade crystal-star or lower min_host_version."},
@@ -127,6 +148,18 @@ var Catalogue = []CodeInfo{
 	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
 	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
+	{StyleUnusedVariable, SeverityWarning, "A local variable (or a private top-level one) is assigned but never read.", "Remove it, or name it _ when the value is deliberately ignored."},
+	{StyleUnusedLoad, SeverityWarning, "A name loaded with load() is never used.", "Remove the name from the load() call."},
+	{StyleUnreachable, SeverityWarning, "A statement follows return, break, continue or fail() and can never run.", "Remove the statement or move it before the jump."},
+	{StyleNoEffect, SeverityWarning, "An expression statement computes a value nobody uses.", "Remove it, or assign or return the value."},
+	{StyleUninitialized, SeverityWarning, "A variable may be read before any path assigned it.", "Assign the variable on every path before reading it."},
+	{StyleReturnValue, SeverityWarning, "Some paths of a function return a value and others return nothing.", "Return a value (or an explicit None) on every path."},
+	{StyleStringIteration, SeverityWarning, "A string is iterated; Starlark strings are not iterable, so this fails when it runs.", "Iterate over s.elems() (or s.split())."},
+	{StyleIntegerDivision, SeverityWarning, "\"/\" divides into a float in Starlark, even for two integers.", "Use \"//\" (or \"//=\") for integer division."},
+	{StyleDictConcatenation, SeverityWarning, "Two dicts are added with \"+\", which Starlark refuses when it runs.", "Use d1 | d2, or copy one dict and update() it."},
+	{StyleDictMethodNamedArg, SeverityWarning, "A dict method is called with a named argument it accepts only by position.", "Pass the argument positionally."},
+	{StyleConfusingName, SeverityWarning, "A variable is named l, I or O, which are easily mistaken for 1 and 0.", "Choose a longer name."},
+	{StyleNameConventions, SeverityWarning, "A variable name is neither lower_snake_case nor UPPER_SNAKE_CASE.", "Rename it: lower_snake_case for variables, UPPER_SNAKE_CASE for constants."},
 }
 
 var codeIndex = func() map[Code]CodeInfo {

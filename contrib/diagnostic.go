@@ -67,8 +67,8 @@ func (d Diagnostic) WithRemedy(format string, args ...any) Diagnostic {
 	return d
 }
 
-// String formats d as `file:line:col: severity: message [CODE] (plugin id)`
-// followed by the remedy, when there is one, on the same line.
+// String formats d as `file:line:col: severity: plugin: message [CODE]`,
+// followed by "; remedy" when there is one, on one line.
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	if s := d.Pos.String(); s != "" {

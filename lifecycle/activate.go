@@ -20,8 +20,12 @@ func (m *Manager) preflight(p *plugin) []Blocker {
 	c := p.cand
 	mf := c.Manifest
 	var bs []Blocker
-	if !mf.IsEnabled() || m.opts.Disabled(mf.ID) {
-		bs = append(bs, Blocker{Code: contrib.PluginDisabled, Message: "the plugin is disabled",
+	switch {
+	case !mf.IsEnabled():
+		bs = append(bs, Blocker{Code: contrib.PluginDisabled, Message: "the plugin is disabled by enabled = false in its plugin.toml",
+			Remedy: "set enabled = true in " + c.Display + "/" + ManifestName})
+	case m.opts.Disabled(mf.ID):
+		bs = append(bs, Blocker{Code: contrib.PluginDisabled, Message: "the plugin is disabled in config.toml",
 			Remedy: "run: crystal-star enable " + mf.ID})
 	}
 	if mf.MinHostVersion != "" && m.opts.HostVersion != "" && semver.Compare("v"+m.opts.HostVersion, "v"+mf.MinHostVersion) < 0 {
@@ -164,8 +168,16 @@ func (m *Manager) block(p *plugin, bs []Blocker) {
 		m.deactivate(p)
 	}
 	m.mu.Lock()
+	same := p.state == Blocked && slices.Equal(p.blockers, bs)
 	p.state, p.blockers = Blocked, bs
 	m.mu.Unlock()
+	if !same {
+		for _, b := range bs {
+			d := contrib.Diag(b.Code, p.cand.ID(), contrib.Pos{}, "%s", b.Message)
+			d.Severity, d.Remedy = contrib.SeverityNote, b.Remedy
+			m.note(d)
+		}
+	}
 	m.emit(Event{Plugin: p.cand.ID(), Kind: "blocked", State: Blocked})
 }
 

@@ -33,15 +33,19 @@ type Blocker struct {
 // Projection is the read-only view of one plugin that the host and the CLI
 // show. Fingerprint is empty until the bundle has been read.
 type Projection struct {
-	ID          string               `json:"id"`
-	Directory   string               `json:"directory"`
-	Source      contrib.Source       `json:"source"`
-	DisplayName string               `json:"display_name"`
-	Version     string               `json:"version"`
-	Enabled     *bool                `json:"enabled"`
-	State       State                `json:"state"`
-	Generation  string               `json:"generation"`
-	Fingerprint string               `json:"fingerprint"`
+	ID          string         `json:"id"`
+	Directory   string         `json:"directory"`
+	Source      contrib.Source `json:"source"`
+	DisplayName string         `json:"display_name"`
+	Version     string         `json:"version"`
+	Enabled     *bool          `json:"enabled"`
+	State       State          `json:"state"`
+	Generation  string         `json:"generation"`
+	Fingerprint string         `json:"fingerprint"`
+	// Trust is filled by the host: "dev" (eligible in-process), "trusted",
+	// "untrusted", "modified", "unreadable" (the trust file), or "" before
+	// the bundle was read.
+	Trust       string               `json:"trust"`
 	Blockers    []Blocker            `json:"blockers"`
 	Diagnostics []contrib.Diagnostic `json:"diagnostics"`
 	// TeardownPending is set while a deactivated generation still has work

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -45,12 +46,15 @@ func loadConfig(home, workspace string, note func(contrib.Diagnostic)) Config {
 			continue
 		}
 		if err != nil {
-			note(contrib.Diag(contrib.ManifestSyntax, "", contrib.Pos{File: path}, "config %s is unreadable and is ignored: %v", path, err))
+			note(contrib.Diag(contrib.ConfigUnreadable, "", contrib.Pos{File: path}, "config %s is unreadable and is ignored: %v", path, err))
 			continue
 		}
 		for _, k := range l.md.Undecoded() {
-			note(contrib.Diagnostic{Code: contrib.ManifestUnknownKey, Severity: contrib.SeverityWarning, Pos: contrib.Pos{File: path},
-				Message: "unknown config key " + k.String() + " is ignored"})
+			code, msg := contrib.ConfigUnknownKey, "unknown config key "+k.String()+" is ignored"
+			if strings.Contains(strings.ToLower(k.String()), "trust") {
+				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only by crystal-star trust grant"
+			}
+			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
 		}
 		merge(&cfg, l)
 	}

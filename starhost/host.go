@@ -35,9 +35,26 @@ type Catalog = contrib.Catalog
 
 // The catalogs.
 const (
-	Plan = contrib.Plan
-	Work = contrib.Work
+	Plan        = contrib.Plan
+	Work        = contrib.Work
+	PlanAndWork = contrib.PlanAndWork
 )
+
+// ToolSnapshot is a frozen, ordered catalog of tool proxies (DC4).
+type ToolSnapshot = contrib.ToolSnapshot
+
+// ToolInfo is the projection of one tool.
+type ToolInfo = contrib.ToolInfo
+
+// ToolResult is what a tool call returns: text, structured JSON or an error
+// with a stable code.
+type ToolResult = contrib.Result
+
+// ToolError is a tool failure with a stable code.
+type ToolError = contrib.ToolError
+
+// ExternalTool is a tool the embedder brings from outside the plugin system.
+type ExternalTool = contrib.ExternalTool
 
 // Site is where a template is bound (CC13).
 type Site = contrib.Site
@@ -71,7 +88,7 @@ type Options struct {
 	BuiltinStatusFields []string
 
 	// External tools are listed after plugin tools (CC6).
-	External []contrib.ExternalTool
+	External []ExternalTool
 
 	// Notes receives every note and diagnostic. It may be called from any
 	// goroutine; nil discards them.
@@ -106,7 +123,8 @@ type Host struct {
 	closeOnce sync.Once
 }
 
-// New prepares a host; nothing is read and no plugin runs until Start.
+// New prepares a host: it reads the configuration layers (a bad file is a
+// note), but discovers nothing and runs no plugin code until Start.
 func New(opts Options) (*Host, error) {
 	if opts.Home == "" {
 		opts.Home = DefaultHome()
@@ -126,6 +144,7 @@ func New(opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, board: newBoard(opts.BuiltinStatusFields)}
 	h.facts.Store(&Facts{Workspace: opts.Workspace})
+	h.build()
 	return h, nil
 }
 
@@ -172,10 +191,18 @@ func (h *Host) SetFacts(f Facts) {
 	h.facts.Store(&f)
 }
 
-// Start reads configuration, discovers plugins (AT4), admits, activates and
-// attaches them. One bad plugin never stops the others; problems arrive as
-// notes and in Plugins().
+// Start discovers plugins (AT4), admits, activates and attaches them. One
+// bad plugin never stops the others; problems arrive as notes and in
+// Plugins(). Call it once, before the other methods that serve plugins.
 func (h *Host) Start(ctx context.Context) error {
+	h.warnWorkspaceTrust()
+	h.manager.Start(ctx)
+	return nil
+}
+
+// build reads the configuration and prepares the registry and the
+// lifecycle manager; no plugin is discovered and nothing runs.
+func (h *Host) build() {
 	h.reloadConfig()
 	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note})
 	h.manager = lifecycle.NewManager(lifecycle.Options{
@@ -193,9 +220,6 @@ func (h *Host) Start(ctx context.Context) error {
 		Validate:       h.admitStatusFields,
 		Events:         h.lifecycleEvent,
 	})
-	h.warnWorkspaceTrust()
-	h.manager.Start(ctx)
-	return nil
 }
 
 // roots lists the plugin roots by priority: project, dev, home, built-in.
@@ -218,8 +242,25 @@ func (h *Host) roots() []lifecycle.Root {
 // fingerprint, blockers and diagnostics).
 type PluginInfo = lifecycle.Projection
 
-// Plugins returns every discovered plugin, in load order.
-func (h *Host) Plugins() []PluginInfo { return h.manager.Plugins() }
+// Plugins returns every discovered plugin, in load order, with its trust
+// verdict.
+func (h *Host) Plugins() []PluginInfo {
+	ps := h.manager.Plugins()
+	f, err := h.trustStore().Load()
+	for i := range ps {
+		p := &ps[i]
+		switch {
+		case p.Source == contrib.SourceDev:
+			p.Trust = "dev"
+		case p.Fingerprint == "":
+		case err != nil:
+			p.Trust = "unreadable"
+		default:
+			p.Trust = f.Verdict(p.ID, p.Fingerprint).String()
+		}
+	}
+	return ps
+}
 
 // Reload re-reads one plugin directory and replaces its generation when its
 // content changed (AT3). It reports whether dir is a known plugin.
@@ -228,7 +269,7 @@ func (h *Host) Reload(ctx context.Context, dir string) bool { return h.manager.R
 // Tools returns a frozen snapshot of catalog c in catalog order (CC6).
 // Calls through it re-resolve every time; after a plugin is revoked they
 // yield tool_unavailable (DC4).
-func (h *Host) Tools(c Catalog) *contrib.ToolSnapshot { return h.registry.Tools(c) }
+func (h *Host) Tools(c Catalog) *ToolSnapshot { return h.registry.Tools(c) }
 
 // Close deactivates every plugin and waits for teardown, even past the
 // cleanup timeout (DC27). It is idempotent.

@@ -52,8 +52,8 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 func (h *Host) warnWorkspaceTrust() {
 	p := filepath.Join(h.opts.Workspace, ".crystal", "plugin-trust.json")
 	if _, err := os.Stat(p); err == nil {
-		h.Note(contrib.Diagnostic{Code: contrib.TrustFileUnreadable, Severity: contrib.SeverityWarning, Pos: contrib.Pos{File: p},
-			Message: "a trust file inside the workspace is ignored; only " + h.TrustFile() + " grants trust"})
+		h.Note(contrib.Diag(contrib.WorkspaceTrustIgnored, "", contrib.Pos{File: p},
+			"a trust file inside the workspace is ignored; only %s grants trust", h.TrustFile()))
 	}
 }
 

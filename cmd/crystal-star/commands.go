@@ -66,6 +66,7 @@ type pluginJSON struct {
 	State       string           `json:"state"`
 	Generation  string           `json:"generation"`
 	Fingerprint string           `json:"fingerprint"`
+	Trust       string           `json:"trust"`
 	Blockers    []blockerJSON    `json:"blockers"`
 	Diagnostics []diagnosticJSON `json:"diagnostics"`
 }
@@ -88,7 +89,7 @@ type diagnosticJSON struct {
 func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 	out := pluginJSON{ID: p.ID, Directory: p.Directory, Source: string(p.Source), DisplayName: p.DisplayName,
 		Version: p.Version, State: string(p.State), Generation: p.Generation, Fingerprint: p.Fingerprint,
-		Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{}}
+		Trust: p.Trust, Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{}}
 	for _, b := range p.Blockers {
 		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: b.Remedy})
 	}

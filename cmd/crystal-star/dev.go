@@ -210,7 +210,7 @@ func (c *console) expand(ctx context.Context, name, args string) {
 	text, ok, err := c.h.Expand(ctx, name, args)
 	switch {
 	case err != nil:
-		c.printf("/%s: %v", name, err)
+		c.printf("%v", err)
 	case !ok:
 		c.printf("/%s produced no input", name)
 	default:

@@ -51,10 +51,10 @@ func (e *env) start() (*starhost.Host, error) {
 		return nil, err
 	}
 	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt)
+	h.SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
 	if err := h.Start(e.ctx); err != nil {
 		return nil, err
 	}
-	h.SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
 	e.host = h
 	return h, nil
 }
@@ -66,7 +66,8 @@ func (e *env) close() {
 	}
 }
 
-// note prints one note on stderr, first line only; details follow indented.
+// note prints one note on stderr, as one line (details such as backtraces
+// are shown by the plugins command).
 func (e *env) note(n starhost.Note) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -59,7 +59,12 @@ func runTrust(e *env, args []string) error {
 // not_applied, then the plugin's state and blockers with remedies.
 func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
 	if asJSON {
-		if perr := e.printJSON(res); perr != nil {
+		out := opJSON{Result: string(res.Result), Reason: res.Reason}
+		if res.Plugin != nil {
+			p := toPluginJSON(*res.Plugin)
+			out.Plugin = &p
+		}
+		if perr := e.printJSON(out); perr != nil {
 			return perr
 		}
 	} else {
@@ -82,4 +87,11 @@ func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// opJSON is the stable shape of an operation's --json output.
+type opJSON struct {
+	Result string      `json:"result"`
+	Reason string      `json:"reason,omitempty"`
+	Plugin *pluginJSON `json:"plugin"`
 }

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+func init() {
+	commands = append(commands,
+		command{"check", "lint manifests and Starlark: check [--json] [PATH...]; exit 1 on errors", runCheck},
+		command{"fmt", "format .star files: fmt [-w] [-d] [PATH...|-]", runFmt},
+	)
+}
+
+// checkJSON is the stable shape of one `check --json` entry (docs/check.md).
+type checkJSON struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+	Plugin   string `json:"plugin"`
+}
+
+func runCheck(e *env, args []string) error {
+	f, err := parseFlags(args, []string{"json"}, nil)
+	if err != nil {
+		return err
+	}
+	for _, p := range f.args {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			return usagef("check: %s is not a plugin directory or a directory of plugins", p)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	// The same names as a started CLI host (env.start), so check finds
+	// exactly what the CLI host would leave out.
+	r, err := starhost.Check(ctx, starhost.CheckOptions{Paths: f.args, Options: starhost.Options{
+		Home: e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
+		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
+		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
+	}})
+	if err != nil {
+		return err
+	}
+	if f.has("json") {
+		out := make([]checkJSON, len(r.Diagnostics))
+		for i, d := range r.Diagnostics {
+			out[i] = checkJSON{File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Severity: string(d.Severity),
+				Code: string(d.Code), Message: d.Message, Plugin: d.Plugin}
+		}
+		if err := e.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range r.Diagnostics {
+			fmt.Fprintln(e.stdout, starhost.CheckLine(d))
+		}
+		fmt.Fprintln(e.stdout, r.Summary())
+	}
+	if r.Count(contrib.SeverityError) > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+func runFmt(e *env, args []string) error {
+	var write, showDiff, stdin bool
+	var paths []string
+loop:
+	for i, a := range args {
+		switch {
+		case a == "-w" || a == "--w":
+			write = true
+		case a == "-d" || a == "--d":
+			showDiff = true
+		case a == "-":
+			stdin = true
+		case a == "--":
+			paths = append(paths, args[i+1:]...)
+			break loop
+		case strings.HasPrefix(a, "-"):
+			return usagef("fmt: unknown flag %s (want -w or -d)", a)
+		default:
+			paths = append(paths, a)
+		}
+	}
+	if stdin {
+		if write || len(paths) > 0 {
+			return usagef("fmt: - (standard input) cannot be combined with -w or paths")
+		}
+		return e.fmtStdin(showDiff)
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return usagef("fmt: %s does not exist", p)
+		}
+	}
+	results, err := starhost.FormatFiles(starhost.FormatOptions{Paths: paths, Write: write})
+	if err != nil {
+		return err
+	}
+	failed, unformatted := false, false
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(e.stderr, "crystal-star: fmt: %v\n", r.Err)
+			failed = true
+			continue
+		case r.Changed():
+			unformatted = true
+		}
+		if showDiff && r.Changed() {
+			e.stdout.Write(diff.Diff(r.File+".orig", r.Source, r.File, r.Formatted))
+		}
+		if !write && !showDiff {
+			e.stdout.Write(r.Formatted)
+		}
+	}
+	if failed || (showDiff && unformatted) {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// fmtStdin formats standard input to standard output (for editors).
+func (e *env) fmtStdin(showDiff bool) error {
+	src, err := io.ReadAll(e.stdin)
+	if err != nil {
+		return err
+	}
+	out, err := starhost.FormatSource("<stdin>", src)
+	if err != nil {
+		return err
+	}
+	if !showDiff {
+		_, err = e.stdout.Write(out)
+		return err
+	}
+	if d := diff.Diff("<stdin>.orig", src, "<stdin>", out); d != nil {
+		e.stdout.Write(d)
+		return &exitError{code: 1}
+	}
+	return nil
+}

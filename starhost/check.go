@@ -1,0 +1,405 @@
+package starhost
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/lifecycle"
+)
+
+// DefaultCheckTimeout bounds the dry run of one plugin's module in Check.
+const DefaultCheckTimeout = 10 * time.Second
+
+// CheckOptions configure Check. The embedded Options are read as a host
+// would read them — the plugin roots (Workspace, Home, Dev, Builtin), the
+// names the embedder owns, Steps, HostVersion and Display — but Notes is
+// never called and no configuration or trust file is read. The zero value
+// checks every plugin a host with zero Options would discover.
+type CheckOptions struct {
+	Options
+	// Paths, when set, are the only plugins checked: each is a plugin
+	// directory or a directory of them, in load order as given. Cross-plugin
+	// rules (names taken, dependencies) apply among them.
+	Paths []string
+	// Timeout bounds each plugin's dry run (DefaultCheckTimeout).
+	Timeout time.Duration
+}
+
+// CheckedPlugin is one plugin directory Check looked at.
+type CheckedPlugin struct {
+	ID        string // the manifest id, or the directory name
+	Directory string // as shown in positions
+}
+
+// CheckReport is what Check found.
+type CheckReport struct {
+	// Plugins lists every plugin checked, in load order.
+	Plugins []CheckedPlugin
+	// Diagnostics are the errors and warnings, sorted by file, line,
+	// column and code. Each has a file, line and column and a plugin id.
+	Diagnostics []Note
+}
+
+// Count returns the number of diagnostics of severity s.
+func (r *CheckReport) Count(s contrib.Severity) int {
+	n := 0
+	for _, d := range r.Diagnostics {
+		if d.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary returns the report's one-line summary, such as
+// "3 errors, 1 warning in 2 plugins".
+func (r *CheckReport) Summary() string {
+	return fmt.Sprintf("%s, %s in %s", plural(r.Count(contrib.SeverityError), "error"),
+		plural(r.Count(contrib.SeverityWarning), "warning"), plural(len(r.Plugins), "plugin"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// CheckLine formats d the way `crystal-star check` prints it, the form
+// editors and CI annotators read: `file:line:col: severity: message [Code]`.
+func CheckLine(d Note) string {
+	return fmt.Sprintf("%s: %s: %s [%s]", d.Pos, d.Severity, d.Message, d.Code)
+}
+
+// Check finds every mistake in plugins that can be found before they run,
+// without trust and without effects, and reports it with its place (AT3,
+// AT4). For each plugin it reports the manifest's problems; the compile
+// errors of its Starlark (syntax, resolve against the real predeclared
+// names, load); the result of a dry run of its module in a sandbox — every
+// contribution the host would leave out, each at its constructor call; the
+// admission rules that need no trust (host version, dependencies, cycles,
+// export clashes); the conflicts with plugins earlier in load order (tool,
+// placeholder and status-field names); and the curated style warnings of
+// builtins.StyleWarnings.
+//
+// The sandbox runs only each module's top level, with a step budget and
+// Timeout, neutral services (empty facts, notes dropped) and no callback
+// ever called: no data is written, no model is called, nothing is
+// published outside Check. A plugin whose dependencies are unsatisfied is
+// compiled but not run, as the host would block it.
+//
+// A `# crystal-star: disable=Code[,Code...]` comment on the line of a
+// diagnostic's position suppresses it. Notes (severity note) are not
+// reported. The error is non-nil only when a path cannot be read or ctx
+// ends.
+func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
+	if opts.Display == nil {
+		opts.Display = cwdRelative
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultCheckTimeout
+	}
+	sandbox, err := New(opts.Options) // never started: its roots, names and status board
+	if err != nil {
+		return nil, err
+	}
+	roots := sandbox.roots()
+	if len(opts.Paths) > 0 {
+		roots = nil
+		for _, p := range opts.Paths {
+			if st, err := os.Stat(p); err != nil {
+				return nil, err
+			} else if !st.IsDir() {
+				return nil, fmt.Errorf("%s is not a directory", p)
+			}
+			roots = append(roots, lifecycle.Root{Dir: p, Source: contrib.SourceDev})
+		}
+	}
+	ck := &checker{
+		opts:     opts,
+		sandbox:  sandbox,
+		act:      builtins.NewActivator(builtins.Options{Steps: opts.Steps}),
+		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
+		byID:     map[string]*checkPlugin{},
+	}
+	return ck.run(ctx, lifecycle.Discover(roots, opts.Display))
+}
+
+// cwdRelative shows a directory relative to the current directory, with
+// ".." when it is outside (editors resolve positions from there).
+func cwdRelative(dir string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, dir); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(dir)
+}
+
+// checker is one run of Check.
+type checker struct {
+	opts      CheckOptions
+	sandbox   *Host
+	act       *builtins.Activator
+	registry  *contrib.Registry
+	plugins   []*checkPlugin // load order
+	byID      map[string]*checkPlugin
+	published []*checkPlugin
+	diags     []Note
+}
+
+// checkPlugin is one candidate as the checker sees it.
+type checkPlugin struct {
+	cand    *lifecycle.Candidate
+	files   map[string][]byte // the bundle snapshot; nil when unreadable
+	failed  bool              // the host would not make it active
+	exports map[string]any    // after a successful dry run (DC13)
+	lines   map[string][]string
+}
+
+func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*CheckReport, error) {
+	report := &CheckReport{Plugins: []CheckedPlugin{}}
+	for _, c := range cands {
+		p := &checkPlugin{cand: c, failed: c.Manifest == nil, lines: map[string][]string{}}
+		ck.plugins = append(ck.plugins, p)
+		if c.Manifest != nil && !c.Shadowed {
+			ck.byID[c.Manifest.ID] = p
+		}
+		report.Plugins = append(report.Plugins, CheckedPlugin{ID: c.ID(), Directory: c.Display})
+		if b, err := lifecycle.ReadBundle(c.Dir); err == nil {
+			p.files = b.Files()
+		} else {
+			p.failed = true
+			ck.add(p, contrib.Diag(contrib.ExecutionFailed, c.ID(), contrib.Pos{File: c.Display},
+				"cannot read the plugin bundle: %v", err))
+		}
+		for _, d := range c.Diagnostics {
+			if d.Code == contrib.DuplicatePluginID && d.Pos.Line == 0 {
+				d.Pos = c.KeyPos("id")
+			}
+			ck.add(p, d)
+		}
+		if c.Manifest == nil {
+			ck.compileFallback(p)
+		}
+	}
+	admission := lifecycle.CheckAdmission(cands, ck.sandbox.opts.HostVersion)
+	var instances []contrib.Instance
+	defer func() {
+		for _, inst := range instances {
+			inst.Close()
+		}
+	}()
+	for _, c := range lifecycle.DependencyOrder(cands) {
+		if inst := ck.dryRun(ctx, ck.find(c), admission[c]); inst != nil {
+			instances = append(instances, inst)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	view := ck.registry.View()
+	for _, p := range ck.published {
+		ck.add(p, view.Conflicts(p.cand.Manifest.ID)...)
+	}
+	for _, p := range ck.plugins {
+		ck.lint(p)
+	}
+	slices.SortFunc(ck.diags, compareNotes)
+	report.Diagnostics = slices.CompactFunc(ck.diags, func(a, b Note) bool { return compareNotes(a, b) == 0 })
+	return report, nil
+}
+
+func (ck *checker) find(c *lifecycle.Candidate) *checkPlugin {
+	for _, p := range ck.plugins {
+		if p.cand == c {
+			return p
+		}
+	}
+	return nil
+}
+
+func compareNotes(a, b Note) int {
+	return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line),
+		cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Message, b.Message))
+}
+
+// dryRun activates p in the sandbox, or only compiles it when the host
+// would block it for its dependencies, and returns the instance of a
+// successful activation.
+func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contrib.Diagnostic) contrib.Instance {
+	c, mf := p.cand, p.cand.Manifest
+	ck.add(p, problems...)
+	blocked := p.files == nil
+	for _, d := range problems {
+		blocked = blocked || d.Code == contrib.PluginDependencyUnsatisfied
+		p.failed = p.failed || d.Code == contrib.HostVersionTooOld
+	}
+	providers := map[string]map[string]any{}
+	for _, dep := range slices.Sorted(maps.Keys(mf.Dependencies)) {
+		q := ck.byID[dep]
+		switch {
+		case q == nil || blocked:
+		case q.failed:
+			ck.add(p, contrib.Diag(contrib.PluginDependencyUnsatisfied, mf.ID, c.KeyPos("dependencies", dep),
+				"dependency %s has errors, so it would not be active; fix it first", dep))
+			blocked = true
+		default:
+			providers[dep] = q.exports
+		}
+	}
+	if p.files == nil {
+		return nil
+	}
+	req := contrib.ActivationRequest{
+		Plugin: mf.ID, DisplayName: mf.Name(), Generation: "check", Source: c.Source,
+		Bundle: lifecycle.NewBundle(p.files), Entry: mf.Entry, SourceRoot: c.Display,
+		Capabilities: mf.Capabilities, Exports: mf.Exports, Providers: providers,
+		Rules: contrib.Rules{BuiltinTools: ck.opts.BuiltinTools, BuiltinCommands: ck.opts.BuiltinCommands,
+			HostPlaceholders: ck.opts.HostPlaceholders},
+		Services: sandboxServices{},
+	}
+	if blocked {
+		p.failed = true
+		ck.addFailure(p, ck.act.Compile(req))
+		return nil
+	}
+	actx, cancel := context.WithTimeout(ctx, ck.opts.Timeout)
+	inst, err := ck.act.Activate(actx, req)
+	cancel()
+	if err != nil {
+		p.failed = true
+		ck.addFailure(p, err)
+		return nil
+	}
+	set := inst.Set()
+	ck.add(p, set.Diagnostics...)
+	if !c.Shadowed {
+		ck.add(p, ck.sandbox.admitStatusFields(mf.ID, set)...)
+		ck.registry.Publish(&contrib.Published{Plugin: mf.ID, Generation: "check", Rank: c.Rank,
+			Source: c.Source, Set: set, Gate: contrib.NewGate()})
+		ck.published = append(ck.published, p)
+	}
+	p.exports = inst.Exports()
+	return inst
+}
+
+// compileFallback compiles plugin.star of a plugin whose manifest is
+// unusable, so its compile errors show in the same run as the manifest's.
+func (ck *checker) compileFallback(p *checkPlugin) {
+	const entry = "plugin.star"
+	if _, ok := p.files[entry]; !ok {
+		return
+	}
+	ck.addFailure(p, ck.act.Compile(contrib.ActivationRequest{Plugin: p.cand.ID(), Bundle: lifecycle.NewBundle(p.files),
+		Entry: entry, SourceRoot: p.cand.Display}))
+}
+
+// addFailure records the diagnostics of a failed compile or activation.
+func (ck *checker) addFailure(p *checkPlugin, err error) {
+	if err == nil {
+		return
+	}
+	var ae *contrib.ActivationError
+	if errors.As(err, &ae) {
+		ck.add(p, ae.Diagnostics...)
+		return
+	}
+	ck.add(p, contrib.Diag(contrib.ExecutionFailed, p.cand.ID(), contrib.Pos{}, "%v", err))
+}
+
+// lint runs the style warnings over every .star file of p's bundle.
+func (ck *checker) lint(p *checkPlugin) {
+	for _, name := range slices.Sorted(maps.Keys(p.files)) {
+		if strings.HasSuffix(name, ".star") {
+			ck.add(p, builtins.Lint(p.cand.ID(), p.cand.Display+"/"+name, p.files[name])...)
+		}
+	}
+}
+
+// add records diagnostics of p: notes are dropped; a missing place becomes
+// the plugin's entry file (or manifest) at 1:1; a diagnostic whose line
+// carries a matching disable comment is dropped.
+func (ck *checker) add(p *checkPlugin, ds ...Note) {
+	c := p.cand
+	for _, d := range ds {
+		if d.Severity == contrib.SeverityNote {
+			continue
+		}
+		if d.Plugin == "" {
+			d.Plugin = c.ID()
+		}
+		if d.Pos.File == "" || d.Pos.File == c.Display {
+			d.Pos = contrib.Pos{File: c.Display + "/" + lifecycle.ManifestName}
+			if c.Manifest != nil && p.files != nil {
+				d.Pos.File = c.Display + "/" + c.Manifest.Entry
+			}
+		}
+		if d.Pos.Line == 0 {
+			d.Pos.Line, d.Pos.Col = 1, 1
+		}
+		if d.Pos.Col == 0 {
+			d.Pos.Col = 1
+		}
+		if p.suppressed(d) {
+			continue
+		}
+		ck.diags = append(ck.diags, d)
+	}
+}
+
+// suppressMarker starts a suppression comment.
+const suppressMarker = "crystal-star: disable="
+
+// suppressed reports whether the line of d's position carries
+// `# crystal-star: disable=` naming d's code.
+func (p *checkPlugin) suppressed(d Note) bool {
+	line := p.line(d.Pos.File, d.Pos.Line)
+	hash := strings.IndexByte(line, '#')
+	if hash < 0 {
+		return false
+	}
+	_, rest, ok := strings.Cut(line[hash:], suppressMarker)
+	if !ok {
+		return false
+	}
+	codes, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	return slices.Contains(strings.Split(codes, ","), string(d.Code))
+}
+
+// line returns line n of a file of p named as in positions, or "".
+func (p *checkPlugin) line(file string, n int) string {
+	lines, ok := p.lines[file]
+	if !ok {
+		rel, inside := strings.CutPrefix(file, p.cand.Display+"/")
+		if inside {
+			data, found := p.files[rel]
+			if !found {
+				data, _ = os.ReadFile(filepath.Join(p.cand.Dir, filepath.FromSlash(rel)))
+			}
+			lines = strings.Split(string(data), "\n")
+		}
+		p.lines[file] = lines
+	}
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return lines[n-1]
+}
+
+// sandboxServices are the neutral services of a dry run: empty facts, and
+// notes (print() output) dropped — they are not findings.
+type sandboxServices struct{}
+
+func (sandboxServices) Note(contrib.Diagnostic) {}
+func (sandboxServices) Facts() contrib.Facts    { return contrib.Facts{} }
