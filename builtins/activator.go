@@ -173,7 +173,7 @@ func FailureDiagnostic(err error) contrib.Diagnostic { return failureDiag(err) }
 // text, dict/list structured JSON, error(code, message) an expected failure;
 // a raised error reaches the model only as tool_failed, its text goes to
 // diagnostics.
-func (inst *instance) toolFunc(name string, fn starlark.Callable) contrib.ToolFunc {
+func (inst *instance) toolFunc(name string, pos contrib.Pos, fn starlark.Callable) contrib.ToolFunc {
 	what := "tool " + name
 	return func(ctx context.Context, args any) contrib.Result {
 		out, err := inst.call(ctx, what, fn, inst.newCtx(ctx, ctxTool), FromJSON(args))
@@ -181,11 +181,19 @@ func (inst *instance) toolFunc(name string, fn starlark.Callable) contrib.ToolFu
 			inst.note(failureDiag(err))
 			return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
 		}
-		return inst.toResult(what, out)
+		return inst.toResult(what, pos, out)
 	}
 }
 
-func (inst *instance) toResult(what string, v starlark.Value) contrib.Result {
+// badReturn is the failure of a callback that returned a value of the wrong
+// type: a diagnostic of this plugin at the constructor call that declared
+// the callback.
+func (inst *instance) badReturn(pos contrib.Pos, what string, v starlark.Value, want string) error {
+	return &runFailure{diag: contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos,
+		"%s returned a value of type %s; want %s", what, v.Type(), want)}
+}
+
+func (inst *instance) toResult(what string, pos contrib.Pos, v starlark.Value) contrib.Result {
 	switch v := v.(type) {
 	case starlark.String:
 		return contrib.Result{Text: string(v)}
@@ -196,7 +204,7 @@ func (inst *instance) toResult(what string, v starlark.Value) contrib.Result {
 	}
 	data, err := ToJSON(v)
 	if err != nil {
-		inst.note(contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, contrib.Pos{}, "%s: result: %v", what, err))
+		inst.note(contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos, "%s: result: %v", what, err))
 		return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
 	}
 	return contrib.Result{Data: data}
@@ -204,7 +212,7 @@ func (inst *instance) toResult(what string, v starlark.Value) contrib.Result {
 
 // commandFunc adapts a Starlark command (DC8): a str is this turn's input,
 // None passes to the next contribution.
-func (inst *instance) commandFunc(name string, fn starlark.Callable) contrib.CommandFunc {
+func (inst *instance) commandFunc(name string, pos contrib.Pos, fn starlark.Callable) contrib.CommandFunc {
 	what := "command /" + name
 	return func(ctx context.Context, cmd contrib.Invocation) (string, bool, error) {
 		c := inst.newCtx(ctx, ctxCommand)
@@ -218,12 +226,12 @@ func (inst *instance) commandFunc(name string, fn starlark.Callable) contrib.Com
 		case starlark.NoneType:
 			return "", false, nil
 		}
-		return "", false, fmt.Errorf("%s returned a %s; want a string or None", what, out.Type())
+		return "", false, inst.badReturn(pos, what, out, "a string or None")
 	}
 }
 
 // resolveFunc adapts a placeholder's resolve (CC13).
-func (inst *instance) resolveFunc(name string, fn starlark.Callable) contrib.ResolveFunc {
+func (inst *instance) resolveFunc(name string, pos contrib.Pos, fn starlark.Callable) contrib.ResolveFunc {
 	what := "placeholder {{" + name + "}}"
 	return func(ctx context.Context, site contrib.Site) (string, bool, error) {
 		c := inst.newCtx(ctx, ctxPlaceholder)
@@ -238,6 +246,6 @@ func (inst *instance) resolveFunc(name string, fn starlark.Callable) contrib.Res
 		case starlark.NoneType:
 			return "", false, nil
 		}
-		return "", false, fmt.Errorf("%s returned a %s; want a string", what, out.Type())
+		return "", false, inst.badReturn(pos, what, out, "a string")
 	}
 }

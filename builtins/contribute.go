@@ -87,16 +87,16 @@ func (inst *instance) stage(e *entry) {
 	switch e.kind {
 	case "tool":
 		t := e.tool
-		t.Run = inst.toolFunc(e.name, e.fn)
+		t.Run = inst.toolFunc(e.name, e.pos, e.fn)
 		inst.staging.AddTool(t)
 	case "command":
 		c := e.command
 		c.Aliases = slices.Clone(c.Aliases)
-		c.Run = inst.commandFunc(e.name, e.fn)
+		c.Run = inst.commandFunc(e.name, e.pos, e.fn)
 		inst.staging.AddCommand(c)
 	case "placeholder":
 		p := e.placeholder
-		p.Resolve = inst.resolveFunc(e.name, e.fn)
+		p.Resolve = inst.resolveFunc(e.name, e.pos, e.fn)
 		inst.staging.AddPlaceholder(p)
 	case "status_field":
 		inst.staging.AddStatusField(e.field)

@@ -83,23 +83,29 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 		c.progs[p] = nil
 		return
 	}
-	prog, err := starlark.FileProgram(f, IsPredeclared)
-	if err != nil {
+	var pr *program
+	if prog, err := starlark.FileProgram(f, IsPredeclared); err != nil {
 		c.reportCompile(contrib.ResolveError, err)
-		c.progs[p] = nil
-		return
+		c.progs[p] = nil // the loads are still followed, so every file's errors show at once
+	} else {
+		pr = &program{path: p, prog: prog}
+		c.progs[p] = pr
 	}
-	pr := &program{path: p, prog: prog}
-	c.progs[p] = pr
-	for i := 0; i < prog.NumLoads(); i++ {
-		module, pos := prog.Load(i)
+	for _, stmt := range f.Stmts {
+		ld, ok := stmt.(*syntax.LoadStmt)
+		if !ok {
+			continue
+		}
+		module := ld.ModuleName()
 		target, why := resolveLoad(p, module)
-		lp := posOf(pos)
+		lp := posOf(ld.Module.TokenPos)
 		if why != "" {
 			c.report(contrib.LoadOutside, lp, "load(%q) %s; only files inside the plugin directory can be loaded", module, why)
 			continue
 		}
-		pr.loads = append(pr.loads, target)
+		if pr != nil {
+			pr.loads = append(pr.loads, target)
+		}
 		c.compile(target, append(chain, p), lp)
 	}
 }

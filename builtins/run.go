@@ -22,6 +22,21 @@ const DefaultSteps = 10_000_000
 // the thread's callbacks.
 type runState struct {
 	stepsExceeded bool
+	overSteps     int // steps run past the budget, waiting for a precise position
+}
+
+// maxGraceSteps bounds how far past its budget a run may go while the
+// cancellation waits for an instruction with a source position of its own.
+const maxGraceSteps = 64
+
+// preciseFrame reports whether the innermost frame stands at a real source
+// position. Some instructions, such as a loop's backward jump, have none and
+// report the position of their function's def line; cancelling there would
+// point the TooManySteps diagnostic at the def instead of the loop.
+func preciseFrame(t *starlark.Thread) bool {
+	fr := t.DebugFrame(0)
+	fn, ok := fr.Callable().(*starlark.Function)
+	return !ok || fr.Position() != fn.Position()
 }
 
 const localRun = "crystal.run"
@@ -39,7 +54,10 @@ func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
 		},
 		OnMaxSteps: func(t *starlark.Thread) {
 			st.stepsExceeded = true
-			t.Cancel("too many steps")
+			st.overSteps++
+			if st.overSteps > maxGraceSteps || preciseFrame(t) {
+				t.Cancel("too many steps")
+			}
 		},
 	}
 	th.SetMaxExecutionSteps(inst.steps)

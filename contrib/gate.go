@@ -6,7 +6,8 @@ import (
 )
 
 // Gate admits calls into one generation and lets the lifecycle close
-// admission, cancel running work and wait for it to drain (DC26). The zero
+// admission, wait for running work to drain and, past the cleanup timeout,
+// cancel it (DC12, DC26). The zero
 // Gate is not usable; call NewGate. A Gate is safe for concurrent use.
 type Gate struct {
 	ctx    context.Context
@@ -24,8 +25,8 @@ func NewGate() *Gate {
 	return &Gate{ctx: ctx, cancel: cancel, idle: make(chan struct{})}
 }
 
-// Context is cancelled when the gate closes: work of the generation that
-// outlives admission (timers, long calls) watches it.
+// Context is cancelled by Cancel: work of the generation that outlives
+// admission and the cleanup timeout (timers, long calls) watches it.
 func (g *Gate) Context() context.Context { return g.ctx }
 
 // Enter admits one call; it reports false once the gate is closed. Every
@@ -51,7 +52,7 @@ func (g *Gate) Leave() {
 }
 
 // Do runs fn as one admitted call whose context is cancelled when either ctx
-// ends or the gate closes. It reports false, without running fn, when the
+// ends or the gate is cancelled. It reports false, without running fn, when the
 // gate is closed.
 func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
 	if !g.Enter() {
@@ -68,8 +69,8 @@ func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
 	return true
 }
 
-// Close closes admission and cancels the gate's context, so running work is
-// asked to stop. It is idempotent.
+// Close closes admission; calls already admitted keep running on their
+// generation (DC12). It is idempotent.
 func (g *Gate) Close() {
 	g.mu.Lock()
 	if !g.closed {
@@ -79,8 +80,17 @@ func (g *Gate) Close() {
 		}
 	}
 	g.mu.Unlock()
+}
+
+// Cancel closes admission and cancels the gate's context, asking running
+// work to stop (DC26: after the cleanup timeout). It is idempotent.
+func (g *Gate) Cancel() {
+	g.Close()
 	g.cancel()
 }
+
+// Cancelled reports whether Cancel was called.
+func (g *Gate) Cancelled() bool { return g.ctx.Err() != nil }
 
 // Drained is closed once the gate is closed and no admitted call is running.
 func (g *Gate) Drained() <-chan struct{} { return g.idle }

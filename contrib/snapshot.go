@@ -75,7 +75,8 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 		return unavailable(t.Name)
 	}
 	ran := gate.Do(ctx, func(ctx context.Context) { res = guard(ctx, tool.Run, value) })
-	if !ran {
+	if !ran || !res.OK() && gate.Cancelled() {
+		// Not admitted, or cancelled because its generation was revoked.
 		return unavailable(t.Name)
 	}
 	return res
@@ -121,9 +122,19 @@ func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool)
 // describeViolations lists each failing instance path of a validation error
 // on one line: `/text: got number, want string; /: missing property "x"`.
 func describeViolations(err error) string {
+	parts := violations(err)
+	if len(parts) == 0 {
+		return strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+	return "invalid arguments: " + strings.Join(parts, "; ")
+}
+
+// violations returns `path: reason` for each innermost failure of a
+// validation error, or nothing when err is not one.
+func violations(err error) []string {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return err.Error()
+		return nil
 	}
 	var parts []string
 	var walk func(u *jsonschema.OutputUnit)
@@ -139,9 +150,6 @@ func describeViolations(err error) string {
 			walk(&u.Errors[i])
 		}
 	}
-	walk(ve.BasicOutput())
-	if len(parts) == 0 {
-		return strings.ReplaceAll(ve.Error(), "\n", "; ")
-	}
-	return "invalid arguments: " + strings.Join(parts, "; ")
+	walk(ve.DetailedOutput())
+	return parts
 }

@@ -3,6 +3,7 @@ package contrib
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -123,9 +124,25 @@ func (s *Staging) AddStatusField(f StatusField) {
 // Set returns the staged set. The caller must not stage more afterwards.
 func (s *Staging) Set() *Set { return &s.set }
 
+// schemaBase and schemaURL name a tool's parameters. They are not a file:
+// the schema is compiled from the plugin's value alone, and a relative $ref
+// resolves below schemaBase, where noLoader refuses it.
+const (
+	schemaBase = "plugin:///"
+	schemaURL  = schemaBase + "parameters.json"
+)
+
+// noLoader refuses every document a $ref would fetch. A schema may refer
+// only inside itself (and to the JSON Schema meta-schemas, which are built
+// in): a plugin's parameters never make the host read a file or the network
+// (CC1, DC23).
+type noLoader struct{}
+
+func (noLoader) Load(string) (any, error) { return nil, errors.New("not loaded") }
+
 // CompileSchema compiles a tool's parameters as a JSON Schema (draft
 // 2020-12 unless the schema says otherwise). Empty parameters accept any
-// object.
+// object. References outside the schema are refused.
 func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
@@ -136,12 +153,24 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("parameters.json", doc); err != nil {
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
-	sch, err := c.Compile("parameters.json")
+	sch, err := c.Compile(schemaURL)
 	if err != nil {
-		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		var sve *jsonschema.SchemaValidationError
+		var lue *jsonschema.LoadURLError
+		switch {
+		case errors.As(err, &lue):
+			return nil, fmt.Errorf("$ref to %s is outside the schema; parameters can refer only inside themselves (\"#/$defs/...\")",
+				strings.TrimPrefix(lue.URL, schemaBase))
+		case errors.As(err, &sve):
+			// Name each failing place in the schema, not the meta-schema.
+			return nil, fmt.Errorf("not a valid JSON Schema: %s", strings.Join(violations(sve.Err), "; "))
+		}
+		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+		return nil, fmt.Errorf("%s", strings.ReplaceAll(msg, schemaURL, "parameters"))
 	}
 	return sch, nil
 }

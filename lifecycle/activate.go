@@ -235,6 +235,10 @@ func (m *Manager) fault(p *plugin, gen string, d contrib.Diagnostic) {
 	m.fail(p, d)
 }
 
+// cancelGrace is how long cancelled work has to stop before its teardown
+// counts as pending.
+const cancelGrace = 50 * time.Millisecond
+
 // deactivate revokes every handle of p's generation first (old snapshots
 // now get tool_unavailable), closes admission, cancels running work and
 // drains it up to the cleanup timeout (DC26). Work that ignores cancellation
@@ -263,10 +267,25 @@ func (m *Manager) deactivate(p *plugin) {
 		m.mu.Unlock()
 		m.emit(Event{Plugin: g.pub.Plugin, Kind: "stopped", Generation: g.id, State: Reclaiming})
 	}
+	// Calls already running finish on their generation (DC12); past the
+	// cleanup timeout they are cancelled, and work that ignores that leaves
+	// teardown pending (DC26).
+	drained := false
 	select {
 	case <-g.pub.Gate.Drained():
-		finish()
+		drained = true
 	case <-time.After(m.opts.CleanupTimeout):
+		g.pub.Gate.Cancel()
+		select {
+		case <-g.pub.Gate.Drained():
+			drained = true
+		case <-time.After(cancelGrace):
+		}
+	}
+	if drained {
+		g.pub.Gate.Cancel() // release the gate's context
+		finish()
+	} else {
 		m.mu.Lock()
 		p.teardown = true
 		m.mu.Unlock()

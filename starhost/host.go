@@ -136,6 +136,13 @@ func New(opts Options) (*Host, error) {
 		}
 		opts.Workspace = wd
 	}
+	for _, p := range []*string{&opts.Workspace, &opts.Home} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, err
+		}
+		*p = abs
+	}
 	if opts.HostVersion == "" {
 		opts.HostVersion = Version
 	}
@@ -281,3 +288,8 @@ func (h *Host) Close(ctx context.Context) error {
 	})
 	return nil
 }
+
+// Stats returns reclaim figures (DC27): generations still reclaiming,
+// leaked_generations and restart_recommended. It never forces a garbage
+// collection.
+func (h *Host) Stats() lifecycle.Stats { return h.manager.Stats() }

@@ -1,0 +1,54 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bazelbuild/buildtools/build"
+)
+
+// Format returns src formatted the way buildifier formats a generic Starlark
+// file (github.com/bazelbuild/buildtools/build): four-space indentation,
+// `name = value` keyword arguments, double quotes, one element per line in
+// lists that span lines, loads on top and sorted. name is used only in error
+// positions. Formatting is idempotent: Format of its own output returns the
+// same bytes.
+//
+// Format never returns text that the plugin dialect cannot parse when src
+// could be parsed: buildifier's parser does not know while loops, so a file
+// that uses one is refused with an error rather than mangled, and so is any
+// output that would not parse again. It is safe for concurrent use.
+func Format(name string, src []byte) ([]byte, error) {
+	f, err := build.ParseDefault(name, src)
+	if err != nil {
+		if _, serr := Dialect.Parse(name, src, 0); serr == nil {
+			return nil, fmt.Errorf("%s: the formatter cannot parse this file, which is valid Starlark (buildifier's parser has no while loops); it is left as is", formatErrorPos(name, err))
+		}
+		return nil, errors.New(formatError(name, err))
+	}
+	out := build.Format(f)
+	if _, serr := Dialect.Parse(name, src, 0); serr == nil {
+		if _, oerr := Dialect.Parse(name, out, 0); oerr != nil {
+			return nil, fmt.Errorf("%s: formatting would make the file unparsable (%v); it is left as is", name, oerr)
+		}
+	}
+	return out, nil
+}
+
+// formatError renders a buildtools parse error as file:line:col: message.
+func formatError(name string, err error) string {
+	var pe build.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s:%d:%d: %s", name, pe.Pos.Line, pe.Pos.LineRune, pe.Message)
+	}
+	return err.Error()
+}
+
+// formatErrorPos is the file:line:col of a buildtools parse error, or name.
+func formatErrorPos(name string, err error) string {
+	var pe build.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s:%d:%d", name, pe.Pos.Line, pe.Pos.LineRune)
+	}
+	return name
+}

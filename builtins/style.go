@@ -1,0 +1,172 @@
+package builtins
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/bazelbuild/buildtools/build"
+	"github.com/bazelbuild/buildtools/warn"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// StyleWarning is one buildifier warning `crystal-star check` runs, with the
+// stable code it is reported under.
+type StyleWarning struct {
+	// Name is buildifier's category, e.g. "unused-variable"; a
+	// `# buildifier: disable=NAME` comment also silences it.
+	Name string
+	Code contrib.Code
+	// message, when set, rewrites buildifier's first message line for
+	// plugin authors (buildifier speaks of Bazel).
+	message func(string) string
+}
+
+// StyleWarnings is the curated set of buildifier warnings that make sense
+// outside Bazel, in documentation order (docs/check.md). Warnings about
+// rules, providers, BUILD files and docstrings are left out, and so are
+// print (print is a debug note here) and redefined-variable (the plugin
+// dialect already refuses to reassign a global).
+var StyleWarnings = []StyleWarning{
+	{Name: "unused-variable", Code: contrib.StyleUnusedVariable},
+	{Name: "load", Code: contrib.StyleUnusedLoad},
+	{Name: "unreachable", Code: contrib.StyleUnreachable},
+	{Name: "no-effect", Code: contrib.StyleNoEffect},
+	{Name: "uninitialized", Code: contrib.StyleUninitialized},
+	{Name: "return-value", Code: contrib.StyleReturnValue},
+	{Name: "string-iteration", Code: contrib.StyleStringIteration, message: func(string) string {
+		return "strings are not iterable in Starlark; iterate over s.elems() instead"
+	}},
+	{Name: "integer-division", Code: contrib.StyleIntegerDivision, message: func(m string) string {
+		op := "/"
+		if strings.Contains(m, `"/="`) {
+			op = "/="
+		}
+		return fmt.Sprintf("%q divides into a float in Starlark; use %q for integer division", op, "/"+op)
+	}},
+	{Name: "dict-concatenation", Code: contrib.StyleDictConcatenation, message: func(string) string {
+		return `dicts cannot be added with "+" in Starlark; use d1 | d2 or d.update()`
+	}},
+	{Name: "dict-method-named-arg", Code: contrib.StyleDictMethodNamedArg},
+	{Name: "confusing-name", Code: contrib.StyleConfusingName},
+	{Name: "name-conventions", Code: contrib.StyleNameConventions, message: func(m string) string {
+		// Buildifier's text also offers Bazel's UpperCamelCaseInfo providers.
+		if name, ok := quotedName(m); ok {
+			return fmt.Sprintf("variable name %s should be lower_snake_case (variables) or UPPER_SNAKE_CASE (constants)", name)
+		}
+		return m
+	}},
+}
+
+// styleNames are the buildifier categories to run, checked against the
+// library's own table at init: warn.FileWarnings calls os.Exit for a name
+// it does not know, so only names present in warn.FileWarningMap (which
+// needs no file reader) are ever passed to it. unknownStyle lists the names
+// dropped, for a test to report.
+var styleNames, unknownStyle = func() (known, unknown []string) {
+	for _, w := range StyleWarnings {
+		if _, ok := warn.FileWarningMap[w.Name]; ok {
+			known = append(known, w.Name)
+		} else {
+			unknown = append(unknown, w.Name)
+		}
+	}
+	return known, unknown
+}()
+
+// UnknownStyleWarnings returns the names of StyleWarnings that this
+// version of buildtools does not know; they are never run. A test keeps it
+// empty.
+func UnknownStyleWarnings() []string { return slices.Clone(unknownStyle) }
+
+// quotedName returns the first double-quoted word of a message, quotes
+// included.
+func quotedName(m string) (string, bool) {
+	i := strings.IndexByte(m, '"')
+	if i < 0 {
+		return "", false
+	}
+	j := strings.IndexByte(m[i+1:], '"')
+	if j < 0 {
+		return "", false
+	}
+	return m[i : i+j+2], true
+}
+
+func styleWarning(name string) (StyleWarning, bool) {
+	for _, w := range StyleWarnings {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return StyleWarning{}, false
+}
+
+// Lint runs StyleWarnings over one Starlark file and returns a warning per
+// finding, at its file:line:col, for plugin. file names the file in
+// positions. A file buildifier's parser cannot read (a syntax error, which
+// the compiler reports, or a while loop) yields nothing. An unused
+// parameter is not reported: callbacks receive (ctx, args) whether they use
+// them or not. Lint never exits the process; a panic inside the library is
+// recovered and yields nothing. It is safe for concurrent use.
+func Lint(plugin, file string, src []byte) (diags []contrib.Diagnostic) {
+	f, err := build.ParseDefault(file, src)
+	if err != nil {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			diags = nil
+		}
+	}()
+	params := parameterPositions(f)
+	for _, fd := range warn.FileWarnings(f, styleNames, nil, warn.ModeWarn, nil) {
+		w, ok := styleWarning(fd.Category)
+		if !ok || (w.Code == contrib.StyleUnusedVariable && params[fd.Start.Byte]) {
+			continue
+		}
+		msg, _, _ := strings.Cut(fd.Message, "\n")
+		if w.message != nil {
+			msg = w.message(msg)
+		}
+		pos := contrib.Pos{File: file, Line: fd.Start.Line, Col: fd.Start.LineRune}
+		diags = append(diags, contrib.Diag(w.Code, plugin, pos, "%s", strings.TrimSpace(msg)))
+	}
+	return diags
+}
+
+// parameterPositions returns the byte offsets of every parameter name of
+// every def and lambda in f.
+func parameterPositions(f *build.File) map[int]bool {
+	out := map[int]bool{}
+	build.Walk(f, func(x build.Expr, _ []build.Expr) {
+		var params []build.Expr
+		switch x := x.(type) {
+		case *build.DefStmt:
+			params = x.Params
+		case *build.LambdaExpr:
+			params = x.Params
+		}
+		for _, p := range params {
+			if id := paramIdent(p); id != nil {
+				out[id.NamePos.Byte] = true
+			}
+		}
+	})
+	return out
+}
+
+func paramIdent(p build.Expr) *build.Ident {
+	switch p := p.(type) {
+	case *build.Ident:
+		return p
+	case *build.AssignExpr:
+		return paramIdent(p.LHS)
+	case *build.UnaryExpr:
+		return paramIdent(p.X)
+	case *build.TypedIdent:
+		return paramIdent(p.Ident)
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package contrib
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCC5_ToolNamePattern(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+		why  string // a fragment of the reason when !ok
+	}{
+		{"read_file", true, ""},
+		{"a", true, ""},
+		{"Z9", true, ""},
+		{"web-search", true, ""},
+		{"a_-_b", true, ""},
+		{"x" + strings.Repeat("y", 63), true, ""}, // 64 characters
+		{"x" + strings.Repeat("y", 64), false, "65 characters long"}, // 65 characters
+		{"", false, "empty"},
+		{"9lives", false, "start with a letter"},
+		{"_tool", false, "start with a letter"},
+		{"-tool", false, "start with a letter"},
+		{"web search", false, "position 4"},
+		{"web.search", false, "position 4"},
+		{"ünicode", false, "start with a letter"},
+		{"tool/x", false, "'/'"},
+	}
+	for _, tt := range tests {
+		got := ToolNameProblem(tt.name)
+		if tt.ok != (got == "") {
+			t.Errorf("ToolNameProblem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
+			continue
+		}
+		if !tt.ok && !strings.Contains(got, tt.why) {
+			t.Errorf("ToolNameProblem(%q) = %q, want it to mention %q", tt.name, got, tt.why)
+		}
+	}
+}
+
+func TestCC12_PlaceholderNamePattern(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+		why  string
+	}{
+		{"workspace", true, ""},
+		{"git_branch", true, ""},
+		{"X1", true, ""},
+		{"p" + strings.Repeat("_", 63), true, ""},
+		{"p" + strings.Repeat("_", 64), false, "65 characters long"},
+		{"", false, "empty"},
+		{"1st", false, "start with a letter"},
+		{"_x", false, "start with a letter"},
+		{"git-branch", false, "position 4"}, // '-' is a tool-name byte, not a placeholder one
+		{"a b", false, "position 2"},
+		{"a{b", false, "position 2"},
+	}
+	for _, tt := range tests {
+		got := PlaceholderNameProblem(tt.name)
+		if tt.ok != (got == "") {
+			t.Errorf("PlaceholderNameProblem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
+			continue
+		}
+		if !tt.ok && !strings.Contains(got, tt.why) {
+			t.Errorf("PlaceholderNameProblem(%q) = %q, want it to mention %q", tt.name, got, tt.why)
+		}
+	}
+	// The same name differs between the two kinds only by '-'.
+	if ToolNameProblem("git-branch") != "" {
+		t.Errorf("git-branch must be a valid tool name")
+	}
+	if got := PlaceholderNameProblem("git-branch"); strings.Contains(got, `'-'`) && !strings.Contains(got, `'_'`) {
+		t.Errorf("reason %q should list only the allowed extra byte '_'", got)
+	}
+}
