@@ -37,7 +37,8 @@ type instance struct {
 	req           contrib.ActivationRequest
 	steps         uint64
 	staging       *contrib.Staging
-	activating    bool // true only while the module's top level runs
+	activating    bool   // true only while the module's top level runs
+	running       string // the bundle file whose top level runs now
 	contributed   bool
 	contributedAt contrib.Pos
 	callbacks     map[contrib.AttachStage]starlark.Callable
@@ -102,8 +103,12 @@ func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 			return g, nil
 		}
 		stack = append(stack, p)
+		inst.running = p
 		g, err := c.progs[p].prog.Init(th, predeclared)
 		stack = stack[:len(stack)-1]
+		if len(stack) > 0 {
+			inst.running = stack[len(stack)-1]
+		}
 		g.Freeze() // globals are frozen after execution: callbacks cannot mutate them
 		if err != nil {
 			return nil, err

@@ -23,8 +23,8 @@ var attachKeywords = []contrib.AttachStage{contrib.AttachEnv}
 
 func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	inst, err := threadInstance(th, b.Name())
-	if err != nil || !inst.activating {
-		return nil, fmt.Errorf("contribute: only the module's top level may call it")
+	if err != nil || !inst.activating || inst.running != inst.req.Entry {
+		return nil, fmt.Errorf("contribute: only the top level of the entry file (%s) may call it", entryName(inst))
 	}
 	if len(args) > 0 {
 		return nil, fmt.Errorf("contribute: takes keyword arguments only (tools = [...], commands = [...], ...)")
@@ -133,4 +133,11 @@ func (inst *instance) setExports(d *starlark.Dict, pos contrib.Pos) error {
 		inst.exports[string(name)] = item[1]
 	}
 	return nil
+}
+
+func entryName(inst *instance) string {
+	if inst == nil {
+		return "plugin.star"
+	}
+	return inst.req.Entry
 }

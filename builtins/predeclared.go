@@ -56,8 +56,8 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		readOnly          bool
 		run               starlark.Callable
 	)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "description?", &description,
-		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly, "run", &run); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "description?", &description,
+		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly); err != nil {
 		return nil, err
 	}
 	e := newEntry(th, "tool", name)
@@ -90,8 +90,8 @@ func newCommand(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 		order             int
 		run               starlark.Callable
 	)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "aliases?", &aliases,
-		"description?", &description, "order?", &order, "run", &run); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "aliases?", &aliases,
+		"description?", &description, "order?", &order); err != nil {
 		return nil, err
 	}
 	e := newEntry(th, "command", name)

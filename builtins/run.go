@@ -71,6 +71,10 @@ type runFailure struct{ diag contrib.Diagnostic }
 
 func (f *runFailure) Error() string { return f.diag.String() }
 
+// Diagnostic returns the failure as a diagnostic (the lifecycle records it
+// as is).
+func (f *runFailure) Diagnostic() contrib.Diagnostic { return f.diag }
+
 // guarded runs fn on th bound to ctx: cancelling ctx cancels the thread, a
 // panic in any Go builtin below is recovered, and every error comes back as a
 // *runFailure with the code, position and backtrace of the failure.
@@ -112,8 +116,13 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 	msg := err.Error()
 	var pos contrib.Pos
 	var detail string
-	var ee *starlark.EvalError
-	if errors.As(err, &ee) {
+	// The deepest EvalError is the one that failed: a load() wraps the
+	// loaded file's error in its own.
+	var ee, next *starlark.EvalError
+	for e := err; errors.As(e, &next); e = next.Unwrap() {
+		ee = next
+	}
+	if ee != nil {
 		msg = ee.Msg
 		detail = ee.Backtrace()
 		for i := len(ee.CallStack) - 1; i >= 0; i-- {
