@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -43,6 +45,27 @@ type instance struct {
 	contributedAt contrib.Pos
 	callbacks     map[contrib.AttachStage]starlark.Callable
 	exports       map[string]any
+
+	mu        sync.Mutex // guards closers and feature state below
+	closers   []func()
+	closeOnce sync.Once
+	state     map[string]any // per-generation state of feature files, by key
+}
+
+// featureState returns the generation's state for key, creating it with mk
+// on first use. Safe for concurrent use.
+func featureState[T any](inst *instance, key string, mk func() T) T {
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	if v, ok := inst.state[key]; ok {
+		return v.(T)
+	}
+	if inst.state == nil {
+		inst.state = map[string]any{}
+	}
+	v := mk()
+	inst.state[key] = v
+	return v
 }
 
 var _ contrib.Instance = (*instance)(nil)
@@ -154,12 +177,55 @@ func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bo
 	if !ok {
 		return false, nil
 	}
-	_, err := inst.call(ctx, string(stage), fn, inst.newCtx(ctx, ctxAttach))
+	c := inst.newCtx(ctx, ctxAttach)
+	args := []starlark.Value{c}
+	if prepare := attachPreparers[stage]; prepare != nil {
+		extra, run := prepare(inst, c)
+		if !run {
+			return false, nil
+		}
+		args = append(args, extra...)
+	}
+	_, err := inst.call(ctx, string(stage), fn, args...)
+	if err != nil {
+		if failed := attachFailed[stage]; failed != nil {
+			failed(inst)
+		}
+	}
 	return true, err
 }
 
-// Close releases what the generation owns. It is idempotent.
-func (inst *instance) Close() {}
+// attachPreparers decide, per stage, whether the callback runs for this
+// generation (a capability, an accepted status field) and which arguments
+// follow ctx. A stage without one runs with ctx alone. Feature files fill
+// it in init.
+var attachPreparers = map[contrib.AttachStage]func(inst *instance, c *callCtx) ([]starlark.Value, bool){
+	contrib.AttachClients: func(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
+		return nil, inst.hasCapability("models")
+	},
+}
+
+// attachFailed holds what a stage does when its callback fails (CC18: a
+// failed attach_status closes the sink).
+var attachFailed = map[contrib.AttachStage]func(inst *instance){}
+
+func (inst *instance) hasCapability(c string) bool { return slices.Contains(inst.req.Capabilities, c) }
+
+// Close releases what the generation owns (timers, sinks). It is idempotent.
+func (inst *instance) Close() {
+	inst.closeOnce.Do(func() {
+		for _, f := range inst.closers {
+			f()
+		}
+	})
+}
+
+// onClose registers a release function of the generation.
+func (inst *instance) onClose(f func()) {
+	inst.mu.Lock()
+	inst.closers = append(inst.closers, f)
+	inst.mu.Unlock()
+}
 
 // failureDiag extracts the diagnostic of a failed run.
 func failureDiag(err error) contrib.Diagnostic {

@@ -9,17 +9,24 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// contributeLists are the list-valued keywords of contribute() and the entry
-// kind each accepts.
-var contributeLists = []struct{ keyword, kind string }{
-	{"tools", "tool"},
-	{"commands", "command"},
-	{"placeholders", "placeholder"},
-	{"status_fields", "status_field"},
+// listKind is one list-valued keyword of contribute(): the entry kind it
+// accepts and how an entry of that kind is staged.
+type listKind struct {
+	keyword, kind string
+	stage         func(inst *instance, e *entry)
+}
+
+// contributeLists are the list-valued keywords of contribute(). Files of
+// this package that add a contribution kind append to it in init.
+var contributeLists = []listKind{
+	{"tools", "tool", stageTool},
+	{"commands", "command", stageCommand},
+	{"placeholders", "placeholder", stagePlaceholder},
+	{"status_fields", "status_field", func(inst *instance, e *entry) { inst.staging.AddStatusField(e.field) }},
 }
 
 // attachKeywords are contribute()'s callback keywords, in stage order.
-var attachKeywords = []contrib.AttachStage{contrib.AttachEnv}
+var attachKeywords = contrib.AttachStages
 
 func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	inst, err := threadInstance(th, b.Name())
@@ -50,7 +57,7 @@ func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	}
 	inst.contributed, inst.contributedAt = true, pos
 	for i, l := range contributeLists {
-		if err := inst.stageList(l.keyword, l.kind, lists[i], pos); err != nil {
+		if err := inst.stageList(l, lists[i], pos); err != nil {
 			return nil, err
 		}
 	}
@@ -64,43 +71,42 @@ func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 
 // stageList stages every entry of one contribute() list; None entries are
 // left out with a note (CC2).
-func (inst *instance) stageList(keyword, kind string, list *starlark.List, pos contrib.Pos) error {
+func (inst *instance) stageList(l listKind, list *starlark.List, pos contrib.Pos) error {
 	if list == nil {
 		return nil
 	}
 	for i := 0; i < list.Len(); i++ {
 		v := list.Index(i)
 		if v == starlark.None {
-			inst.staging.Report(contrib.NoneEntry, pos, "contribute(%s = [...]): entry %d is None and is left out", keyword, i)
+			inst.staging.Report(contrib.NoneEntry, pos, "contribute(%s = [...]): entry %d is None and is left out", l.keyword, i)
 			continue
 		}
 		e, ok := v.(*entry)
-		if !ok || e.kind != kind {
-			return fmt.Errorf("contribute: %s[%d] is a %s; want a %s(...)", keyword, i, v.Type(), kind)
+		if !ok || e.kind != l.kind {
+			return fmt.Errorf("contribute: %s[%d] is a %s; want a %s(...)", l.keyword, i, v.Type(), l.kind)
 		}
-		inst.stage(e)
+		l.stage(inst, e)
 	}
 	return nil
 }
 
-func (inst *instance) stage(e *entry) {
-	switch e.kind {
-	case "tool":
-		t := e.tool
-		t.Run = inst.toolFunc(e.name, e.pos, e.fn)
-		inst.staging.AddTool(t)
-	case "command":
-		c := e.command
-		c.Aliases = slices.Clone(c.Aliases)
-		c.Run = inst.commandFunc(e.name, e.pos, e.fn)
-		inst.staging.AddCommand(c)
-	case "placeholder":
-		p := e.placeholder
-		p.Resolve = inst.resolveFunc(e.name, e.pos, e.fn)
-		inst.staging.AddPlaceholder(p)
-	case "status_field":
-		inst.staging.AddStatusField(e.field)
-	}
+func stageTool(inst *instance, e *entry) {
+	t := e.tool
+	t.Run = inst.toolFunc(e.name, e.pos, e.fn)
+	inst.staging.AddTool(t)
+}
+
+func stageCommand(inst *instance, e *entry) {
+	c := e.command
+	c.Aliases = slices.Clone(c.Aliases)
+	c.Run = inst.commandFunc(e.name, e.pos, e.fn)
+	inst.staging.AddCommand(c)
+}
+
+func stagePlaceholder(inst *instance, e *entry) {
+	p := e.placeholder
+	p.Resolve = inst.resolveFunc(e.name, e.pos, e.fn)
+	inst.staging.AddPlaceholder(p)
 }
 
 func (inst *instance) setCallback(stage contrib.AttachStage, v starlark.Value) error {

@@ -156,3 +156,25 @@ func FromJSON(v any) starlark.Value {
 	}
 	return starlark.String(fmt.Sprint(v))
 }
+
+// decodeJSON decodes one JSON value with numbers kept as json.Number, the
+// form FromJSON reads.
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// copyJSON returns a deep copy of v as a decoded JSON value, so it can be
+// kept beyond the thread that made it.
+func copyJSON(v starlark.Value) (any, error) {
+	data, err := ToJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	return decodeJSON(data)
+}

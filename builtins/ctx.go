@@ -34,6 +34,17 @@ type callCtx struct {
 
 var _ starlark.HasAttrs = (*callCtx)(nil)
 
+// ctxField is a ctx attribute added by a feature file of this package (env,
+// store, status, data, session, models, ...). value returns nil when the
+// attribute is absent for this call (e.g. a capability not declared).
+type ctxField struct {
+	name  string
+	value func(c *callCtx) starlark.Value
+}
+
+// ctxFields are appended to in init by the files that add ctx attributes.
+var ctxFields []ctxField
+
 func (inst *instance) newCtx(_ context.Context, kind ctxKind) *callCtx {
 	c := &callCtx{inst: inst, kind: kind}
 	if inst.req.Services != nil {
@@ -58,6 +69,11 @@ func (c *callCtx) AttrNames() []string {
 		names = append(names, "out")
 	case ctxPlaceholder:
 		names = append(names, "site")
+	}
+	for _, f := range ctxFields {
+		if f.value(c) != nil {
+			names = append(names, f.name)
+		}
 	}
 	slices.Sort(names)
 	return names
@@ -89,6 +105,11 @@ func (c *callCtx) Attr(name string) (starlark.Value, error) {
 	case "site":
 		if c.kind == ctxPlaceholder {
 			return starlark.String(c.site), nil
+		}
+	}
+	for _, f := range ctxFields {
+		if f.name == name {
+			return f.value(c), nil
 		}
 	}
 	return nil, nil

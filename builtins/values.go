@@ -22,6 +22,7 @@ type entry struct {
 	placeholder contrib.Placeholder
 	field       contrib.StatusField
 	fn          starlark.Callable // run / resolve
+	extra       any               // kind-specific data of kinds added by other files
 }
 
 var _ starlark.Value = (*entry)(nil)

@@ -80,6 +80,13 @@ type Instance interface {
 	Close()
 }
 
+// Starter is implemented by instances that own background work (plugin
+// timers). The lifecycle calls Start once the generation is published and
+// attached; the work must go through gate and stop when the instance closes.
+type Starter interface {
+	Start(gate *Gate)
+}
+
 // Activator builds generations. The lifecycle calls it; the builtins package
 // implements it for Starlark. Activate must not publish anything.
 type Activator interface {

@@ -82,6 +82,7 @@ const (
 
 	// Status fields (CC15).
 	StatusFieldRejected Code = "StatusFieldRejected"
+	StatusFieldUnknown  Code = "StatusFieldUnknown"
 
 	// Style: the curated buildifier warnings of `crystal-star check`
 	// (builtins.StyleWarnings, docs/check.md).
@@ -148,6 +149,7 @@ var Catalogue = []CodeInfo{
 	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
 	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
+	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
 	{StyleUnusedVariable, SeverityWarning, "A local variable (or a private top-level one) is assigned but never read.", "Remove it, or name it _ when the value is deliberately ignored."},
 	{StyleUnusedLoad, SeverityWarning, "A name loaded with load() is never used.", "Remove the name from the load() call."},
 	{StyleUnreachable, SeverityWarning, "A statement follows return, break, continue or fail() and can never run.", "Remove the statement or move it before the jump."},

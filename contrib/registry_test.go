@@ -265,3 +265,19 @@ func TestDC8_BuiltinCommandTiesFollowLoadOrder(t *testing.T) {
 		t.Errorf("/review asks %s first, want core (first in load order, same order)", c[0].Plugin)
 	}
 }
+
+func TestCC6_DuplicateExternalToolNote(t *testing.T) {
+	t.Skip("bug: View.buildTools (contrib/view.go:64-70) records external tools as owned by plugin \"\", so a second " +
+		"external tool of the same name is reported as ExternalToolShadowed with the message " +
+		"`has the name of a tool of plugin ;` instead of naming the earlier external tool")
+	var log noteLog
+	r := NewRegistry(RegistryOptions{External: []ExternalTool{external("fetch", Work), external("fetch", Work)}, Notes: log.add})
+	if got := names(r.Tools(Work).List()); !slices.Equal(got, []string{"fetch"}) {
+		t.Fatalf("tools = %v", got)
+	}
+	for _, d := range log.with(ExternalToolShadowed) {
+		if strings.Contains(d.Message, "plugin ;") {
+			t.Errorf("note names an empty plugin: %q", d.Message)
+		}
+	}
+}

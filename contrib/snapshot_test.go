@@ -149,7 +149,7 @@ func TestDC4_InvalidArgumentsOfRevokedTool(t *testing.T) {
 }
 
 func TestDC6_TrailingCloserIsNotJSON(t *testing.T) {
-	t.Skip("bug: decodeArgs (contrib/snapshot.go:106) uses json.Decoder.More to detect trailing data, " +
+	t.Skip("bug: decodeArgs (contrib/snapshot.go:107) uses json.Decoder.More to detect trailing data, " +
 		"but More reports false before a '}' or ']', so `{\"q\":\"x\"}}` and `{}]` are accepted as valid JSON")
 	var calls atomic.Int32
 	tool := okTool("search")

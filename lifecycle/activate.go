@@ -309,6 +309,9 @@ func (m *Manager) attachAll(ctx context.Context, only map[string]bool) {
 	m.mu.RLock()
 	ps := slices.Clone(m.plugins)
 	m.mu.RUnlock()
+	if m.opts.BeforeAttach != nil {
+		m.opts.BeforeAttach()
+	}
 	for _, stage := range contrib.AttachStages {
 		for _, p := range ps {
 			g := p.gen
@@ -322,11 +325,16 @@ func (m *Manager) attachAll(ctx context.Context, only map[string]bool) {
 			})
 		}
 	}
-	if m.opts.Attached != nil {
-		for _, p := range ps {
-			if g := p.gen; g != nil && (only == nil || only[g.pub.Plugin]) {
-				m.opts.Attached(g.pub.Plugin, g.inst)
-			}
+	for _, p := range ps {
+		g := p.gen
+		if g == nil || only != nil && !only[g.pub.Plugin] {
+			continue
+		}
+		if m.opts.Attached != nil {
+			m.opts.Attached(g.pub.Plugin, g.inst)
+		}
+		if s, ok := g.inst.(contrib.Starter); ok {
+			s.Start(g.pub.Gate)
 		}
 	}
 }

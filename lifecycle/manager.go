@@ -61,6 +61,9 @@ type Options struct {
 	// fields, CC15) just before it is published; the diagnostics it returns
 	// join the plugin's. It runs with the operation lock held.
 	Validate func(plugin string, set *contrib.Set) []contrib.Diagnostic
+	// BeforeAttach is called each time attach stages are about to run (the
+	// host's environment is complete from then on, CC3). It may be nil.
+	BeforeAttach func()
 	// Attached is called after a generation's attach stages ran (the
 	// embedder wires status sinks and the like there). It may be nil.
 	Attached func(plugin string, inst contrib.Instance)

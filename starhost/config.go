@@ -20,13 +20,16 @@ import (
 // <workspace>/.crystal/config.toml over it. Unknown keys are a warning note,
 // not a failure. Trust is never configured here (DC19).
 type Config struct {
-	Plugins     bool     `toml:"plugins"`
-	Disabled    []string `toml:"disabled"`
-	StatusLine  []string `toml:"status_line"`
-	Model       string   `toml:"model"`
-	ReviewModel string   `toml:"review_model"`
-	Thinking    string   `toml:"thinking"`
-	Skills      bool     `toml:"skills"`
+	Plugins    bool     `toml:"plugins"`
+	Disabled   []string `toml:"disabled"`
+	StatusLine []string `toml:"status_line"`
+	// StatusLineOff hides the operator's line without forgetting it
+	// (/statusline off).
+	StatusLineOff bool   `toml:"status_line_off"`
+	Model         string `toml:"model"`
+	ReviewModel   string `toml:"review_model"`
+	Thinking      string `toml:"thinking"`
+	Skills        bool   `toml:"skills"`
 }
 
 // layer is one config file as read, with the keys it set.
@@ -81,6 +84,9 @@ func merge(dst *Config, l *layer) {
 	}
 	if set("status_line") {
 		dst.StatusLine = l.cfg.StatusLine
+	}
+	if set("status_line_off") {
+		dst.StatusLineOff = l.cfg.StatusLineOff
 	}
 	if set("model") {
 		dst.Model = l.cfg.Model

@@ -87,6 +87,10 @@ type Options struct {
 	HostPlaceholders    []string
 	BuiltinStatusFields []string
 
+	// BuiltinStatus returns the text of a built-in status field (model,
+	// thinking, ...) for the operator's line; nil leaves them empty.
+	BuiltinStatus func(name string) string
+
 	// External tools are listed after plugin tools (CC6).
 	External []ExternalTool
 
@@ -119,6 +123,9 @@ type Host struct {
 	manager  *lifecycle.Manager
 	facts    atomic.Pointer[Facts]
 	board    *statusline.Board
+	sinkMu   sync.Mutex
+	sinks    map[string]*statusline.Sink // live sink per plugin
+	attached atomic.Bool                 // the first attach has begun: ctx.env is filled
 
 	closeOnce sync.Once
 }
@@ -226,6 +233,7 @@ func (h *Host) build() {
 		Admit:          h.admit,
 		Validate:       h.admitStatusFields,
 		Events:         h.lifecycleEvent,
+		BeforeAttach:   func() { h.attached.Store(true) },
 	})
 }
 

@@ -1,6 +1,7 @@
 package starhost
 
 import (
+	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/statusline"
@@ -50,3 +51,79 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 // StatusFields lists every status field, built-in and plugin, with its
 // description and availability (CC16: listing places nothing on the line).
 func (h *Host) StatusFields() []statusline.FieldInfo { return h.board.Fields() }
+
+// StatusSink returns the status sink of one generation (CC17): created on
+// first use with the plugin's accepted fields, or nil when none was
+// accepted. A new generation's sink retires the previous one.
+func (h *Host) StatusSink(plugin, generation string) builtins.StatusSink {
+	var names []string
+	for _, f := range h.board.Fields() {
+		if f.Plugin == plugin {
+			names = append(names, f.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	h.sinkMu.Lock()
+	defer h.sinkMu.Unlock()
+	if s, ok := h.sinks[plugin]; ok && s.String() == plugin+"@"+generation {
+		return s
+	}
+	s := h.board.NewSink(plugin, generation, names, func(msg string) {
+		h.Note(contrib.Diagnostic{Code: contrib.StatusFieldUnknown, Severity: contrib.SeverityWarning, Plugin: plugin, Message: msg})
+	})
+	if h.sinks == nil {
+		h.sinks = map[string]*statusline.Sink{}
+	}
+	h.sinks[plugin] = s
+	return s
+}
+
+// StatusLine returns the operator's line as it stands: the fields placed
+// with status_line (config) or /statusline, in that order, with built-in
+// texts from Options.BuiltinStatus; fields with no text, or whose plugin is
+// not loaded, are skipped (CC16).
+func (h *Host) StatusLine() string {
+	return h.board.Render(h.statusLineConfig(), h.builtinStatusText)
+}
+
+// SubscribeStatus calls fn after every change of a published status text
+// (never for an identical re-set). It returns the cancel function.
+func (h *Host) SubscribeStatus(fn func()) (cancel func()) { return h.board.Subscribe(fn) }
+
+// StatusView returns the /statusline listing: every field with its
+// description, whether it is on the line, and unavailable saved names.
+func (h *Host) StatusView() []statusline.ViewRow { return h.board.View(h.statusLineConfig()) }
+
+func (h *Host) statusLineConfig() statusline.Line {
+	c := h.Config()
+	return statusline.Line{Off: c.StatusLineOff, Names: c.StatusLine}
+}
+
+func (h *Host) builtinStatusText(name string) string {
+	if h.opts.BuiltinStatus == nil {
+		return ""
+	}
+	return h.opts.BuiltinStatus(name)
+}
+
+// EditStatusLine runs one /statusline subcommand (add NAME, remove NAME, on,
+// off, reset) and persists the operator's line atomically in the home
+// config.toml. It reports whether anything changed.
+func (h *Host) EditStatusLine(verb, arg string) (bool, error) {
+	line, changed, err := h.statusLineConfig().Apply(verb, arg, h.board.Known)
+	if err != nil || !changed {
+		return false, err
+	}
+	_, err = h.editConfig(false, func(doc map[string]any) bool {
+		doc["status_line"] = line.Names
+		if line.Off {
+			doc["status_line_off"] = true
+		} else {
+			delete(doc, "status_line_off")
+		}
+		return true
+	})
+	return err == nil, err
+}

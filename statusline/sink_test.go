@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // newAcme returns a board where plugin acme.x holds "queue" and "reviews",
@@ -249,6 +250,11 @@ func TestCC17_ConcurrentSetsAndRetire(t *testing.T) {
 		old.Retire()
 		b.Fields()
 		b.View(Line{Names: names})
+	}
+	// The setters may not have been scheduled yet on a loaded machine: let
+	// them publish at least once before stopping them.
+	for deadline := time.Now().Add(5 * time.Second); events.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()

@@ -60,6 +60,19 @@ func runDev(e *env, args []string) error {
 	defer cancel()
 	watchDone := make(chan error, 1)
 	go func() { watchDone <- h.Watch(ctx) }()
+	// The console reprints the operator's line whenever it changes.
+	last := h.StatusLine()
+	var lastMu sync.Mutex
+	defer h.SubscribeStatus(func() {
+		line := h.StatusLine()
+		lastMu.Lock()
+		changed := line != last
+		last = line
+		lastMu.Unlock()
+		if changed {
+			c.printf("status: %s", line)
+		}
+	})()
 	active := 0
 	ps := h.Plugins()
 	for _, p := range ps {
@@ -156,7 +169,7 @@ func (c *console) run(line string) bool {
 	case "quit", "exit":
 		return true
 	case "help":
-		c.printf("/plugins  /tools  /call TOOL JSON  /render TEXT  /reload  /wait REGEX  /quit  and any plugin or markdown /command")
+		c.printf("/plugins  /tools  /call TOOL JSON  /render TEXT  /statusline [add NAME|remove NAME|on|off|reset]  /reload  /wait REGEX  /quit  and any plugin or markdown /command")
 	case "plugins":
 		for _, p := range c.h.Plugins() {
 			c.printf("%s %s %s %s %s", p.ID, p.Version, p.State, orDash(p.Generation), p.Directory)
@@ -199,6 +212,8 @@ func (c *console) run(line string) bool {
 		c.printf("reload done")
 	case "wait":
 		c.wait(rest)
+	case "statusline":
+		c.statusline(rest)
 	default:
 		c.expand(ctx, verb, rest)
 	}
@@ -254,4 +269,9 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func cutSpace(s string) (string, string, bool) {
+	a, b, ok := strings.Cut(strings.TrimSpace(s), " ")
+	return a, strings.TrimSpace(b), ok
 }

@@ -41,8 +41,10 @@ func (e *env) start() (*starhost.Host, error) {
 	if e.host != nil {
 		return e.host, nil
 	}
+	var hostRef *starhost.Host
 	h, err := starhost.New(starhost.Options{
-		Home: e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
+		BuiltinStatus: func(name string) string { return cliStatusText(hostRef)(name) },
+		Home:          e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
 		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
 		Notes: e.note, Events: e.events,
@@ -50,6 +52,7 @@ func (e *env) start() (*starhost.Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	hostRef = h
 	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt)
 	h.SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
 	if err := h.Start(e.ctx); err != nil {

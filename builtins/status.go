@@ -1,0 +1,165 @@
+package builtins
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// StatusSink is a generation's handle for pushing status-line texts (CC17,
+// CC18); statusline.Sink implements it. Safe from any goroutine.
+type StatusSink interface {
+	Set(name, text string)
+	Clear(name string)
+	Retire()
+}
+
+// StatusSource is implemented by Services that keep a status line. It
+// returns the sink of one generation, or nil when none of the plugin's
+// fields was accepted (then attach_status is not called, CC17).
+type StatusSource interface {
+	StatusSink(plugin, generation string) StatusSink
+}
+
+func (inst *instance) statusSink() StatusSink {
+	src, ok := inst.req.Services.(StatusSource)
+	if !ok || inst.activating {
+		return nil
+	}
+	return featureState(inst, "status", func() StatusSink { return src.StatusSink(inst.req.Plugin, inst.req.Generation) })
+}
+
+func init() {
+	ctxFields = append(ctxFields, ctxField{"status", func(c *callCtx) starlark.Value {
+		if sink := c.inst.statusSink(); sink != nil {
+			return statusValue(sink)
+		}
+		return nil
+	}})
+	attachPreparers[contrib.AttachStatus] = func(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
+		sink := inst.statusSink()
+		if sink == nil {
+			return nil, false
+		}
+		return []starlark.Value{statusValue(sink)}, true
+	}
+	// CC18: if attach_status fails, the sink is closed and every text it
+	// already published is removed.
+	attachFailed[contrib.AttachStatus] = func(inst *instance) {
+		if sink := inst.statusSink(); sink != nil {
+			sink.Retire()
+		}
+	}
+	contributeLists = append(contributeLists, listKind{"timers", "timer", stageTimer})
+	predeclared["timer"] = starlark.NewBuiltin("timer", newTimer)
+}
+
+// statusValue is the status object: set(name, text) and clear(name).
+func statusValue(sink StatusSink) starlark.Value {
+	return record("status", starlark.StringDict{
+		"set": starlark.NewBuiltin("status.set", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name, text string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &name, &text); err != nil {
+				return nil, err
+			}
+			sink.Set(name, text)
+			return starlark.None, nil
+		}),
+		"clear": starlark.NewBuiltin("status.clear", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
+				return nil, err
+			}
+			sink.Clear(name)
+			return starlark.None, nil
+		}),
+	})
+}
+
+// MinTimerInterval is the shortest interval a plugin timer may have.
+const MinTimerInterval = 100 * time.Millisecond
+
+// timerSpec is one timer(every, run) entry.
+type timerSpec struct {
+	every time.Duration
+	pos   contrib.Pos
+}
+
+func newTimer(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var every string
+	var run starlark.Callable
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "every", &every, "run", &run); err != nil {
+		return nil, err
+	}
+	d, err := time.ParseDuration(every)
+	if err != nil {
+		return nil, fmt.Errorf("timer: every = %q is not a duration such as \"5s\" or \"500ms\"", every)
+	}
+	if d < MinTimerInterval {
+		return nil, fmt.Errorf("timer: every = %q is shorter than the minimum %s", every, MinTimerInterval)
+	}
+	e := newEntry(th, "timer", every)
+	e.fn = run
+	e.extra = timerSpec{every: d, pos: e.pos}
+	return e, nil
+}
+
+type timerEntry struct {
+	spec timerSpec
+	fn   starlark.Callable
+}
+
+func stageTimer(inst *instance, e *entry) {
+	timers := featureState(inst, "timers", func() *[]timerEntry { return &[]timerEntry{} })
+	*timers = append(*timers, timerEntry{spec: e.extra.(timerSpec), fn: e.fn})
+}
+
+var _ contrib.Starter = (*instance)(nil)
+
+// Start runs the generation's timers (plugin-owned; the host runs no status
+// timer of its own, CC18). Each run goes through the generation's gate, with
+// its own step budget; a failing run is noted and the timer goes on. Timers
+// stop when the generation is revoked or closed. Start runs once.
+func (inst *instance) Start(gate *contrib.Gate) {
+	timers := featureState(inst, "timers", func() *[]timerEntry { return &[]timerEntry{} })
+	started := featureState(inst, "timers.started", func() *bool { return new(bool) })
+	inst.mu.Lock()
+	if *started || len(*timers) == 0 {
+		inst.mu.Unlock()
+		return
+	}
+	*started = true
+	inst.mu.Unlock()
+	stop := make(chan struct{})
+	inst.onClose(func() { close(stop) })
+	for _, t := range *timers {
+		go inst.runTimer(t, gate, stop)
+	}
+}
+
+func (inst *instance) runTimer(t timerEntry, gate *contrib.Gate, stop chan struct{}) {
+	ticker := time.NewTicker(t.spec.every)
+	defer ticker.Stop()
+	what := "timer every " + t.spec.every.String()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-gate.Context().Done():
+			return
+		case <-ticker.C:
+		}
+		ran := gate.Do(gate.Context(), func(ctx context.Context) {
+			if _, err := inst.call(ctx, what, t.fn, inst.newCtx(ctx, ctxAttach)); err != nil {
+				inst.note(failureDiag(err))
+			}
+		})
+		if !ran {
+			return // revoked
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+func init() {
+	commands = append(commands, command{"status", "the operator's status line: status [--json]", runStatus})
+}
+
+// cliStatusText returns the CLI's own built-in status fields.
+func cliStatusText(h *starhost.Host) func(string) string {
+	return func(name string) string {
+		f := h.Facts()
+		c := h.Config()
+		switch name {
+		case "model":
+			return c.Model
+		case "thinking":
+			return c.Thinking
+		case "mode":
+			return f.Mode
+		case "approval":
+			return f.ApprovalMode
+		case "cwd":
+			wd, _ := os.Getwd()
+			return filepath.Base(wd)
+		}
+		return ""
+	}
+}
+
+// statusJSON is the stable shape of `status --json`.
+type statusJSON struct {
+	Line   string          `json:"line"`
+	Fields []statusRowJSON `json:"fields"`
+}
+
+type statusRowJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Plugin      string `json:"plugin"`
+	Builtin     bool   `json:"builtin"`
+	OnLine      bool   `json:"on_line"`
+	Unavailable bool   `json:"unavailable"`
+}
+
+func runStatus(e *env, args []string) error {
+	f, err := parseFlags(args, []string{"json"}, nil)
+	if err != nil {
+		return err
+	}
+	if len(f.args) > 0 {
+		return usagef("status takes no arguments")
+	}
+	h, err := e.start()
+	if err != nil {
+		return err
+	}
+	if f.has("json") {
+		out := statusJSON{Line: h.StatusLine(), Fields: []statusRowJSON{}}
+		for _, r := range h.StatusView() {
+			out.Fields = append(out.Fields, statusRowJSON{Name: r.Name, Description: r.Description, Plugin: r.Plugin,
+				Builtin: r.Builtin, OnLine: r.OnLine, Unavailable: r.Unavailable})
+		}
+		return e.printJSON(out)
+	}
+	fmt.Fprintln(e.stdout, h.StatusLine())
+	return nil
+}
+
+// statuslineView prints the /statusline listing (CC16).
+func (c *console) statuslineView() {
+	for _, r := range c.h.StatusView() {
+		mark := " "
+		if r.OnLine {
+			mark = "*"
+		}
+		owner := "built-in"
+		if !r.Builtin {
+			owner = r.Plugin
+		}
+		if r.Unavailable {
+			owner += ", unavailable"
+		}
+		c.printf("%s %-16s %s (%s)", mark, r.Name, r.Description, owner)
+	}
+}
+
+// statusline runs /statusline [add NAME | remove NAME | on | off | reset].
+func (c *console) statusline(rest string) {
+	if rest == "" {
+		c.statuslineView()
+		return
+	}
+	verb, arg, _ := cutSpace(rest)
+	changed, err := c.h.EditStatusLine(verb, arg)
+	switch {
+	case err != nil:
+		c.printf("/statusline: %v", err)
+	case !changed:
+		c.printf("/statusline: no change")
+	default:
+		c.printf("status line saved; now: %s", c.h.StatusLine())
+	}
+}

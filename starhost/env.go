@@ -1,0 +1,71 @@
+package starhost
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/lifecycle"
+)
+
+// Environment returns what plugins see on ctx.env (CC19), or nil before the
+// first attach (CC3, CC14). It lists every discovered plugin directory (no
+// paths), the external tool sets and loaded external tools, and the skills;
+// built-in tools are never listed.
+func (h *Host) Environment() *builtins.Environment {
+	if !h.attached.Load() {
+		return nil
+	}
+	env := &builtins.Environment{}
+	for _, p := range h.manager.Plugins() {
+		ep := builtins.EnvPlugin{Directory: filepath.Base(p.Directory), Source: string(p.Source),
+			DisplayName: p.DisplayName, Enabled: p.Enabled, Effective: p.State == lifecycle.Active,
+			Loaded: p.Generation != ""}
+		if !ep.Loaded {
+			ep.SkipReason = skipReason(p)
+		}
+		env.Plugins = append(env.Plugins, ep)
+	}
+	var sets []string
+	for _, t := range h.Tools(PlanAndWork).List() {
+		if t.Plugin != "" || t.Name == "skill" && t.ToolSet == "" {
+			continue
+		}
+		catalogs := t.Catalogs
+		if catalogs == "plan_and_work" {
+			catalogs = "both"
+		}
+		env.ExternalTools = append(env.ExternalTools, builtins.EnvTool{Name: t.Name, Set: t.ToolSet, Source: "external", Catalogs: catalogs})
+		if !slices.Contains(sets, t.ToolSet) {
+			sets = append(sets, t.ToolSet)
+		}
+	}
+	for _, x := range h.opts.External {
+		if x.ToolSet != "" && !slices.Contains(sets, x.ToolSet) {
+			sets = append(sets, x.ToolSet)
+		}
+	}
+	yes := true
+	for _, s := range sets {
+		env.ToolSets = append(env.ToolSets, builtins.EnvPlugin{Directory: s, Source: "external", DisplayName: s,
+			Enabled: &yes, Effective: true, Loaded: true})
+	}
+	for _, s := range h.Skills() {
+		env.Skills = append(env.Skills, builtins.EnvSkill{Name: s.Name, Description: s.Description})
+	}
+	return env
+}
+
+// skipReason says in a few words why a plugin is not loaded.
+func skipReason(p PluginInfo) string {
+	if len(p.Blockers) > 0 {
+		return string(p.Blockers[0].Code)
+	}
+	switch p.State {
+	case lifecycle.Faulted:
+		return "faulted"
+	case lifecycle.Stopped, lifecycle.Reclaiming:
+		return "stopped"
+	}
+	return string(p.State)
+}
