@@ -246,9 +246,6 @@ func TestDC26_RevokeOnlyTheNamedGeneration(t *testing.T) {
 }
 
 func TestDC8_BuiltinCommandTiesFollowLoadOrder(t *testing.T) {
-	t.Skip("bug: View.buildCommands (contrib/view.go:97) breaks order ties by Published.Rank alone, " +
-		"while the catalog and placeholders (registry.go:125, view.go:126) treat built-in plugins as first in load order; " +
-		"a built-in plugin's command with the same order loses to a disk plugin's")
 	r := NewRegistry(RegistryOptions{})
 	cmd := func(plugin string) *Set {
 		st := NewStaging(plugin, Rules{})
@@ -267,9 +264,6 @@ func TestDC8_BuiltinCommandTiesFollowLoadOrder(t *testing.T) {
 }
 
 func TestCC6_DuplicateExternalToolNote(t *testing.T) {
-	t.Skip("bug: View.buildTools (contrib/view.go:64-70) records external tools as owned by plugin \"\", so a second " +
-		"external tool of the same name is reported as ExternalToolShadowed with the message " +
-		"`has the name of a tool of plugin ;` instead of naming the earlier external tool")
 	var log noteLog
 	r := NewRegistry(RegistryOptions{External: []ExternalTool{external("fetch", Work), external("fetch", Work)}, Notes: log.add})
 	if got := names(r.Tools(Work).List()); !slices.Equal(got, []string{"fetch"}) {

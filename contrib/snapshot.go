@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -104,10 +105,13 @@ func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		if err == nil {
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, next := dec.Token(); next != io.EOF {
 			err = errors.New("trailing data after the JSON value")
 		}
+	}
+	if err != nil {
 		return nil, Failure(ErrInvalidArguments, "arguments are not valid JSON: "+err.Error()), false
 	}
 	if sch == nil {

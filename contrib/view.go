@@ -63,8 +63,12 @@ func (v *View) buildTools(external []toolEntry) {
 	}
 	for _, x := range external {
 		if prev, taken := owner[fold(x.Name)]; taken {
+			what := "a tool of plugin " + prev
+			if prev == "" {
+				what = "an earlier external tool"
+			}
 			v.addConflict(Diag(ExternalToolShadowed, "", Pos{},
-				"external tool %q has the name of a tool of plugin %s; the external tool is left out", x.Name, prev))
+				"external tool %q has the name of %s; the external tool is left out", x.Name, what))
 			continue
 		}
 		owner[fold(x.Name)] = ""
@@ -82,10 +86,12 @@ type CommandEntry struct {
 
 func (v *View) buildCommands() {
 	v.commands = map[string][]CommandEntry{}
-	for _, p := range v.order {
+	// rank is the position in v.order: the same load order as the catalog
+	// (built-in plugins first).
+	for rank, p := range v.order {
 		for i := range p.Set.Commands {
 			c := &p.Set.Commands[i]
-			e := CommandEntry{Plugin: p.Plugin, Generation: p.Generation, Command: c, rank: p.Rank, idx: i}
+			e := CommandEntry{Plugin: p.Plugin, Generation: p.Generation, Command: c, rank: rank, idx: i}
 			for _, n := range append([]string{c.Name}, c.Aliases...) {
 				v.commands[fold(n)] = append(v.commands[fold(n)], e)
 			}

@@ -58,10 +58,14 @@ func Fingerprint(m *Manifest, b *Bundle) string {
 }
 
 func (m *Manager) request(p *plugin, b *Bundle, gen string) contrib.ActivationRequest {
-	mf := p.cand.Manifest
+	return m.requestFor(p, p.cand, b, gen)
+}
+
+func (m *Manager) requestFor(p *plugin, c *Candidate, b *Bundle, gen string) contrib.ActivationRequest {
+	mf := c.Manifest
 	return contrib.ActivationRequest{
-		Plugin: mf.ID, DisplayName: mf.Name(), Generation: gen, Source: p.cand.Source,
-		Bundle: b, Entry: mf.Entry, SourceRoot: p.cand.Display,
+		Plugin: mf.ID, DisplayName: mf.Name(), Generation: gen, Source: c.Source,
+		Bundle: b, Entry: mf.Entry, SourceRoot: c.Display,
 		Capabilities: mf.Capabilities, Exports: mf.Exports,
 		Providers: m.providerExports(p), Rules: m.opts.Rules, Services: m.opts.Services,
 		Fault: func(d contrib.Diagnostic) { go m.fault(p, gen, d) },
@@ -105,6 +109,10 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 		return
 	}
 	if p.gen != nil && p.gen.fp == fp && p.state == Active {
+		// The running bytes again: diagnostics of a source in between go.
+		m.mu.Lock()
+		p.diags = append(slices.Clone(c.Diagnostics), p.gen.pub.Set.Diagnostics...)
+		m.mu.Unlock()
 		m.emit(Event{Plugin: id, Kind: "unchanged", Generation: p.gen.id, State: Active})
 		return // AT3: reloading an unchanged fingerprint is a no-op
 	}
@@ -184,7 +192,10 @@ func (m *Manager) block(p *plugin, bs []Blocker) {
 // compileFailed keeps the active generation (AT3) and records diagnostics.
 func (m *Manager) compileFailed(p *plugin, err error) {
 	var ae *contrib.ActivationError
-	errors.As(err, &ae)
+	if !errors.As(err, &ae) {
+		ae = &contrib.ActivationError{Compile: true, Diagnostics: []contrib.Diagnostic{
+			contrib.Diag(contrib.SyntaxError, p.cand.ID(), contrib.Pos{File: p.cand.Display}, "%v", err)}}
+	}
 	m.mu.Lock()
 	p.diags = append(slices.Clone(p.cand.Diagnostics), ae.Diagnostics...)
 	kept := p.gen != nil

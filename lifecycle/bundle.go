@@ -32,6 +32,11 @@ type Bundle struct {
 // followed; a bundle larger than MaxBundleBytes is an error.
 func ReadBundle(dir string) (*Bundle, error) {
 	b := &Bundle{files: map[string][]byte{}}
+	// The plugin directory itself may be a link (a dev root); links inside
+	// it are not followed.
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = resolved
+	}
 	total := 0
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -29,13 +29,19 @@ type Candidate struct {
 	// Shadowed is set when a higher root holds the same id (the candidate
 	// is listed but never activated).
 	Shadowed bool
+	// KnownID is the id an earlier, valid manifest of this directory gave;
+	// it keeps the plugin's identity while its manifest is broken.
+	KnownID string
 }
 
-// ID returns the manifest id, or the directory name when the manifest is
-// unusable.
+// ID returns the manifest id or, when the manifest is unusable, the id it
+// last had, else the directory name.
 func (c *Candidate) ID() string {
-	if c.Manifest != nil {
+	switch {
+	case c.Manifest != nil:
 		return c.Manifest.ID
+	case c.KnownID != "":
+		return c.KnownID
 	}
 	return c.Name
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -49,6 +50,8 @@ func (m *Manifest) Name() string {
 	return m.ID
 }
 
+var typeErrLine = regexp.MustCompile(`line (\d+)`)
+
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9._-]{0,63}$`)
 
 // ValidID reports why id is not a valid plugin id, or "".
@@ -75,9 +78,15 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			pos.Line, pos.Col = pe.Position.Line, pe.Position.Col
-			err = errors.New(pe.Message)
+			return nil, []contrib.Diagnostic{contrib.Diag(contrib.ManifestSyntax, plugin, pos, "%s is not valid TOML: %s", ManifestName, pe.Message)}
 		}
-		return nil, []contrib.Diagnostic{contrib.Diag(contrib.ManifestSyntax, plugin, pos, "%s is not valid TOML: %v", ManifestName, err)}
+		// The TOML parsed, but a value has the wrong type: the decoder
+		// names the line in its message.
+		if m := typeErrLine.FindStringSubmatch(err.Error()); m != nil {
+			pos.Line, _ = strconv.Atoi(m[1])
+			pos.Col = 1
+		}
+		return nil, []contrib.Diagnostic{contrib.Diag(contrib.ManifestInvalid, plugin, pos, "%s has a value of the wrong type: %v", ManifestName, err)}
 	}
 	if m.ID != "" && ValidID(m.ID) == "" {
 		plugin = m.ID
@@ -162,6 +171,15 @@ func keyPosition(data []byte, key []string) (int, int) {
 			continue
 		}
 		if strings.Trim(strings.TrimSpace(name), `"'`) == last {
+			return i + 1, strings.Index(line, trimmed) + 1
+		}
+	}
+	// An unknown [table] or dotted key: the line that first names it.
+	full := strings.Join(key, ".")
+	for i, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "["+full+"]") || strings.HasPrefix(trimmed, "[["+full+"]]") ||
+			strings.HasPrefix(trimmed, full+".") || strings.HasPrefix(trimmed, full+" ") || strings.HasPrefix(trimmed, full+"=") {
 			return i + 1, strings.Index(line, trimmed) + 1
 		}
 	}

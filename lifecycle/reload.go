@@ -27,17 +27,18 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 		return false
 	}
 	fresh := &Candidate{Dir: p.cand.Dir, Name: p.cand.Name, Display: p.cand.Display, Source: p.cand.Source,
-		Rank: p.cand.Rank, Shadowed: p.cand.Shadowed}
+		Rank: p.cand.Rank, Shadowed: p.cand.Shadowed, KnownID: p.cand.ID()}
 	fresh.load()
 	for _, d := range fresh.Diagnostics {
 		m.note(d)
 	}
 	if fresh.Manifest == nil {
-		// An unusable manifest is like a compile error: keep what runs.
+		// An unusable manifest is like a compile error: keep what runs;
+		// with nothing running it is a preflight blocker (DC24).
 		m.mu.Lock()
 		p.diags = slices.Clone(fresh.Diagnostics)
 		if p.gen == nil {
-			p.state = Faulted
+			p.cand, p.state, p.blockers = fresh, Blocked, manifestBlockers(fresh)
 		}
 		m.mu.Unlock()
 		return true
@@ -48,7 +49,16 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	if err != nil {
 		bundle = nil // activate reports the read error
 	}
-	if p.gen == nil || bundle == nil || Fingerprint(fresh.Manifest, bundle) != p.gen.fp {
+	replacing := p.gen == nil || bundle == nil || Fingerprint(fresh.Manifest, bundle) != p.gen.fp
+	if replacing && p.gen != nil && bundle != nil {
+		// AT3: a source that does not compile replaces nothing, so the
+		// consumers keep running too.
+		if err := m.opts.Activator.Compile(m.requestFor(p, fresh, bundle, "")); err != nil {
+			m.compileFailed(p, err)
+			return true
+		}
+	}
+	if replacing {
 		for i := len(consumers) - 1; i >= 0; i-- {
 			m.deactivate(consumers[i])
 		}
