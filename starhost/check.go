@@ -21,10 +21,11 @@ import (
 const DefaultCheckTimeout = 10 * time.Second
 
 // CheckOptions configure Check. The embedded Options are read as a host
-// would read them — the plugin roots (Workspace, Home, Dev, Builtin), the
-// names the embedder owns, Steps, HostVersion and Display — but Notes is
-// never called and no configuration or trust file is read. The zero value
-// checks every plugin a host with zero Options would discover.
+// would read them — the plugin roots (Workspace, Home, Dev, Builtin, and
+// the `plugins` switch of config.toml), the names the embedder owns, Steps,
+// HostVersion and Display — but Notes is never called and no trust file is
+// read. The zero value checks every plugin a host with zero Options would
+// discover.
 type CheckOptions struct {
 	Options
 	// Paths, when set, are the only plugins checked: each is a plugin
@@ -94,8 +95,8 @@ func CheckLine(d Note) string {
 //
 // The sandbox runs only each module's top level, with a step budget and
 // Timeout, neutral services (empty facts, notes dropped) and no callback
-// ever called: no data is written, no model is called, nothing is
-// published outside Check. A plugin whose dependencies are unsatisfied is
+// ever called and no plugin timer started: no data is written, no model is
+// called, nothing is published outside Check. A plugin whose dependencies are unsatisfied is
 // compiled but not run, as the host would block it.
 //
 // A `# crystal-star: disable=Code[,Code...]` comment on the line of a
@@ -109,6 +110,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultCheckTimeout
 	}
+	opts.Notes = nil                  // the sandbox reports through the CheckReport only
 	sandbox, err := New(opts.Options) // never started: its roots, names and status board
 	if err != nil {
 		return nil, err
@@ -130,6 +132,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 		sandbox:  sandbox,
 		act:      builtins.NewActivator(builtins.Options{Steps: opts.Steps}),
 		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
+		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},
 	}
 	return ck.run(ctx, lifecycle.Discover(roots, opts.Display))
@@ -153,6 +156,7 @@ type checker struct {
 	act       *builtins.Activator
 	registry  *contrib.Registry
 	plugins   []*checkPlugin // load order
+	byCand    map[*lifecycle.Candidate]*checkPlugin
 	byID      map[string]*checkPlugin
 	published []*checkPlugin
 	diags     []Note
@@ -170,28 +174,8 @@ type checkPlugin struct {
 func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*CheckReport, error) {
 	report := &CheckReport{Plugins: []CheckedPlugin{}}
 	for _, c := range cands {
-		p := &checkPlugin{cand: c, failed: c.Manifest == nil, lines: map[string][]string{}}
-		ck.plugins = append(ck.plugins, p)
-		if c.Manifest != nil && !c.Shadowed {
-			ck.byID[c.Manifest.ID] = p
-		}
+		ck.load(c)
 		report.Plugins = append(report.Plugins, CheckedPlugin{ID: c.ID(), Directory: c.Display})
-		if b, err := lifecycle.ReadBundle(c.Dir); err == nil {
-			p.files = b.Files()
-		} else {
-			p.failed = true
-			ck.add(p, contrib.Diag(contrib.ExecutionFailed, c.ID(), contrib.Pos{File: c.Display},
-				"cannot read the plugin bundle: %v", err))
-		}
-		for _, d := range c.Diagnostics {
-			if d.Code == contrib.DuplicatePluginID && d.Pos.Line == 0 {
-				d.Pos = c.KeyPos("id")
-			}
-			ck.add(p, d)
-		}
-		if c.Manifest == nil {
-			ck.compileFallback(p)
-		}
 	}
 	admission := lifecycle.CheckAdmission(cands, ck.sandbox.opts.HostVersion)
 	var instances []contrib.Instance
@@ -201,7 +185,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 		}
 	}()
 	for _, c := range lifecycle.DependencyOrder(cands) {
-		if inst := ck.dryRun(ctx, ck.find(c), admission[c]); inst != nil {
+		if inst := ck.dryRun(ctx, ck.byCand[c], admission[c]); inst != nil {
 			instances = append(instances, inst)
 		}
 		if err := ctx.Err(); err != nil {
@@ -220,13 +204,31 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 	return report, nil
 }
 
-func (ck *checker) find(c *lifecycle.Candidate) *checkPlugin {
-	for _, p := range ck.plugins {
-		if p.cand == c {
-			return p
-		}
+// load snapshots one candidate's bundle and records its discovery
+// diagnostics; a plugin whose manifest is unusable is compiled here, as it
+// has no dry run.
+func (ck *checker) load(c *lifecycle.Candidate) {
+	p := &checkPlugin{cand: c, failed: c.Manifest == nil, lines: map[string][]string{}}
+	ck.plugins, ck.byCand[c] = append(ck.plugins, p), p
+	if c.Manifest != nil && !c.Shadowed {
+		ck.byID[c.Manifest.ID] = p
 	}
-	return nil
+	if b, err := lifecycle.ReadBundle(c.Dir); err == nil {
+		p.files = b.Files()
+	} else {
+		p.failed = true
+		ck.add(p, contrib.Diag(contrib.ExecutionFailed, c.ID(), contrib.Pos{File: c.Display},
+			"cannot read the plugin bundle: %v", err))
+	}
+	for _, d := range c.Diagnostics {
+		if d.Code == contrib.DuplicatePluginID && d.Pos.Line == 0 {
+			d.Pos = c.KeyPos("id")
+		}
+		ck.add(p, d)
+	}
+	if c.Manifest == nil {
+		ck.compileFallback(p)
+	}
 }
 
 func compareNotes(a, b Note) int {

@@ -122,6 +122,10 @@ var notStatic = map[contrib.Code]string{
 	contrib.ExternalToolShadowed:            "external tools belong to the embedding host, not to plugins",
 	contrib.PlaceholderFailed:               "resolve never runs in a dry run",
 	contrib.WatchFailed:                     "a failure of the file watcher, not of a plugin's files",
+	contrib.ConfigUnknownKey:                "check reads no config.toml",
+	contrib.ConfigUnreadable:                "check reads no config.toml",
+	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
+	contrib.StatusFieldUnknown:              "status.set runs in callbacks, which never run in a dry run",
 }
 
 var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\]$`)

@@ -170,6 +170,9 @@ func (c *console) run(line string) bool {
 		return true
 	case "help":
 		c.printf("/plugins  /tools  /call TOOL JSON  /render TEXT  /statusline [add NAME|remove NAME|on|off|reset]  /reload  /wait REGEX  /quit  and any plugin or markdown /command")
+		for _, h := range consoleHelp {
+			c.printf("%s", h)
+		}
 	case "plugins":
 		for _, p := range c.h.Plugins() {
 			c.printf("%s %s %s %s %s", p.ID, p.Version, p.State, orDash(p.Generation), p.Directory)
@@ -215,10 +218,21 @@ func (c *console) run(line string) bool {
 	case "statusline":
 		c.statusline(rest)
 	default:
+		if run, ok := consoleCommands[verb]; ok {
+			run(c, rest)
+			break
+		}
 		c.expand(ctx, verb, rest)
 	}
 	return false
 }
+
+// consoleCommands are dev-console verbs added by other files of this
+// package in init (each also belongs in cliBuiltinCommands and /help).
+var consoleCommands = map[string]func(c *console, rest string){}
+
+// consoleHelp lists the verbs of consoleCommands for /help.
+var consoleHelp []string
 
 // expand runs a plugin or markdown command.
 func (c *console) expand(ctx context.Context, name, args string) {
