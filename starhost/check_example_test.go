@@ -1,0 +1,41 @@
+package starhost_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// ExampleCheck lints one plugin directory without starting a host: no trust
+// is needed and no plugin callback runs. The lines are the ones
+// `crystal-star check` prints.
+func ExampleCheck() {
+	r, err := starhost.Check(context.Background(), starhost.CheckOptions{
+		Paths:   []string{"../testdata/check/tool_duplicate"},
+		Options: starhost.Options{Home: "/nonexistent", BuiltinTools: []string{"read", "bash"}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range r.Diagnostics {
+		fmt.Println(starhost.CheckLine(d))
+	}
+	fmt.Println(r.Summary())
+	// Output:
+	// ../testdata/check/tool_duplicate/plugin.star:6:9: error: tool "Summary" is declared twice in this plugin; the later one is left out [ToolDuplicate]
+	// 1 error, 0 warnings in 1 plugin
+}
+
+// ExampleFormatSource formats one .star file's source the way
+// `crystal-star fmt` does.
+func ExampleFormatSource() {
+	out, err := starhost.FormatSource("plugin.star", []byte("def run(ctx,args):\n  return args['text']\n"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(string(out))
+	// Output:
+	// def run(ctx, args):
+	//     return args["text"]
+}
