@@ -199,6 +199,14 @@ func (m *Manager) reevaluate(ctx context.Context) {
 	}
 	changed := map[string]bool{}
 	for _, p := range ps {
+		// DC25: a faulted plugin that is now disabled becomes blocked, so
+		// enabling it again retries.
+		if p.state == Faulted && p.cand.Manifest != nil {
+			if bs := m.preflight(p); len(bs) > 0 {
+				m.block(p, bs)
+				continue
+			}
+		}
 		if p.state == Blocked || stopping[p.cand.ID()] || p.deferred && !p.teardown {
 			m.activate(ctx, p, nil)
 			if p.gen != nil {

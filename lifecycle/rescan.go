@@ -29,6 +29,9 @@ func (m *Manager) Rescan(ctx context.Context) {
 				p.state = Blocked
 			}
 			fresh = append(fresh, p)
+		case p.gen == nil && p.state == Faulted && unchanged(p, c):
+			// DC25: a faulted plugin retries when its source changes, not on
+			// every rescan.
 		case p.gen == nil:
 			// Not running: take the manifest as it is now.
 			m.mu.Lock()
@@ -58,4 +61,13 @@ func (m *Manager) Rescan(ctx context.Context) {
 		m.attachAll(ctx, changed)
 	}
 	m.reevaluate(ctx)
+}
+
+// unchanged reports whether candidate c has the content p last had.
+func unchanged(p *plugin, c *Candidate) bool {
+	if c.Manifest == nil || p.fingerprint == "" {
+		return false
+	}
+	b, err := ReadBundle(c.Dir)
+	return err == nil && Fingerprint(c.Manifest, b) == p.fingerprint
 }

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	commands = append(commands, command{"dev", "hot-reload console: dev [DIR...] [--log FILE]; reads /commands on stdin", runDev})
+	commands = append(commands, command{"dev", "hot-reload console: dev [DIR...] [--log FILE]; DIRs are dev plugins; reads /commands on stdin", runDev})
 }
 
 // console is the dev console: it prints one line per lifecycle event and
@@ -37,9 +37,6 @@ func runDev(e *env, args []string) error {
 		return err
 	}
 	e.global.dev = append(e.global.dev, f.args...)
-	if len(e.global.dev) == 0 {
-		e.global.dev = []string{"."}
-	}
 	c := &console{e: e}
 	c.cond = sync.NewCond(&c.mu)
 	if path, ok := f.set["log"]; ok {
@@ -247,10 +244,11 @@ func (c *console) expand(ctx context.Context, name, args string) {
 	}
 }
 
-// wait blocks until a line matching the pattern has been printed since the
-// console started, or 10 seconds pass (for scripts driving the console).
+// wait blocks until the console's transcript — every line printed since it
+// started — matches the pattern (multi-line: ^ and $ match at line breaks),
+// or 10 seconds pass. Scripts driving the console use it.
 func (c *console) wait(pattern string) {
-	re, err := regexp.Compile(pattern)
+	re, err := regexp.Compile("(?m)" + pattern)
 	if err != nil {
 		c.printf("/wait: %v", err)
 		return
@@ -264,11 +262,9 @@ func (c *console) wait(pattern string) {
 	defer timer.Stop()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i := 0; ; {
-		for ; i < len(c.seen); i++ {
-			if re.MatchString(c.seen[i]) {
-				return
-			}
+	for {
+		if re.MatchString(strings.Join(c.seen, "\n")) {
+			return
 		}
 		if time.Now().After(deadline) {
 			go c.printf("/wait: nothing matched %q within 10s", pattern)
