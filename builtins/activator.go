@@ -96,8 +96,16 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	if err := inst.execute(ctx, c); err != nil {
 		return nil, err
 	}
+	for _, f := range activated {
+		f(inst)
+	}
 	return inst, nil
 }
+
+// activated runs once per generation after its module executed successfully
+// (the models capability names the plugin here, CC24). Feature files fill
+// it in init.
+var activated []func(inst *instance)
 
 // Compile compiles the entry file and everything it loads without running
 // any of it (AT3).
@@ -288,17 +296,23 @@ func (inst *instance) commandFunc(name string, pos contrib.Pos, fn starlark.Call
 	return func(ctx context.Context, cmd contrib.Invocation) (string, bool, error) {
 		c := inst.newCtx(ctx, ctxCommand)
 		out, err := inst.call(ctx, what, fn, c, invocationValue(cmd))
-		if err != nil {
-			return "", false, err
-		}
-		switch v := out.(type) {
-		case starlark.String:
-			return string(v), true, nil
-		case starlark.NoneType:
-			return "", false, nil
-		}
-		return "", false, inst.badReturn(pos, what, out, "a string or None")
+		return inst.textResult(pos, what, out, err, "a string or None")
 	}
+}
+
+// textResult reads a callback's text result: a str is produced text, None
+// produces nothing; anything else is an error at the constructor's pos.
+func (inst *instance) textResult(pos contrib.Pos, what string, out starlark.Value, err error, want string) (string, bool, error) {
+	if err != nil {
+		return "", false, err
+	}
+	switch v := out.(type) {
+	case starlark.String:
+		return string(v), true, nil
+	case starlark.NoneType:
+		return "", false, nil
+	}
+	return "", false, inst.badReturn(pos, what, out, want)
 }
 
 // resolveFunc adapts a placeholder's resolve (CC13).
@@ -308,15 +322,6 @@ func (inst *instance) resolveFunc(name string, pos contrib.Pos, fn starlark.Call
 		c := inst.newCtx(ctx, ctxPlaceholder)
 		c.site = site
 		out, err := inst.call(ctx, what, fn, c)
-		if err != nil {
-			return "", false, err
-		}
-		switch v := out.(type) {
-		case starlark.String:
-			return string(v), true, nil
-		case starlark.NoneType:
-			return "", false, nil
-		}
-		return "", false, inst.badReturn(pos, what, out, "a string")
+		return inst.textResult(pos, what, out, err, "a string")
 	}
 }
