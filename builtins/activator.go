@@ -58,7 +58,8 @@ func featureState[T any](inst *instance, key string, mk func() T) T {
 	inst.mu.Lock()
 	defer inst.mu.Unlock()
 	if v, ok := inst.state[key]; ok {
-		return v.(T)
+		t, _ := v.(T) // a nil interface stored by mk comes back as the zero T
+		return t
 	}
 	if inst.state == nil {
 		inst.state = map[string]any{}
@@ -181,6 +182,9 @@ func (inst *instance) Exports() map[string]any { return inst.exports }
 
 // Attach runs one attach callback, if the plugin gave one.
 func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bool, error) {
+	if prepare := attachAlways[stage]; prepare != nil {
+		prepare(inst)
+	}
 	fn, ok := inst.callbacks[stage]
 	if !ok {
 		return false, nil
@@ -212,6 +216,11 @@ var attachPreparers = map[contrib.AttachStage]func(inst *instance, c *callCtx) (
 		return nil, inst.hasCapability("models")
 	},
 }
+
+// attachAlways holds what a stage does for every generation, whether or not
+// the plugin has a callback for it (CC29: the host creates the data
+// directories first). Feature files fill it in init.
+var attachAlways = map[contrib.AttachStage]func(inst *instance){}
 
 // attachFailed holds what a stage does when its callback fails (CC18: a
 // failed attach_status closes the sink).

@@ -30,6 +30,7 @@ type callCtx struct {
 	kind  ctxKind
 	facts contrib.Facts
 	site  contrib.Site
+	ctx   context.Context // the call's context, for fields that do Go work on read
 }
 
 var _ starlark.HasAttrs = (*callCtx)(nil)
@@ -45,8 +46,8 @@ type ctxField struct {
 // ctxFields are appended to in init by the files that add ctx attributes.
 var ctxFields []ctxField
 
-func (inst *instance) newCtx(_ context.Context, kind ctxKind) *callCtx {
-	c := &callCtx{inst: inst, kind: kind}
+func (inst *instance) newCtx(ctx context.Context, kind ctxKind) *callCtx {
+	c := &callCtx{inst: inst, kind: kind, ctx: ctx}
 	if inst.req.Services != nil {
 		c.facts = inst.req.Services.Facts()
 	}

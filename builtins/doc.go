@@ -14,5 +14,13 @@
 // (ctx.out), CC13 (placeholder resolve on every bind), DC6 (error(code,
 // message) and tool_failed), DC13 (exports and deps.require during
 // activation only), DC23 (modules and load() read the in-memory snapshot),
-// AT1 (staging) and AT3 (compile errors before any code runs).
+// AT1 (staging) and AT3 (compile errors before any code runs); and the host
+// facts: CC8–CC10 (client_factory with an opaque API key, classifier),
+// CC19 (ctx.env), CC20–CC23 (the live ctx.session and ctx.review views),
+// CC24–CC27 (ctx.models, its members and client lifetime) and CC29–CC30
+// (attach_data_dirs and ctx.data confined with os.Root); and the
+// contribution points: one constructor and contribute() keyword per row of
+// contrib.Points with the TARGET_/ORDER_/SCOPE_ constants (DC1, DC2),
+// ctx.thread and ctx.contributions for thread-scoped entries (DC11), and
+// hook and raw_hook (HK1, HK3).
 package builtins

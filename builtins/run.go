@@ -39,7 +39,20 @@ func preciseFrame(t *starlark.Thread) bool {
 	return !ok || fr.Position() != fn.Position()
 }
 
-const localRun = "crystal.run"
+const (
+	localRun     = "crystal.run"
+	localContext = "crystal.context"
+)
+
+// threadContext returns the context of the run th belongs to: a builtin
+// that blocks in Go (an HTTP call) must return when it ends, since
+// cancelling the thread alone does not interrupt Go code.
+func threadContext(th *starlark.Thread) context.Context {
+	if ctx, ok := th.Local(localContext).(context.Context); ok {
+		return ctx
+	}
+	return context.Background()
+}
 
 // newThread returns a thread bound to inst with the given step budget.
 func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
@@ -81,6 +94,7 @@ func (f *runFailure) Diagnostic() contrib.Diagnostic { return f.diag }
 func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runState, what string, fn func() error) (err error) {
 	stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
 	defer stop()
+	th.SetLocal(localContext, ctx) // for builtins that block in Go (model calls)
 	defer func() {
 		if p := recover(); p != nil {
 			d := contrib.Diag(contrib.HostPanic, inst.req.Plugin, callerPos(th, 0),

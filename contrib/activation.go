@@ -17,6 +17,7 @@ type ActivationRequest struct {
 	Bundle       fs.FS  // the snapshot; paths are slash-separated, relative to the plugin directory
 	Entry        string // entry file inside Bundle, e.g. "plugin.star"
 	SourceRoot   string // prefix for file names in positions, e.g. "plugins/review"
+	Directory    string // the plugin directory's own name, e.g. "review" (data directories, CC29)
 	Capabilities []string
 	Exports      []string // service names the manifest declares (DC13)
 	// Providers holds, for each direct dependency, the services it exported

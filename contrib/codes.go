@@ -84,6 +84,23 @@ const (
 	StatusFieldRejected Code = "StatusFieldRejected"
 	StatusFieldUnknown  Code = "StatusFieldUnknown"
 
+	// Models, client factories and classifiers (CC8–CC10, CC21, CC24–CC27).
+	ProvidersInvalid      Code = "ProvidersInvalid"
+	ModelUnknown          Code = "ModelUnknown"
+	ClientFactoryRejected Code = "ClientFactoryRejected"
+	ClientFactoryTaken    Code = "ClientFactoryTaken"
+	ModelAccess           Code = "ModelAccess"
+	ModelClientFailed     Code = "ModelClientFailed"
+
+	// Contribution points and hooks (DC1–DC3, DC9, HK1–HK3).
+	PointEntryInvalid    Code = "PointEntryInvalid"
+	ReplaceConflict      Code = "ReplaceConflict"
+	PointEntrySkipped    Code = "PointEntrySkipped"
+	PointOperationFailed Code = "PointOperationFailed"
+	HookSkipped          Code = "HookSkipped"
+	RawHookRegistered    Code = "RawHookRegistered"
+	RawHookRefused       Code = "RawHookRefused"
+
 	// Style: the curated buildifier warnings of `crystal-star check`
 	// (builtins.StyleWarnings, docs/check.md).
 	StyleUnusedVariable     Code = "StyleUnusedVariable"
@@ -150,6 +167,19 @@ var Catalogue = []CodeInfo{
 	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
+	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},
+	{ModelUnknown, SeverityWarning, "config.toml selects a model (model, review_model) that providers.json does not list, or a setting the model does not offer.", "Use provider/model as listed in providers.json, or add the model there."},
+	{ClientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
+	{ClientFactoryTaken, SeverityWarning, "An earlier plugin in load order already owns this protocol; this factory is not used.", "Rename the protocol or disable the other plugin."},
+	{ModelAccess, SeverityNote, "The plugin declares the models capability and can call the session and review models with the operator's credentials.", "Nothing to fix; remove \"models\" from capabilities if the plugin should not."},
+	{ModelClientFailed, SeverityWarning, "The host could not build a model client (a factory's not_supported, a missing adapter or API key, an unknown provider).", "Change the setting named in the message (/tier, /speed, /model) or fix providers.json."},
+	{PointEntryInvalid, SeverityError, "A contribution-point entry breaks its point's rules (a replace target the point does not have, a tier it does not offer, thread scope in contribute()); it is left out.", "Correct the entry as the message says; docs/points.md lists each point's tiers and targets."},
+	{ReplaceConflict, SeverityWarning, "Two entries replace the same named default; this one lost (thread scope beats workspace scope, then the later registration wins) and is not used while the other is registered.", "Replace a different target, or disable the other plugin; order does not decide."},
+	{PointEntrySkipped, SeverityWarning, "An entry of a contribution point failed or answered with an unusable value; it was skipped and the rest of the point still ran.", "Fix the error at the top of the backtrace, or return the shape docs/points.md gives for the point."},
+	{PointOperationFailed, SeverityError, "An entry of an authoritative point (policy, approval, normalizer, compaction summary) failed, so the operation it served failed.", "Fix the entry; return error(code, message) for an expected failure."},
+	{HookSkipped, SeverityWarning, "A hook failed, or returned a replacement beyond its event's powers; it was skipped and the next hook saw the previous value.", "Fix the error, or change only what the event allows (docs/points.md, hooks)."},
+	{RawHookRegistered, SeverityNote, "The plugin registered a raw hook, which may rewrite prompts, model calls, compaction and approval.", "Nothing to fix; review raw hooks before trusting the plugin."},
+	{RawHookRefused, SeverityWarning, "A raw hook returned something the host cannot represent (a repeated item id, an unknown role or risk level, a wrong type); it was skipped.", "Return items with unique ids and known roles, and known risk levels."},
 	{StyleUnusedVariable, SeverityWarning, "A local variable (or a private top-level one) is assigned but never read.", "Remove it, or name it _ when the value is deliberately ignored."},
 	{StyleUnusedLoad, SeverityWarning, "A name loaded with load() is never used.", "Remove the name from the load() call."},
 	{StyleUnreachable, SeverityWarning, "A statement follows return, break, continue or fail() and can never run.", "Remove the statement or move it before the jump."},

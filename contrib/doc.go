@@ -14,5 +14,10 @@
 // (placeholder names, first in load order wins), DC4 (projection and proxies;
 // revoked snapshots yield tool_unavailable), DC5 (duplicate ids inside a plugin
 // are diagnostics, not failures) and DC6 (stable error codes; raised errors
-// reach the model as tool_failed).
+// reach the model as tool_failed). The table of contribution points
+// (points.go) and the registry's point rules (pointreg.go, resolve.go)
+// implement DC1 (tiers, order, handles), DC2 (the catalog), DC3 (failure
+// policies), DC9 (replacement and ReplaceConflict), DC10 (takeover), DC11
+// (scopes, runtime entries) and DC12 (snapshots and invalidation); the hook
+// table (hooks.go) implements HK1–HK3.
 package contrib

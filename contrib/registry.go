@@ -37,6 +37,9 @@ type RegistryOptions struct {
 	Skill *ExternalTool
 	// Notes receives each cross-plugin conflict once per generation.
 	Notes func(Diagnostic)
+	// Defaults are the host's own entries of the points' named targets
+	// (DC1); a target without one produces nothing.
+	Defaults []Default
 }
 
 // Registry is the one registry of published contributions. Publishing or
@@ -51,12 +54,14 @@ type Registry struct {
 	gens     map[string]*Published
 	reported map[string]bool
 	view     atomic.Pointer[View]
+	points   pointState // defaults, runtime entries, invalidation (pointreg.go)
 }
 
 // NewRegistry returns an empty registry. External tools whose parameters do
 // not compile are left out with a diagnostic sent to opts.Notes.
 func NewRegistry(opts RegistryOptions) *Registry {
 	r := &Registry{opts: opts, gens: map[string]*Published{}, reported: map[string]bool{}}
+	r.points.init(opts.Defaults, r.note)
 	for _, x := range append(slices.Clone(opts.External), optionalTool(opts.Skill)...) {
 		sch, err := CompileSchema(x.Parameters)
 		if err != nil {
@@ -90,23 +95,29 @@ func (r *Registry) note(d Diagnostic) {
 // the previous generation (AT2).
 func (r *Registry) Publish(p *Published) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.gens[p.Plugin] = p
+	r.dropRuntime(func(e *runtimeEntry) bool { return e.plugin == p.Plugin && e.gen != p.Generation })
 	r.rebuild()
+	r.mu.Unlock()
+	r.invalidate(Invalidation{}) // DC12: every point may have changed
 }
 
 // Revoke removes plugin's generation, if it is still gen, so proxies and
 // snapshots taken earlier yield tool_unavailable from now on (DC4, DC26).
 // It reports whether anything was removed.
+// Every entry the generation added at run time is released with it (DC11).
 func (r *Registry) Revoke(plugin, gen string) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	p, ok := r.gens[plugin]
 	if !ok || p.Generation != gen {
+		r.mu.Unlock()
 		return false
 	}
 	delete(r.gens, plugin)
+	r.dropRuntime(func(e *runtimeEntry) bool { return e.plugin == plugin })
 	r.rebuild()
+	r.mu.Unlock()
+	r.invalidate(Invalidation{}) // DC12: every point may have changed
 	return true
 }
 
@@ -135,6 +146,8 @@ func (r *Registry) rebuild() {
 	v.buildTools(r.external)
 	v.buildCommands()
 	v.buildPlaceholders()
+	v.buildPoints()
+	v.buildHooks()
 	for _, ds := range v.conflicts {
 		for _, d := range ds {
 			key := string(d.Code) + "|" + d.Plugin + "|" + v.gens[d.Plugin].generationOr() + "|" + d.Message

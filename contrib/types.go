@@ -177,7 +177,16 @@ type Set struct {
 	Commands     []Command
 	Placeholders []Placeholder
 	StatusFields []StatusField
-	Diagnostics  []Diagnostic
+	// ClientFactories (CC8) and Classifiers (CC10) are served from the
+	// published set by the host, in catalog load order.
+	ClientFactories []ClientFactory
+	Classifiers     []Classifier
+	// Points are the entries of the table's contribution points and Hooks
+	// the hooks and raw hooks (DC1, HK1); both workspace scope, in
+	// contribute() order.
+	Points      []PointEntry
+	Hooks       []HookEntry
+	Diagnostics []Diagnostic
 }
 
 // Rules are the names the embedding host owns; contributions that take one

@@ -17,7 +17,9 @@ type View struct {
 	tools     []toolEntry
 	commands  map[string][]CommandEntry
 	holders   map[string]PlaceholderEntry
-	conflicts map[string][]Diagnostic // by plugin id
+	points    map[PointName][]staticPoint // static entries, load order (pointreg.go)
+	hooks     map[HookEvent][]HookRun     // by stage, raw hooks last (hooks.go)
+	conflicts map[string][]Diagnostic     // by plugin id
 }
 
 // toolEntry is a projected tool (DC4): a copy of the definition plus what is

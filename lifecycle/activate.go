@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 	"weak"
@@ -65,7 +66,7 @@ func (m *Manager) requestFor(p *plugin, c *Candidate, b *Bundle, gen string) con
 	mf := c.Manifest
 	return contrib.ActivationRequest{
 		Plugin: mf.ID, DisplayName: mf.Name(), Generation: gen, Source: c.Source,
-		Bundle: b, Entry: mf.Entry, SourceRoot: c.Display,
+		Bundle: b, Entry: mf.Entry, SourceRoot: c.Display, Directory: filepath.Base(c.Dir),
 		Capabilities: mf.Capabilities, Exports: mf.Exports,
 		Providers: m.providerExports(p), Rules: m.opts.Rules, Services: m.opts.Services,
 		Fault: func(d contrib.Diagnostic) { go m.fault(p, gen, d) },

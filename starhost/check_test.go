@@ -126,6 +126,16 @@ var notStatic = map[contrib.Code]string{
 	contrib.ConfigUnreadable:                "check reads no config.toml",
 	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
 	contrib.StatusFieldUnknown:              "status.set runs in callbacks, which never run in a dry run",
+	contrib.ProvidersInvalid:                "check reads no providers.json",
+	contrib.ModelUnknown:                    "check reads no config.toml or providers.json",
+	contrib.ClientFactoryTaken:              "protocol conflicts are resolved when the host builds a client, never in a dry run",
+	contrib.ModelAccess:                     "a note; declaring the models capability is legitimate",
+	contrib.ModelClientFailed:               "no model client is built in a dry run",
+	contrib.PointEntrySkipped:               "point entries run only when the host calls their point, never in a dry run",
+	contrib.PointOperationFailed:            "point entries run only when the host calls their point, never in a dry run",
+	contrib.HookSkipped:                     "hooks run only when the host runs their event, never in a dry run",
+	contrib.RawHookRefused:                  "hooks run only when the host runs their event, never in a dry run",
+	contrib.RawHookRegistered:               "a note; registering a raw hook is legitimate",
 }
 
 var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\]$`)

@@ -7,5 +7,13 @@
 //
 // Contract rules surfaced here: CC6 (catalog order), CC11 and DC8 (command
 // resolution), CC12–CC13 (binding), DC4 (tool snapshots), DC27 (Close waits
-// for teardown).
+// for teardown); and the host facts: providers.json and the built-in openai
+// adapter, CC8–CC9 (client factories over the host's HTTP; the API key never
+// shown), CC10 (Classify), CC19 (Environment), CC20–CC22 (SetSession,
+// SetReview and the token rules), CC24–CC27 (model clients, ModelCalls) and
+// CC29 (DataDirs); and the contribution points and hooks, each called at its
+// moment of a turn: DC1–DC3 and DC9–DC12 (PointDefaults, AssemblePrompt,
+// ThreadTools, PrepareModelCall, Dispatch, the thread and turn methods,
+// Resolve, SubscribePoints) and HK1–HK3 (RunHook and the stages the other
+// methods run).
 package starhost

@@ -112,6 +112,25 @@ type Options struct {
 	// Display turns a plugin directory into the form used in positions;
 	// the default makes it relative to the current directory when below it.
 	Display func(dir string) string
+
+	// Models supplies plugins' model clients (CC24–CC27); nil builds them
+	// from {home}/providers.json with the built-in openai adapter and
+	// plugins' client factories (models.go).
+	Models ModelProvider
+	// ModelCalls receives every plugin model call, apart from turns: not
+	// in the transcript, the approval path or the turn budget (CC24). It
+	// may be called from any goroutine; nil discards the reports.
+	ModelCalls func(ModelCall)
+	// ModelTimeout bounds one HTTP model call (DefaultModelTimeout).
+	ModelTimeout time.Duration
+	// Classifications is the host's built-in classification of tool calls
+	// by tool name (CC10); plugin classifiers are asked only for names it
+	// does not hold that are not BuiltinTools either.
+	Classifications map[string]Classification
+
+	// Points are the host's own entries of the contribution points' named
+	// defaults and of the dispatch pipeline (DC1, points.go).
+	Points PointDefaults
 }
 
 // Host is an embedded plugin host: the one type an agent host uses. All
@@ -126,6 +145,8 @@ type Host struct {
 	sinkMu   sync.Mutex
 	sinks    map[string]*statusline.Sink // live sink per plugin
 	attached atomic.Bool                 // the first attach has begun: ctx.env is filled
+	models   sessionState                // session and review views, model clients (session.go)
+	points   pointsState                 // per-thread state captured from the points (points.go)
 
 	closeOnce sync.Once
 }
@@ -189,7 +210,7 @@ func relativeDisplay(dir string) string {
 // Note implements contrib.Services.
 func (h *Host) Note(n Note) {
 	if h.opts.Notes != nil {
-		h.opts.Notes(n)
+		h.opts.Notes(h.redactNote(n))
 	}
 }
 
@@ -210,18 +231,34 @@ func (h *Host) SetFacts(f Facts) {
 // Plugins(). Call it once, before the other methods that serve plugins.
 func (h *Host) Start(ctx context.Context) error {
 	h.warnWorkspaceTrust()
+	h.startModels() // the session is published before any attach_session (CC20)
 	h.manager.Start(ctx)
+	h.finishModels(ctx) // first connect: factories are loaded now (CC9)
 	return nil
+}
+
+// testActivator, when set by a test of this package, replaces the Starlark
+// activator (to stage work that ignores cancellation, which Starlark code
+// cannot do).
+var testActivator func() contrib.Activator
+
+func (h *Host) activator() contrib.Activator {
+	if testActivator != nil {
+		return testActivator()
+	}
+	return builtins.NewActivator(builtins.Options{Steps: h.opts.Steps})
 }
 
 // build reads the configuration and prepares the registry and the
 // lifecycle manager; no plugin is discovered and nothing runs.
 func (h *Host) build() {
 	h.reloadConfig()
-	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note})
+	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note,
+		Defaults: h.pointDefaults()})
+	h.registry.Subscribe(h.points.invalidate) // first: captured state goes before embedders rebuild (DC12)
 	h.manager = lifecycle.NewManager(lifecycle.Options{
 		Roots:     h.roots(),
-		Activator: builtins.NewActivator(builtins.Options{Steps: h.opts.Steps}),
+		Activator: h.activator(),
 		Registry:  h.registry,
 		Services:  h,
 		Rules: contrib.Rules{BuiltinTools: h.opts.BuiltinTools, BuiltinCommands: h.opts.BuiltinCommands,
@@ -290,6 +327,7 @@ func (h *Host) Tools(c Catalog) *ToolSnapshot { return h.registry.Tools(c) }
 // cleanup timeout (DC27). It is idempotent.
 func (h *Host) Close(ctx context.Context) error {
 	h.closeOnce.Do(func() {
+		h.models.closing.Store(true) // no reconnecting while plugins stop
 		if h.manager != nil {
 			h.manager.Close(ctx)
 		}

@@ -20,7 +20,8 @@ var (
 	cliHostPlaceholders = []string{"mode", "workspace", "session_id", "approval_mode", "provider", "model"}
 	cliStatusFields     = []string{"model", "thinking", "tier", "speed", "context", "cwd", "mode", "approval"}
 	cliBuiltinCommands  = []string{"help", "quit", "exit", "plugins", "tools", "call", "render", "reload",
-		"statusline", "model", "thinking", "tier", "speed", "approval", "classify", "prompt", "hook", "points"}
+		"statusline", "model", "thinking", "tier", "speed", "approval", "classify", "prompt", "hook", "points",
+		"turn", "dispatch"}
 )
 
 // env is one command's environment: streams, flags and, once needed, the
@@ -48,6 +49,8 @@ func (e *env) start() (*starhost.Host, error) {
 		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
 		Notes: e.note, Events: e.events,
+		Classifications: cliClassifications, ModelCalls: e.modelCall,
+		Points: cliPoints,
 	})
 	if err != nil {
 		return nil, err

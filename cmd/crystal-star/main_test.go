@@ -38,6 +38,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  cmdExitcode,
 			"waitmatch": cmdWaitmatch,
+			"fakemodel": cmdFakeModel,
 		},
 	})
 }

@@ -16,12 +16,22 @@ func init() {
 func cliStatusText(h *starhost.Host) func(string) string {
 	return func(name string) string {
 		f := h.Facts()
-		c := h.Config()
+		s := h.Session()
+		if s == nil {
+			s = &starhost.ModelFacts{}
+		}
 		switch name {
 		case "model":
-			return c.Model
+			if s.Model == "" {
+				return ""
+			}
+			return s.Provider + "/" + s.Model
 		case "thinking":
-			return c.Thinking
+			return s.Thinking
+		case "tier":
+			return s.ServiceTier
+		case "speed":
+			return s.Speed
 		case "mode":
 			return f.Mode
 		case "approval":

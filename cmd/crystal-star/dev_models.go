@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// The dev console's session verbs change the live session and review views
+// plugins read (CC20): /model, /thinking, /tier, /speed and /approval. They
+// last for the console session; config.toml is not rewritten.
+func init() {
+	consoleCommands["model"] = func(c *console, rest string) { c.setting(rest, c.h.SelectModel) }
+	consoleCommands["thinking"] = func(c *console, rest string) { c.setting(rest, c.h.SetThinking) }
+	consoleCommands["tier"] = func(c *console, rest string) { c.setting(rest, unset(c.h.SetServiceTier)) }
+	consoleCommands["speed"] = func(c *console, rest string) { c.setting(rest, unset(c.h.SetSpeed)) }
+	consoleCommands["approval"] = (*console).approval
+	consoleCommands["classify"] = (*console).classify
+	consoleHelp = append(consoleHelp,
+		"/model [PROVIDER/MODEL]  /thinking LEVEL  /tier TIER|unset  /speed SPEED|unset  change the session plugins see",
+		"/approval [MODE | model PROVIDER/MODEL|off | thinking LEVEL]  the approval mode and the independent review model",
+		"/classify TOOL [JSON]  the risk and permission of one tool call")
+}
+
+// unset maps the console's "unset" to the empty token (tier, speed).
+func unset(set func(string) error) func(string) error {
+	return func(s string) error {
+		if s == "unset" {
+			s = ""
+		}
+		return set(s)
+	}
+}
+
+// setting applies one change, or shows the session when rest is empty.
+func (c *console) setting(rest string, set func(string) error) {
+	if rest != "" {
+		if err := set(rest); err != nil {
+			c.printf("error: %v", err)
+			return
+		}
+	}
+	c.showSession()
+}
+
+// showSession prints the session and review as plugins see them.
+func (c *console) showSession() {
+	s := c.h.Session()
+	if s == nil {
+		c.printf("session: no model (set model in config.toml or use /model PROVIDER/MODEL)")
+		return
+	}
+	c.printf("session: %s", describeModel(s))
+	if r := c.h.Review(); r != nil && r.Independent {
+		c.printf("review: %s", describeModel(&r.Model))
+	} else {
+		c.printf("review: the session model")
+	}
+}
+
+func describeModel(f *starhost.ModelFacts) string {
+	return fmt.Sprintf("%s/%s thinking=%s tier=%s speed=%s", f.Provider, f.Model, f.Thinking, orDash(f.ServiceTier), orDash(f.Speed))
+}
+
+// approval runs /approval MODE, /approval model PROVIDER/MODEL|off and
+// /approval thinking LEVEL.
+func (c *console) approval(rest string) {
+	verb, arg, _ := cutSpace(rest)
+	switch verb {
+	case "":
+		c.printf("approval: %s", orDash(c.h.Facts().ApprovalMode))
+		c.showSession()
+	case "model":
+		c.setting(arg, c.h.SelectReviewModel)
+	case "thinking":
+		c.setting(arg, c.h.SetReviewThinking)
+	default:
+		f := c.h.Facts()
+		f.ApprovalMode = verb
+		c.h.SetFacts(f)
+		c.printf("approval: %s", verb)
+	}
+}
+
+// classify runs /classify TOOL [JSON].
+func (c *console) classify(rest string) {
+	tool, args, _ := cutSpace(rest)
+	if tool == "" {
+		c.printf("usage: /classify TOOL [JSON]")
+		return
+	}
+	res, err := c.h.Classify(c.e.ctx, tool, json.RawMessage(strings.TrimSpace(args)))
+	if err != nil {
+		c.printf("/classify: %v", err)
+		return
+	}
+	c.printf("%s: %s", tool, res)
+}

@@ -1,0 +1,46 @@
+package contrib
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Classification is the risk and permission the host assigns to one tool
+// call before approval (CC10).
+type Classification struct {
+	Risk       string `json:"risk"`       // one of Risks
+	Permission string `json:"permission"` // one of Permissions
+}
+
+// Risks and Permissions are the tokens a classification may use.
+var (
+	Risks       = []string{"low", "medium", "high"}
+	Permissions = []string{"allow", "ask", "deny"}
+)
+
+// Problem returns why c is not a valid classification, or "".
+func (c Classification) Problem() string {
+	switch {
+	case !slices.Contains(Risks, c.Risk):
+		return fmt.Sprintf("risk %q is not one of %v", c.Risk, Risks)
+	case !slices.Contains(Permissions, c.Permission):
+		return fmt.Sprintf("permission %q is not one of %v", c.Permission, Permissions)
+	}
+	return ""
+}
+
+// ClassifyFunc classifies one call of a tool the host does not know. ok is
+// false when the classifier has no opinion (Starlark None).
+type ClassifyFunc func(ctx context.Context, tool string, args any) (c Classification, ok bool, err error)
+
+// Classifier is one classifier(...) contribution (CC10).
+type Classifier struct {
+	Pos      Pos
+	Classify ClassifyFunc
+}
+
+// AddClassifier stages a classifier.
+func (s *Staging) AddClassifier(c Classifier) {
+	s.set.Classifiers = append(s.set.Classifiers, c)
+}

@@ -1,0 +1,81 @@
+package starhost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Classification is a tool call's risk (low, medium, high) and permission
+// (allow, ask, deny) (CC10).
+type Classification = contrib.Classification
+
+// Classified is the result of Classify: the classification, and who gave
+// it — Source is "builtin" (Options.Classifications), "plugin" (Plugin
+// names which) or "" when nobody knows the tool (Known is false).
+type Classified struct {
+	Classification
+	Known  bool
+	Source string
+	Plugin string
+}
+
+// Classify assigns risk and permission to one call of tool (CC10). The
+// host's built-in classification (Options.Classifications) answers first;
+// only when it misses are plugin classifiers asked, in catalog load order,
+// the first non-None answer winning. A built-in tool name
+// (Options.BuiltinTools) is never sent to a classifier, so plugins cannot
+// reclassify read, bash or any other built-in tool. A failing classifier
+// is a note and the next one is asked. args is the call's JSON arguments
+// ("" or null for none).
+func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) (Classified, error) {
+	if c, ok := h.opts.Classifications[tool]; ok {
+		return Classified{Classification: c, Known: true, Source: "builtin"}, nil
+	}
+	if slices.Contains(h.opts.BuiltinTools, tool) {
+		return Classified{Source: "builtin"}, nil
+	}
+	var decoded any = map[string]any{} // no arguments: an empty object
+	if len(bytes.TrimSpace(args)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.UseNumber()
+		if err := dec.Decode(&decoded); err != nil {
+			return Classified{}, fmt.Errorf("the arguments are not JSON: %v", err)
+		}
+	}
+	for _, p := range h.registry.View().Published() {
+		for _, cl := range p.Set.Classifiers {
+			var c Classification
+			var ok bool
+			var err error
+			p.Gate.Do(ctx, func(ctx context.Context) { c, ok, err = cl.Classify(ctx, tool, decoded) })
+			if err != nil {
+				h.Note(builtins.FailureDiagnostic(err))
+				continue
+			}
+			if ok {
+				return Classified{Classification: c, Known: true, Source: "plugin", Plugin: p.Plugin}, nil
+			}
+		}
+	}
+	return Classified{}, nil
+}
+
+// String formats a result the way the dev console prints it.
+func (c Classified) String() string {
+	switch {
+	case !c.Known && c.Source == "builtin":
+		return "built-in tool without a built-in classification; classifiers are not asked"
+	case !c.Known:
+		return "unknown: no classifier answered"
+	case c.Source == "plugin":
+		return fmt.Sprintf("risk=%s permission=%s (plugin %s)", c.Risk, c.Permission, c.Plugin)
+	}
+	return fmt.Sprintf("risk=%s permission=%s (%s)", c.Risk, c.Permission, strings.ToLower(c.Source))
+}

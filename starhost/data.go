@@ -1,0 +1,28 @@
+package starhost
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/crystal-star/crystal-star/builtins"
+)
+
+var _ builtins.DataSource = (*Host)(nil)
+
+// DataDirs returns a plugin's data directories (CC29): global
+// {home}/data/plugins/<directory>, shared across workspaces, and project
+// <workspace>/.crystal/data/plugins/<directory>. The host tries to create
+// both and does not report failure: a plugin creates them if missing
+// (ctx.data's write does). They are not the install directory and not
+// secret storage.
+func (h *Host) DataDirs(plugin, directory string) (global, project string) {
+	switch directory {
+	case "", ".", "..", string(filepath.Separator):
+		directory = plugin
+	}
+	global = filepath.Join(h.opts.Home, "data", "plugins", directory)
+	project = filepath.Join(h.opts.Workspace, ".crystal", "data", "plugins", directory)
+	_ = os.MkdirAll(global, 0o755)
+	_ = os.MkdirAll(project, 0o755)
+	return global, project
+}

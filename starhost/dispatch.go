@@ -1,0 +1,207 @@
+package starhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Stable tool error codes of Dispatch.
+const (
+	// ErrCallDenied: the policy, the classification or the approval stage
+	// refused the call; its message says which and why.
+	ErrCallDenied = "call_denied"
+)
+
+// Invoker runs one tool call for Dispatch: the host's built-in tools, and
+// plugin and external tools through a snapshot.
+type Invoker func(ctx context.Context, call ToolCall) ToolResult
+
+// DispatchResult is what Dispatch did with one call.
+type DispatchResult struct {
+	// Call is the call as invoked: a tool_call hook may have replaced its
+	// name or arguments, never its id.
+	Call           ToolCall
+	Classification Classification
+	Risk           string // after approval hooks
+	Approved       bool
+	Result         ToolResult
+	Notes          []Note // the notes of this dispatch
+}
+
+// Dispatch runs one tool call of thread through the dispatch pipeline, the
+// same for built-in, plugin and external tools (HK1):
+//
+//  1. classify (Classify; an unknown tool is medium risk and asks), then the
+//     policy stage (dispatch_policy: the host's policy and plugin entries;
+//     any reason denies), then the approval hooks (raise the risk, require a
+//     prompt) and rewrite_approval raw hooks, then the approval stage
+//     (dispatch_approval: plugin entries first, the host's approver last;
+//     the first answer decides);
+//  2. the tool_call hooks, which may replace the name or arguments; a
+//     rewritten call is classified and approved again (HK2);
+//  3. invoke (nil: the thread's tool snapshot, ThreadTools);
+//  4. the tool_result hooks, which may replace a successful result's text;
+//  5. the recorder stage (dispatch_recorder, observers);
+//  6. the normalizer stage (dispatch_normalizer, a fold): authoritative, so
+//     a failing entry fails the call with point_failed or the entry's own
+//     error(code, message) (DC3).
+//
+// A refused call returns error call_denied and is recorded, not invoked.
+// Every stage is resolved when Dispatch starts: the call finishes with the
+// entries it started with (DC12).
+func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
+	rn := &runNotes{h: h}
+	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(),
+		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
+		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
+		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
+		normalizer: rn.resolve(contrib.PointDispatchNormalizer, thread),
+	}
+	res := DispatchResult{Call: call}
+	args := decodeArgs(call.Arguments) // once; again only for a rewritten call
+	res.Approved, res.Result = d.decide(&res, args)
+	if res.Approved {
+		payload := d.hooks(contrib.HookToolCall, toolCallValue(thread, call, args))
+		name, _ := payload["name"].(string)
+		if name != call.Name || !contrib.SameJSON(payload["arguments"], args) {
+			res.Call = ToolCall{ID: call.ID, Name: name, Arguments: encodeValue(payload["arguments"])}
+			args = payload["arguments"]
+			res.Approved, res.Result = d.decide(&res, args) // HK2: classified and approved again
+		}
+	}
+	if res.Approved {
+		res.Result = d.invoke(res.Call, invoke)
+	}
+	rec := map[string]any{"thread": thread, "call": toolCallValue(thread, res.Call, args), "result": toolResultValue(res.Result)}
+	_, _ = d.recorder.Collect(ctx, rec, nil)
+	if res.Approved {
+		out, err := d.normalizer.Fold(ctx, rec, normalizedAnswer)
+		var pe *contrib.PointError
+		if errors.As(err, &pe) {
+			res.Result = contrib.Failure(pe.Code, pe.Message)
+		} else {
+			res.Result = toolResultOf(out.(map[string]any)["result"])
+		}
+	}
+	res.Notes = rn.notes()
+	return res
+}
+
+// dispatch is one run of Dispatch with its stages resolved.
+type dispatch struct {
+	h                                      *Host
+	ctx                                    context.Context
+	thread                                 string
+	rn                                     *runNotes
+	view                                   *contrib.View
+	policy, approval, recorder, normalizer *Resolution
+}
+
+func (d *dispatch) hooks(event contrib.HookEvent, payload map[string]any) map[string]any {
+	return contrib.RunHooks(d.ctx, d.view.HookRuns(event), event, payload, d.rn.add)
+}
+
+// decide classifies res.Call and runs the policy, the approval hooks and
+// the approval stage. A refusal comes with its call_denied result.
+func (d *dispatch) decide(res *DispatchResult, args any) (bool, ToolResult) {
+	call := res.Call
+	cl, err := d.h.Classify(d.ctx, call.Name, call.Arguments)
+	if err != nil || !cl.Known {
+		cl.Classification = Classification{Risk: "medium", Permission: "ask"}
+	}
+	res.Classification, res.Risk = cl.Classification, cl.Risk
+	if cl.Permission == "deny" {
+		return false, denied("the host's classification denies %s", call.Name)
+	}
+	in := toolCallValue(d.thread, call, args)
+	in["risk"] = cl.Risk
+	reasons, err := d.policy.Collect(d.ctx, in, textAnswer)
+	if err != nil {
+		return false, denied("the policy failed: %v", err)
+	}
+	if len(reasons) > 0 {
+		return false, denied("%s", reasons[0].Value)
+	}
+	in["prompt"] = cl.Permission == "ask"
+	in = d.hooks(contrib.HookApproval, in)
+	res.Risk, _ = in["risk"].(string)
+	out, ok, err := d.approval.First(d.ctx, in, approvalAnswer)
+	switch {
+	case err != nil:
+		return false, denied("approval failed: %v", err)
+	case !ok:
+		return false, denied("nobody approved %s", call.Name)
+	}
+	a := out.Value.(Approval)
+	if !a.Approved {
+		why := a.Reason
+		if why == "" {
+			why = "not approved"
+		}
+		return false, denied("%s", why)
+	}
+	return true, ToolResult{}
+}
+
+func denied(format string, args ...any) ToolResult {
+	return contrib.Failure(ErrCallDenied, fmt.Sprintf(format, args...))
+}
+
+// invoke runs the call and its tool_result hooks.
+func (d *dispatch) invoke(call ToolCall, invoke Invoker) ToolResult {
+	var res ToolResult
+	if invoke != nil {
+		res = invoke(d.ctx, call)
+	} else {
+		res = d.h.ThreadTools(d.ctx, d.thread, PlanAndWork).Invoke(d.ctx, call.Name, call.Arguments)
+	}
+	if !res.OK() {
+		return res
+	}
+	text := res.Text
+	if res.Data != nil {
+		text = string(res.Data)
+	}
+	payload := d.hooks(contrib.HookToolResult, map[string]any{"thread": d.thread, "id": call.ID, "name": call.Name, "text": text})
+	if next, _ := payload["text"].(string); next != text {
+		return ToolResult{Text: next}
+	}
+	return res
+}
+
+// approvalAnswer accepts {"approved": bool, "reason": str} (or a bare
+// bool) as an Approval.
+func approvalAnswer(_, out any) (any, error) {
+	switch v := out.(type) {
+	case bool:
+		return Approval{Approved: v}, nil
+	case map[string]any:
+		approved, ok := v["approved"].(bool)
+		if !ok {
+			break
+		}
+		reason, _ := v["reason"].(string)
+		return Approval{Approved: approved, Reason: reason}, nil
+	}
+	return nil, fmt.Errorf("returned a %s; want {\"approved\": bool, \"reason\": str} or None", contrib.JSONKind(out))
+}
+
+// normalizedAnswer accepts a result {text, data, error} as the next record.
+func normalizedAnswer(in, out any) (any, error) {
+	m, ok := out.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("returned a %s; want a result {text, data, error} or None", contrib.JSONKind(out))
+	}
+	if _, ok := m["text"].(string); !ok && m["data"] == nil && m["error"] == nil {
+		return nil, fmt.Errorf("returned a result with neither text, data nor error")
+	}
+	next := map[string]any{}
+	for k, v := range in.(map[string]any) {
+		next[k] = v
+	}
+	next["result"] = m
+	return next, nil
+}

@@ -1,0 +1,166 @@
+package starhost
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// factoryClient is a client built by a plugin's client factory (CC8, CC9):
+// the factory's Starlark codec encodes and decodes, the host performs the
+// HTTP call against the provider's endpoint and inserts the API key where
+// the codec asked for it. Each encode and decode runs through the factory
+// generation's gate; once that generation is revoked the client fails.
+type factoryClient struct {
+	h                  *Host
+	plugin, generation string
+	protocol           string
+	endpoint           *url.URL
+	key                string
+	codec              contrib.Codec
+}
+
+// factoryClient builds a client with the factory that owns p's protocol:
+// the multimodal create when the model takes image input and the factory
+// has one. A factory's not_supported comes back as an error wrapping
+// contrib.ErrNotSupported.
+func (h *Host) factoryClient(ctx context.Context, p *Provider, m *ProviderModel, f ModelFacts, key string) (ModelClient, error) {
+	proto := strings.ToLower(p.Protocol)
+	view := h.registry.View()
+	fac, owner, conflicts := view.ClientFactoryFor(proto)
+	h.noteFactoryConflicts(fac, owner, conflicts)
+	if fac == nil {
+		return nil, fmt.Errorf("no plugin provides a client factory for protocol %q (provider %s)", proto, p.Name)
+	}
+	create := fac.Create
+	if f.ImageInput && fac.CreateMultimodal != nil {
+		create = fac.CreateMultimodal
+	}
+	req := contrib.ClientRequest{
+		Protocol: proto, Provider: p.Name, Model: m.Name, Endpoint: p.Endpoint, HasAPIKey: key != "",
+		Temperature: f.Temperature, TopP: f.TopP, MaxTokens: f.MaxTokens, ContextWindow: f.ContextWindow,
+		ImageInput: f.ImageInput, AudioInput: f.AudioInput, VideoInput: f.VideoInput,
+		ServiceTier: f.ServiceTier, Speed: f.Speed,
+	}
+	var codec contrib.Codec
+	var err error
+	if !owner.Gate.Do(ctx, func(ctx context.Context) { codec, err = create(ctx, req) }) {
+		return nil, fmt.Errorf("the client factory of plugin %s was unloaded", owner.Plugin)
+	}
+	if err != nil {
+		if errors.Is(err, contrib.ErrNotSupported) {
+			return nil, fmt.Errorf("plugin %s: %v", owner.Plugin, err)
+		}
+		return nil, fmt.Errorf("plugin %s: client_factory %q failed: %v", owner.Plugin, proto, firstLine(err.Error()))
+	}
+	u, err := url.Parse(strings.TrimRight(p.Endpoint, "/"))
+	if err != nil {
+		return nil, err
+	}
+	return &factoryClient{h: h, plugin: owner.Plugin, generation: owner.Generation, protocol: proto,
+		endpoint: u, key: key, codec: codec}, nil
+}
+
+// noteFactoryConflicts notes, once per generation, each later plugin that
+// claims a protocol an earlier one owns (CC8: first in load order wins).
+func (h *Host) noteFactoryConflicts(f *contrib.ClientFactory, owner *contrib.Published, later []*contrib.Published) {
+	for _, p := range later {
+		key := f.Protocol + "|" + p.Plugin + "|" + p.Generation
+		if _, seen := h.models.factoryNotes.LoadOrStore(key, true); seen {
+			continue
+		}
+		var pos contrib.Pos
+		for _, g := range p.Set.ClientFactories {
+			if strings.EqualFold(g.Protocol, f.Protocol) {
+				pos = g.Pos
+			}
+		}
+		h.Note(contrib.Diag(contrib.ClientFactoryTaken, p.Plugin, pos,
+			"protocol %q is already served by the client factory of %s, earlier in load order; this factory is not used", f.Protocol, owner.Plugin))
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// gated runs fn through the factory generation's gate.
+func (c *factoryClient) gated(ctx context.Context, fn func(ctx context.Context)) error {
+	gate := c.h.registry.View().Gate(c.plugin, c.generation)
+	if gate == nil || !gate.Do(ctx, fn) {
+		return fmt.Errorf("the client factory of plugin %s was reloaded or stopped; read the client again", c.plugin)
+	}
+	return nil
+}
+
+// Complete encodes req with the factory's codec, sends it, and decodes the
+// response. It returns when ctx ends.
+func (c *factoryClient) Complete(ctx context.Context, req ModelRequest) (ModelReply, error) {
+	var call contrib.HTTPCall
+	var err error
+	if gerr := c.gated(ctx, func(ctx context.Context) { call, err = c.codec.Encode(ctx, req) }); gerr != nil {
+		return ModelReply{}, gerr
+	}
+	if err != nil {
+		return ModelReply{}, fmt.Errorf("encode: %s", firstLine(err.Error()))
+	}
+	hr, err := c.request(ctx, call)
+	if err != nil {
+		return ModelReply{}, err
+	}
+	status, header, data, err := send(c.h.httpClient(), hr)
+	if err != nil {
+		return ModelReply{}, err
+	}
+	resp := contrib.HTTPResponse{Status: status, Body: data, Header: map[string]string{}}
+	for name := range header {
+		resp.Header[strings.ToLower(name)] = header.Get(name)
+	}
+	var reply ModelReply
+	if gerr := c.gated(ctx, func(ctx context.Context) { reply, err = c.codec.Decode(ctx, resp) }); gerr != nil {
+		return ModelReply{}, gerr
+	}
+	if err != nil {
+		return ModelReply{}, fmt.Errorf("decode: %s", firstLine(err.Error()))
+	}
+	return reply, nil
+}
+
+// request builds the HTTP request: the codec's path is appended to the
+// provider's endpoint and must stay on its host; the API key is inserted
+// only here.
+func (c *factoryClient) request(ctx context.Context, call contrib.HTTPCall) (*http.Request, error) {
+	path := call.Path.Resolve(c.key)
+	if path != "" && !strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "?") {
+		return nil, fmt.Errorf("encode: path must start with / or ?")
+	}
+	if strings.ContainsAny(path, "\r\n#") {
+		return nil, fmt.Errorf("encode: path must not contain line breaks or #")
+	}
+	u, err := url.Parse(c.endpoint.String() + path)
+	if err != nil || u.Scheme != c.endpoint.Scheme || u.Host != c.endpoint.Host || u.User != nil {
+		return nil, fmt.Errorf("encode: the path must stay on the provider's endpoint")
+	}
+	hr, err := http.NewRequestWithContext(ctx, call.Method, u.String(), bytes.NewReader(call.Body))
+	if err != nil {
+		return nil, fmt.Errorf("encode: method %q: %v", call.Method, err)
+	}
+	for name, value := range call.Header {
+		v := value.Resolve(c.key)
+		if strings.ContainsAny(name+v, "\r\n") {
+			return nil, fmt.Errorf("encode: header %s must not contain line breaks", name)
+		}
+		hr.Header.Set(name, v)
+	}
+	if hr.Header.Get("Content-Type") == "" && len(call.Body) > 0 {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	return hr, nil
+}

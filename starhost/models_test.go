@@ -1,0 +1,502 @@
+package starhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// testKey is the API key of these tests; no byte of output may show it.
+const testKey = "sk-test-0123456789abcdef"
+
+// chatServer is an OpenAI-compatible test server: it records each request
+// and answers with the last message's text, or as a handler says.
+type chatServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []map[string]any
+	auth     []string
+	paths    []string
+}
+
+func newChatServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, body map[string]any) bool) *chatServer {
+	s := &chatServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		_ = json.Unmarshal(data, &body)
+		s.mu.Lock()
+		s.requests = append(s.requests, body)
+		s.auth = append(s.auth, r.Header.Get("Authorization"))
+		s.paths = append(s.paths, r.URL.RequestURI())
+		s.mu.Unlock()
+		if answer != nil && answer(w, r, body) {
+			return
+		}
+		msgs, _ := body["messages"].([]any)
+		last, _ := msgs[len(msgs)-1].(map[string]any)
+		fmt.Fprintf(w, `{"choices":[{"message":{"content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":2}}`,
+			fmt.Sprint("echo: ", last["content"]))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *chatServer) last() (map[string]any, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[len(s.requests)-1], s.auth[len(s.auth)-1]
+}
+
+// modelsHost starts a host with providers.json pointing at url, config
+// selecting local/echo, and the given dev plugins.
+func modelsHost(t *testing.T, url string, plugins map[string]map[string]string, opts starhost.Options) (*starhost.Host, *noteSink) {
+	t.Helper()
+	home, ws := t.TempDir(), t.TempDir()
+	providers := fmt.Sprintf(`{"providers": [
+  {"name": "local", "protocol": "openai", "endpoint": %q, "api_key_env": "CS_TEST_KEY",
+   "models": [{"name": "echo", "max_tokens": 100, "thinking": ["low", "max"], "service_tiers": ["default", "flex"], "speeds": ["fast"], "image_input": true},
+              {"name": "plain", "thinking": ["maximum"]}]},
+  {"name": "acme", "protocol": "acme", "endpoint": %q, "api_key_env": "CS_TEST_KEY", "models": [{"name": "a1", "service_tiers": ["flex", "priority"]}]},
+  {"name": "claude", "protocol": "anthropic", "endpoint": "https://example.invalid", "models": [{"name": "c1"}]}
+]}`, url+"/v1", url)
+	writeTree(t, home, map[string]string{"providers.json": providers, "config.toml": "model = \"local/echo\"\n"})
+	t.Setenv("CS_TEST_KEY", testKey)
+	var dev []string
+	for name, files := range plugins {
+		dir := filepath.Join(t.TempDir(), name)
+		writeTree(t, dir, files)
+		dev = append(dev, dir)
+	}
+	notes := &noteSink{}
+	opts.Home, opts.Workspace, opts.Dev, opts.Notes = home, ws, dev, notes.add
+	h, err := starhost.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	return h, notes
+}
+
+type noteSink struct {
+	mu    sync.Mutex
+	notes []starhost.Note
+}
+
+func (s *noteSink) add(n starhost.Note) {
+	s.mu.Lock()
+	s.notes = append(s.notes, n)
+	s.mu.Unlock()
+}
+
+func (s *noteSink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	for _, n := range s.notes {
+		b.WriteString(n.String() + "\n")
+	}
+	return b.String()
+}
+
+func invoke(t *testing.T, h *starhost.Host, tool, args string) string {
+	t.Helper()
+	res := h.Tools(starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
+	if res.Err != nil {
+		return "error " + res.Err.Code + ": " + res.Err.Message
+	}
+	return res.Text + string(res.Data)
+}
+
+// The openai adapter speaks chat completions over real HTTP: model,
+// messages, max_tokens, the effort token forwarded unchanged, the service
+// tier and the bearer key.
+func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
+	srv := newChatServer(t, nil)
+	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
+	if err := h.SetThinking("MAX"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.SetServiceTier("default"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := c.Complete(context.Background(), starhost.ModelRequest{
+		Messages: []starhost.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "hello"}}, MaxTokens: 7, Thinking: "max"})
+	if err != nil || reply.Text != "echo: hello" || reply.InputTokens != 4 || reply.OutputTokens != 2 {
+		t.Fatalf("reply = %+v, %v", reply, err)
+	}
+	body, auth := srv.last()
+	if auth != "Bearer "+testKey {
+		t.Errorf("Authorization = %q", auth)
+	}
+	got, _ := json.Marshal(body)
+	want := `{"max_tokens":7,"messages":[{"content":"s","role":"system"},{"content":"hello","role":"user"}],"model":"echo","reasoning_effort":"max","service_tier":"default"}`
+	if string(got) != want {
+		t.Errorf("body = %s\nwant   %s", got, want)
+	}
+	// Images go to the images client as image_url parts.
+	ic, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleImages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ic.Complete(context.Background(), starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "what"}},
+		Images: []string{"data:image/png;base64,AA"}}); err != nil {
+		t.Fatal(err)
+	}
+	body, _ = srv.last()
+	got, _ = json.Marshal(body["messages"])
+	if string(got) != `[{"content":[{"text":"what","type":"text"},{"image_url":{"url":"data:image/png;base64,AA"},"type":"image_url"}],"role":"user"}]` {
+		t.Errorf("image message = %s", got)
+	}
+}
+
+// The adapter reports HTTP errors with the server's message, never the key,
+// and honours its context: a stalled server does not hold the caller.
+func TestOpenAIAdapterErrorsAndCancellation(t *testing.T) {
+	srv := newChatServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		msgs := body["messages"].([]any)
+		switch msgs[0].(map[string]any)["content"] {
+		case "401":
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":{"message":"bad key %s"}}`, r.Header.Get("Authorization"))
+			return true
+		case "stall":
+			<-r.Context().Done()
+			return true
+		}
+		return false
+	})
+	h, notes := modelsHost(t, srv.URL, nil, starhost.Options{})
+	c, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Complete(context.Background(), starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "401"}}})
+	if err == nil || err.Error() != "HTTP 401: bad key Bearer [redacted]" {
+		t.Errorf("401: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = c.Complete(ctx, starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "stall"}}})
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Errorf("stalled call: %v after %s", err, time.Since(start))
+	}
+	if strings.Contains(notes.String(), testKey) {
+		t.Errorf("a note shows the key:\n%s", notes)
+	}
+}
+
+// The reserved protocols other than openai are owned by the host but have
+// no adapter in this build.
+func TestReservedProtocolNotAvailable(t *testing.T) {
+	srv := newChatServer(t, nil)
+	h, notes := modelsHost(t, srv.URL, nil, starhost.Options{})
+	if err := h.SelectModel("claude/c1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
+	if err == nil || err.Error() != `protocol "anthropic" of provider claude is reserved by the host but not available in this build` {
+		t.Errorf("err = %v", err)
+	}
+	if !strings.Contains(notes.String(), "the session client for claude/c1 cannot be built: protocol \"anthropic\" of provider claude is reserved by the host but not available in this build [ModelClientFailed]") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// CC21: providers.json errors carry the path and the JSON line and column.
+func TestCC21_ProvidersErrorsArePositioned(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"syntax", "{\n  \"providers\": [\n    {\"name\": \"a\",}\n  ]\n}", `p.json:3:18: invalid JSON: invalid character '}' looking for beginning of object key string`},
+		{"unknown key", "{\"providers\": [\n {\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"http://x\",\n  \"apikey\": \"k\", \"models\": []}]}", `p.json:3:3: unknown key "apikey"`},
+		{"type", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"http://x\",\n \"models\": [{\"name\": \"m\", \"context_window\": \"big\"}]}]}", `p.json:2:45: providers.models.context_window must be int, not a JSON string`},
+		{"sentinel listed", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"http://x\",\n \"models\": [{\"name\": \"m\",\n  \"thinking\": [\"low\", \"Default\"]}]}]}", `p.json:3:23: thinking token "Default" is a host sentinel; list only the model's effort tokens`},
+		{"duplicate effort", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"http://x\", \"models\": [{\"name\": \"m\", \"thinking\": [\"max\", \"MAX\"]}]}]}", `p.json:1:121: thinking token "MAX" is listed twice`},
+		{"bad protocol", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"my proto\", \"endpoint\": \"http://x\", \"models\": [{\"name\": \"m\"}]}]}", `p.json:1:42: protocol "my proto" has ' ' at position 3; only letters, digits and '_' and '-' are allowed`},
+		{"endpoint", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"ftp://x\", \"models\": [{\"name\": \"m\"}]}]}", `p.json:1:64: endpoint "ftp://x" must be an http:// or https:// URL without credentials`},
+	} {
+		_, err := starhost.ParseProviders("p.json", []byte(tc.src))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s:\n got %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	ps, err := starhost.ParseProviders("p.json", []byte(`{"providers": [{"name": "a", "protocol": "openai", "endpoint": "http://x", "models": [{"name": "m", "thinking": ["High", "max", "maximum"]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, m, ok := ps.Lookup("a/m"); !ok || strings.Join(m.Thinking, ",") != "high,max,maximum" {
+		t.Errorf("thinking stored as %v", m.Thinking)
+	}
+}
+
+// CC21: thinking is default, off or a listed token, stored lowercase;
+// "max" and "maximum" are different tokens; tier and speed are unset
+// (None) until chosen, and a listed "default" tier is a tier.
+func TestCC21_ThinkingTierSpeedTokens(t *testing.T) {
+	srv := newChatServer(t, nil)
+	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
+	s := h.Session()
+	if s.Thinking != "default" || s.ServiceTier != "" || s.Speed != "" {
+		t.Errorf("initial: %+v", s)
+	}
+	if err := h.SetThinking("maximum"); err == nil || err.Error() != `thinking "maximum" is not offered by local/echo; choose one of: default, off, low, max` {
+		t.Errorf("maximum on echo: %v", err)
+	}
+	for _, tok := range []string{"OFF", "Max", "default"} {
+		if err := h.SetThinking(tok); err != nil || h.Session().Thinking != strings.ToLower(tok) {
+			t.Errorf("SetThinking(%s): %v, stored %q", tok, err, h.Session().Thinking)
+		}
+	}
+	if err := h.SetServiceTier("default"); err != nil || h.Session().ServiceTier != "default" || h.Session().Thinking != "default" {
+		t.Errorf("tier default: %v %+v", err, h.Session())
+	}
+	if err := h.SelectModel("local/plain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.SetThinking("max"); err == nil {
+		t.Errorf("max accepted on a model that lists only maximum")
+	}
+	if err := h.SetThinking("maximum"); err != nil {
+		t.Error(err)
+	}
+	// Settings are saved per model: back on echo its tier is still there.
+	if err := h.SelectModel("local/echo"); err != nil || h.Session().ServiceTier != "default" {
+		t.Errorf("echo again: %v %+v", err, h.Session())
+	}
+}
+
+// CC22, CC27: the review model is independent only once selected; its
+// thinking is its own stored effort; switching independence off discards
+// the review client, a thinking change rebuilds nothing.
+func TestCC22_ReviewIndependenceAndEpochs(t *testing.T) {
+	srv := newChatServer(t, nil)
+	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
+	if r := h.Review(); r == nil || r.Independent {
+		t.Fatalf("review = %+v; want published, not independent", r)
+	}
+	if err := h.SetReviewThinking("low"); err == nil {
+		t.Errorf("review thinking without an independent review model")
+	}
+	session, review := h.ModelEpoch(starhost.RoleSession), h.ModelEpoch(starhost.RoleReview)
+	if err := h.SelectReviewModel("local/plain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.SetReviewThinking("maximum"); err != nil {
+		t.Fatal(err)
+	}
+	r := h.Review()
+	if !r.Independent || r.Model.Model != "plain" || r.Model.Thinking != "maximum" || h.Session().Thinking != "default" {
+		t.Errorf("review = %+v, session thinking %s", r, h.Session().Thinking)
+	}
+	if h.ModelEpoch(starhost.RoleSession) != session || h.ModelEpoch(starhost.RoleReview) == review {
+		t.Errorf("selecting a review model must rebuild review only")
+	}
+	review = h.ModelEpoch(starhost.RoleReview)
+	if err := h.SetThinking("low"); err != nil || h.ModelEpoch(starhost.RoleSession) != session {
+		t.Errorf("a thinking change rebuilt the session client (%v)", err)
+	}
+	if err := h.SetServiceTier("flex"); err != nil || h.ModelEpoch(starhost.RoleSession) == session {
+		t.Errorf("a tier change must rebuild the session client (%v)", err)
+	}
+	if err := h.SelectReviewModel("off"); err != nil || h.Review().Independent || h.ModelEpoch(starhost.RoleReview) == review {
+		t.Errorf("independence off: %v %+v", err, h.Review())
+	}
+	if _, err := h.ModelClient(context.Background(), "p", starhost.RoleReview); err == nil {
+		t.Errorf("a review client without independence")
+	}
+}
+
+const acmeFactory = `
+def encode(req, key):
+    return {
+        "path": "/acme/complete",
+        "headers": {"Authorization": ["Bearer ", key]},
+        "body": {"q": req.messages[-1]["content"], "model": MODEL[0] if MODEL else ""},
+    }
+
+MODEL = []
+
+def decode(resp):
+    if resp.status != 200:
+        return error("acme_http", "status %d" % resp.status)
+    return {"text": resp.json["answer"], "output_tokens": 1}
+
+def create(req):
+    if req.service_tier == "priority":
+        return error("not_supported", "acme has no priority tier")
+    return struct(encode = lambda r: encode(r, req.api_key), decode = decode)
+
+def ask(ctx, args):
+    return ctx.models.session.complete(args["q"])
+
+contribute(
+    client_factories = [client_factory(protocol = "acme", create = create)],
+    tools = [tool(name = "ask", catalogs = "work", run = ask)],
+)
+`
+
+// CC8, CC9, CC24: a plugin's client factory serves its protocol over the
+// host's HTTP; not_supported shows when the client is built — on first
+// connect and after /tier; model calls are reported apart from notes; the
+// API key appears in no note, report or result.
+func TestCC9_FactoryEndToEndAndTheKeyStaysHidden(t *testing.T) {
+	srv := newChatServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		if !strings.HasPrefix(r.URL.Path, "/acme/") {
+			return false
+		}
+		fmt.Fprintf(w, `{"answer": "acme: %s"}`, body["q"])
+		return true
+	})
+	var calls []starhost.ModelCall
+	var mu sync.Mutex
+	h, notes := modelsHost(t, srv.URL, map[string]map[string]string{"acme": {
+		"plugin.toml": "id = \"acme.factory\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n",
+		"plugin.star": acmeFactory,
+	}}, starhost.Options{ModelCalls: func(c starhost.ModelCall) { mu.Lock(); calls = append(calls, c); mu.Unlock() }})
+	if err := h.SelectModel("acme/a1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := invoke(t, h, "ask", `{"q": "hi"}`); got != "acme: hi" {
+		t.Fatalf("ask = %s\nnotes:\n%s", got, notes)
+	}
+	_, auth := srv.last()
+	if auth != "Bearer "+testKey || srv.paths[len(srv.paths)-1] != "/acme/complete" {
+		t.Errorf("the server got %q at %s", auth, srv.paths[len(srv.paths)-1])
+	}
+	if err := h.SetServiceTier("priority"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(notes.String(), "the session client for acme/a1 cannot be built: plugin acme.factory: not_supported: acme has no priority tier [ModelClientFailed]") {
+		t.Errorf("not_supported after /tier is not surfaced:\n%s", notes)
+	}
+	if got := invoke(t, h, "ask", `{"q": "again"}`); got != "error tool_failed: the tool failed" {
+		t.Errorf("ask with priority = %s", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || calls[0].Plugin != "acme.factory" || calls[0].Role != starhost.RoleSession || calls[0].Model != "a1" || calls[0].OutputTokens != 1 {
+		t.Errorf("model calls = %+v", calls)
+	}
+	everything := notes.String() + fmt.Sprint(calls)
+	if strings.Contains(everything, testKey) {
+		t.Errorf("the API key appears in output:\n%s", everything)
+	}
+}
+
+// CC10: the host's classification answers first; plugin classifiers are
+// asked only for names it does not know and never for built-in tools.
+func TestCC10_ClassifyAsksPluginsOnlyOnAMiss(t *testing.T) {
+	src := `
+def classify(ctx, tool, args):
+    print("asked about " + tool)
+    if tool == "deploy":
+        return {"risk": "high", "permission": "deny" if args.get("prod") else "ask"}
+    return None
+
+contribute(classifiers = [classifier(classify = classify)])
+`
+	h, notes := modelsHost(t, "http://127.0.0.1:9", map[string]map[string]string{"c": {
+		"plugin.toml": "id = \"acme.classify\"\nversion = \"1.0.0\"\n", "plugin.star": src,
+	}}, starhost.Options{BuiltinTools: []string{"read", "bash"},
+		Classifications: map[string]starhost.Classification{"read": {Risk: "low", Permission: "allow"}}})
+	ctx := context.Background()
+	for _, tc := range []struct{ tool, args, want string }{
+		{"read", `{}`, "risk=low permission=allow (builtin)"},
+		{"bash", `{}`, "built-in tool without a built-in classification; classifiers are not asked"},
+		{"deploy", `{"prod": true}`, "risk=high permission=deny (plugin acme.classify)"},
+		{"deploy", ``, "risk=high permission=ask (plugin acme.classify)"},
+		{"other", `{}`, "unknown: no classifier answered"},
+	} {
+		got, err := h.Classify(ctx, tc.tool, json.RawMessage(tc.args))
+		if err != nil || got.String() != tc.want {
+			t.Errorf("%s %s = %s, %v; want %s", tc.tool, tc.args, got, err, tc.want)
+		}
+	}
+	if n := notes.String(); strings.Contains(n, "asked about read") || strings.Contains(n, "asked about bash") {
+		t.Errorf("a classifier was asked about a built-in tool:\n%s", n)
+	}
+	if _, err := h.Classify(ctx, "deploy", json.RawMessage(`{`)); err == nil {
+		t.Errorf("invalid JSON accepted")
+	}
+}
+
+// CC29: the host creates both data directories under the plugin's
+// directory name, and attach_data_dirs gets them.
+func TestCC29_HostCreatesDataDirs(t *testing.T) {
+	src := `
+def attach_data_dirs(ctx, g, p):
+    g.write("hello.txt", "from " + ctx.plugin)
+
+contribute(attach_data_dirs = attach_data_dirs)
+`
+	h, notes := modelsHost(t, "http://127.0.0.1:9", map[string]map[string]string{"keeper": {
+		"plugin.toml": "id = \"acme.keeper\"\nversion = \"1.0.0\"\ncapabilities = [\"data\"]\n", "plugin.star": src,
+	}}, starhost.Options{})
+	global, project := h.DataDirs("acme.keeper", "keeper")
+	data, err := os.ReadFile(filepath.Join(global, "hello.txt"))
+	if err != nil || string(data) != "from acme.keeper" {
+		t.Errorf("global: %q, %v\n%s", data, err, notes)
+	}
+	if info, err := os.Stat(project); err != nil || !info.IsDir() || !strings.HasSuffix(project, filepath.Join(".crystal", "data", "plugins", "keeper")) {
+		t.Errorf("project dir %s: %v", project, err)
+	}
+	var _ contrib.Code = contrib.ModelAccess
+}
+
+// CC24: a plugin tool blocked in a real HTTP model call returns as soon as
+// the caller's context ends, and Options.ModelTimeout bounds a call on its
+// own.
+func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
+	released := make(chan struct{})
+	srv := newChatServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		select {
+		case <-r.Context().Done():
+		case <-released:
+		}
+		return true
+	})
+	defer close(released)
+	h, notes := modelsHost(t, srv.URL, map[string]map[string]string{"slow": {
+		"plugin.toml": "id = \"acme.slow\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n",
+		"plugin.star": "contribute(tools = [tool(name = \"wait\", catalogs = \"work\", run = lambda ctx, args: ctx.models.session.complete(\"hang\"))])\n",
+	}}, starhost.Options{ModelTimeout: 30 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	res := h.Tools(starhost.Work).Invoke(ctx, "wait", json.RawMessage(`{}`))
+	if res.Err == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("res = %+v after %s", res, time.Since(start))
+	}
+	if !strings.Contains(notes.String(), "the model call was cancelled") {
+		t.Errorf("notes:\n%s", notes)
+	}
+
+	h2, _ := modelsHost(t, srv.URL, map[string]map[string]string{"slow": {
+		"plugin.toml": "id = \"acme.slow\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n",
+		"plugin.star": "contribute(tools = [tool(name = \"wait\", catalogs = \"work\", run = lambda ctx, args: ctx.models.session.complete(\"hang\"))])\n",
+	}}, starhost.Options{ModelTimeout: 100 * time.Millisecond})
+	start = time.Now()
+	if res := h2.Tools(starhost.Work).Invoke(context.Background(), "wait", json.RawMessage(`{}`)); res.Err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("with ModelTimeout: %+v after %s", res, time.Since(start))
+	}
+}

@@ -1,0 +1,448 @@
+package starhost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// The contribution points of DC2 as an agent host calls them. Each point is
+// one row of contrib.Points; this file holds the host's defaults, the
+// captured per-thread state and the generic calls (Resolve, Points,
+// SubscribePoints). prompt.go, dispatch.go and turns.go call the points at
+// their moment in a turn.
+
+// PointName names a contribution point (contrib.Points).
+type PointName = contrib.PointName
+
+// Resolution is a point's resolved list for one thread, frozen when it was
+// resolved (DC12).
+type Resolution = contrib.Resolution
+
+// Invalidation says which points changed, for which thread (DC12).
+type Invalidation = contrib.Invalidation
+
+// ToolCall is one tool call of the model, as Dispatch runs it.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ModelItem is one item of an outbound model call: role is system, user,
+// assistant or tool.
+type ModelItem struct {
+	ID   string `json:"id"`
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// OutboundCall is one outbound model call (PrepareModelCall): its purpose
+// ("turn", "review", "compaction", ...), its items, and the context text
+// the pre-send transforms added.
+type OutboundCall struct {
+	Purpose string
+	Items   []ModelItem
+	Context []string
+}
+
+// ApprovalRequest is what the approval stage decides on (Dispatch).
+type ApprovalRequest struct {
+	Thread string
+	Call   ToolCall
+	Risk   string // low, medium or high, after approval hooks
+	Prompt bool   // the user must be asked
+}
+
+// Approval is the approval stage's decision.
+type Approval struct {
+	Approved bool   `json:"approved"`
+	Reason   string `json:"reason"`
+}
+
+// PointDefaults are the host's own entries for the named defaults of the
+// contribution points (DC1): what a plugin's replace = TARGET shadows. Every
+// field is optional; a nil one makes its default produce nothing (a
+// replacement still stands in its place).
+type PointDefaults struct {
+	// Sections holds the text of the prompt_section targets
+	// (contrib.TargetIdentity, TargetToolUse, TargetResponseStyle,
+	// TargetEnvironment). Each is bound with Bind (SitePrompt) when the
+	// prompt is assembled.
+	Sections map[string]string
+	// Memory is the memory provider (context_transform, TargetMemory).
+	Memory func(ctx context.Context, thread string) string
+	// Middleware holds the chat middlewares by target (TargetHistoryTrim,
+	// TargetPromptCache).
+	Middleware map[string]func(ctx context.Context, thread string, call OutboundCall) OutboundCall
+	// Policy is the host's tool policy (TargetPolicy): a reason to deny,
+	// or "".
+	Policy func(ctx context.Context, thread string, call ToolCall, risk string) string
+	// Approve is the host's approval prompt (TargetApproval). Nil approves
+	// a call that needs no prompt and denies one that does.
+	Approve func(ctx context.Context, req ApprovalRequest) Approval
+	// Record is the transcript recorder (TargetRecorder).
+	Record func(ctx context.Context, thread string, call ToolCall, res ToolResult)
+	// Normalize is the result normalisation (TargetNormalizer).
+	Normalize func(ctx context.Context, thread string, call ToolCall, res ToolResult) (ToolResult, error)
+	// Summarize is the compaction summarizer (TargetCompactionSummary).
+	Summarize func(ctx context.Context, thread, prompt, body string) (string, error)
+	// Compactable says whether a tool's results may be compacted
+	// (TargetCompactable).
+	Compactable func(tool string) bool
+	// CommitMessage suggests a commit message for a diff (TargetCommitMessage).
+	CommitMessage func(ctx context.Context, diff string) string
+	// Welcome suggests what to do first (TargetWelcome).
+	Welcome func(ctx context.Context) []string
+	// Other are further defaults as JSON-valued functions (contrib.PointFunc).
+	Other []contrib.Default
+}
+
+// pointDefaults converts Options.Points into the registry's defaults.
+func (h *Host) pointDefaults() []contrib.Default {
+	d := h.opts.Points
+	var out []contrib.Default
+	add := func(p contrib.PointName, target string, ok bool, run contrib.PointFunc) {
+		if ok {
+			out = append(out, contrib.Default{Point: p, Target: target, Run: run})
+		}
+	}
+	for target, text := range d.Sections {
+		add(contrib.PointPromptSection, target, true, func(ctx context.Context, _ contrib.PointCall) (any, error) {
+			return h.Bind(ctx, text, SitePrompt), nil
+		})
+	}
+	add(contrib.PointContextTransform, contrib.TargetMemory, d.Memory != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+		return nilIfEmpty(d.Memory(ctx, c.Thread)), nil
+	})
+	for target, mw := range d.Middleware {
+		add(contrib.PointChatMiddleware, target, true, func(ctx context.Context, c contrib.PointCall) (any, error) {
+			call, err := outboundOf(c.Input)
+			if err != nil {
+				return nil, err
+			}
+			return outboundValue(c.Thread, mw(ctx, c.Thread, call)), nil
+		})
+	}
+	add(contrib.PointDispatchPolicy, contrib.TargetPolicy, d.Policy != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+		in := c.Input.(map[string]any)
+		risk, _ := in["risk"].(string)
+		return nilIfEmpty(d.Policy(ctx, c.Thread, toolCallOf(in), risk)), nil
+	})
+	add(contrib.PointDispatchApproval, contrib.TargetApproval, true, func(ctx context.Context, c contrib.PointCall) (any, error) {
+		in := c.Input.(map[string]any)
+		req := ApprovalRequest{Thread: c.Thread, Call: toolCallOf(in)}
+		req.Risk, _ = in["risk"].(string)
+		req.Prompt, _ = in["prompt"].(bool)
+		a := Approval{Approved: !req.Prompt}
+		if d.Approve != nil {
+			a = d.Approve(ctx, req)
+		} else if req.Prompt {
+			a.Reason = "the call needs approval and the host has no approver"
+		}
+		return map[string]any{"approved": a.Approved, "reason": a.Reason}, nil
+	})
+	add(contrib.PointDispatchRecorder, contrib.TargetRecorder, d.Record != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+		in := c.Input.(map[string]any)
+		d.Record(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), toolResultOf(in["result"]))
+		return nil, nil
+	})
+	add(contrib.PointDispatchNormalizer, contrib.TargetNormalizer, d.Normalize != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+		in := c.Input.(map[string]any)
+		res, err := d.Normalize(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), toolResultOf(in["result"]))
+		if err != nil {
+			return nil, err
+		}
+		return toolResultValue(res), nil
+	})
+	add(contrib.PointCompactionSummary, contrib.TargetCompactionSummary, d.Summarize != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+		in := c.Input.(map[string]any)
+		prompt, _ := in["prompt"].(string)
+		body, _ := in["body"].(string)
+		s, err := d.Summarize(ctx, c.Thread, prompt, body)
+		return nilIfEmpty(s), err
+	})
+	add(contrib.PointCompactablePolicy, contrib.TargetCompactable, d.Compactable != nil, func(_ context.Context, c contrib.PointCall) (any, error) {
+		tool, _ := c.Input.(map[string]any)["tool"].(string)
+		return d.Compactable(tool), nil
+	})
+	add(contrib.PointCommitMessage, contrib.TargetCommitMessage, d.CommitMessage != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+		diff, _ := c.Input.(map[string]any)["diff"].(string)
+		return nilIfEmpty(d.CommitMessage(ctx, diff)), nil
+	})
+	add(contrib.PointWelcome, contrib.TargetWelcome, d.Welcome != nil, func(ctx context.Context, _ contrib.PointCall) (any, error) {
+		return stringsValue(d.Welcome(ctx)), nil
+	})
+	return append(out, d.Other...)
+}
+
+// Resolve returns the resolved list of a point for thread at this moment
+// (DC1, DC9–DC11): defaults and appended entries by ascending order, ties by
+// registration order, each replaced default's place taken by the winning
+// replacement, workspace entries plus those of thread. Run it with its
+// Collect, First, Fold or Last, which apply the point's failure policy
+// (DC3); an operation that holds it finishes with these entries (DC12).
+func (h *Host) Resolve(point PointName, thread string) *Resolution {
+	return h.registry.Resolve(point, thread)
+}
+
+// PointInfo is one point of the table with its current entries for one
+// thread.
+type PointInfo struct {
+	Point   *contrib.Point
+	Entries []contrib.Resolved
+}
+
+// Points lists every contribution point of the table (DC2), in table
+// order, with the entries it resolves to for thread. Points served by their
+// own kind (tools, commands) have no entries here: see Tools and Commands.
+func (h *Host) Points(thread string) []PointInfo {
+	out := make([]PointInfo, len(contrib.Points))
+	for i := range contrib.Points {
+		p := &contrib.Points[i]
+		out[i] = PointInfo{Point: p, Entries: h.Resolve(p.Name, thread).Entries}
+	}
+	return out
+}
+
+// SubscribePoints calls fn after every change of point entries (DC12): a
+// plugin published or revoked, an entry added or released, a thread ended.
+// Rebuild what you captured from the affected points then (a tool snapshot,
+// a middleware pipeline, instructions). The host drops its own captured
+// state (AssemblePrompt, ThreadTools, the middleware of PrepareModelCall)
+// before fn runs. fn runs on the goroutine that made the change and must
+// not block. The returned function cancels the subscription.
+func (h *Host) SubscribePoints(fn func(Invalidation)) (cancel func()) {
+	return h.registry.Subscribe(fn)
+}
+
+// AddEntry and ReleaseEntry implement builtins.PointRegistrar for
+// ctx.contributions (DC11).
+func (h *Host) AddEntry(plugin, gen string, e contrib.PointEntry) (*contrib.Handle, error) {
+	return h.registry.AddEntry(plugin, gen, e)
+}
+
+// ReleaseEntry releases a runtime entry of plugin by its handle id.
+func (h *Host) ReleaseEntry(plugin, id string) bool { return h.registry.ReleaseEntry(plugin, id) }
+
+// pointsState is the host's captured per-thread state (DC12).
+type pointsState struct {
+	prompts threadCache[*Prompt]
+	pipes   threadCache[*Resolution]
+	tools   threadCache[*ToolSnapshot]
+}
+
+// invalidate drops what an invalidation makes stale.
+func (s *pointsState) invalidate(inv Invalidation) {
+	s.prompts.invalidate(inv, contrib.PointPromptSection, contrib.PointPromptAssembler, contrib.PointThreadContext)
+	s.pipes.invalidate(inv, contrib.PointChatMiddleware)
+	s.tools.invalidate(inv, contrib.PointToolRestriction)
+}
+
+// threadCache holds one kind of captured state by key (a thread, or a
+// thread and "\x00" and more). A value built while an invalidation
+// happened is not kept.
+type threadCache[T any] struct {
+	mu    sync.Mutex
+	epoch uint64
+	m     map[string]T
+}
+
+func (c *threadCache[T]) get(key string, build func() (T, bool)) T {
+	c.mu.Lock()
+	if v, ok := c.m[key]; ok {
+		c.mu.Unlock()
+		return v
+	}
+	epoch := c.epoch
+	c.mu.Unlock()
+	v, keep := build()
+	c.mu.Lock()
+	if keep && c.epoch == epoch {
+		if c.m == nil {
+			c.m = map[string]T{}
+		}
+		c.m[key] = v
+	}
+	c.mu.Unlock()
+	return v
+}
+
+func (c *threadCache[T]) invalidate(inv Invalidation, points ...contrib.PointName) {
+	if inv.Points != nil && !slices.ContainsFunc(points, func(p contrib.PointName) bool { return slices.Contains(inv.Points, p) }) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	for k := range c.m {
+		if thread, _, _ := strings.Cut(k, "\x00"); inv.Thread == "" || thread == inv.Thread {
+			delete(c.m, k)
+		}
+	}
+}
+
+// forget drops everything captured for thread (it ended).
+func (s *pointsState) forget(thread string) { s.invalidate(Invalidation{Thread: thread}) }
+
+// runNotes forwards a run's notes to the host and keeps them for the
+// caller (Dispatch, RunHook).
+type runNotes struct {
+	h    *Host
+	mu   sync.Mutex
+	list []Note
+}
+
+func (r *runNotes) add(n Note) {
+	r.h.Note(n)
+	r.mu.Lock()
+	r.list = append(r.list, n)
+	r.mu.Unlock()
+}
+
+func (r *runNotes) notes() []Note {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.list)
+}
+
+// resolve is Resolve with the run's notes.
+func (r *runNotes) resolve(point PointName, thread string) *Resolution {
+	res := r.h.registry.Resolve(point, thread)
+	res.Notes = r.add
+	return res
+}
+
+// The JSON-like values points and hooks receive and return.
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func stringsValue(list []string) any {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}
+
+// decodeValue decodes JSON with numbers as json.Number; empty is nil.
+func decodeValue(raw json.RawMessage) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func encodeValue(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// decodeArgs decodes a call's arguments; none (or invalid JSON, which the
+// tool's own validation reports) is an empty object.
+func decodeArgs(raw json.RawMessage) any {
+	args, err := decodeValue(raw)
+	if err != nil || args == nil {
+		return map[string]any{}
+	}
+	return args
+}
+
+// toolCallValue is a call as points and hooks see it; args are its decoded
+// arguments.
+func toolCallValue(thread string, c ToolCall, args any) map[string]any {
+	return map[string]any{"thread": thread, "id": c.ID, "name": c.Name, "arguments": args}
+}
+
+func toolCallOf(m map[string]any) ToolCall {
+	c := ToolCall{}
+	c.ID, _ = m["id"].(string)
+	c.Name, _ = m["name"].(string)
+	c.Arguments = encodeValue(m["arguments"])
+	return c
+}
+
+func toolResultValue(r ToolResult) map[string]any {
+	m := map[string]any{"text": r.Text, "data": nil, "error": nil}
+	if r.Data != nil {
+		m["data"], _ = decodeValue(r.Data)
+	}
+	if r.Err != nil {
+		m["error"] = map[string]any{"code": r.Err.Code, "message": r.Err.Message}
+	}
+	return m
+}
+
+func toolResultOf(v any) ToolResult {
+	m, _ := v.(map[string]any)
+	var r ToolResult
+	r.Text, _ = m["text"].(string)
+	if d := m["data"]; d != nil {
+		r.Data = encodeValue(d)
+	}
+	if e, ok := m["error"].(map[string]any); ok {
+		code, _ := e["code"].(string)
+		msg, _ := e["message"].(string)
+		r.Err = &contrib.ToolError{Code: code, Message: msg}
+	}
+	return r
+}
+
+func modelItemsValue(items []ModelItem) []any {
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[i] = map[string]any{"id": it.ID, "role": it.Role, "text": it.Text}
+	}
+	return out
+}
+
+func modelItemsOf(v any) []ModelItem {
+	list, _ := v.([]any)
+	out := make([]ModelItem, 0, len(list))
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		var it ModelItem
+		it.ID, _ = m["id"].(string)
+		it.Role, _ = m["role"].(string)
+		it.Text, _ = m["text"].(string)
+		out = append(out, it)
+	}
+	return out
+}
+
+func outboundValue(thread string, c OutboundCall) map[string]any {
+	return map[string]any{"thread": thread, "purpose": c.Purpose, "items": modelItemsValue(c.Items)}
+}
+
+func outboundOf(v any) (OutboundCall, error) {
+	m, _ := v.(map[string]any)
+	if why := contrib.ModelItemsProblem(m["items"]); why != "" {
+		return OutboundCall{}, errors.New("items: " + why)
+	}
+	purpose, _ := m["purpose"].(string)
+	return OutboundCall{Purpose: purpose, Items: modelItemsOf(m["items"])}, nil
+}

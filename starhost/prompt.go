@@ -1,0 +1,203 @@
+package starhost
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// The points that build what a model call carries: the system prompt
+// (captured per thread), the tools of a thread (captured), the pre-send
+// transforms and middleware of each call, and the context entries of a turn.
+
+// PromptSection is one section of an assembled system prompt, with its
+// origin.
+type PromptSection struct {
+	Point    PointName     // prompt_section or thread_context
+	Target   string        // the named default it stands for; "" for an appended section
+	Origin   string        // the plugin id; "" for the host's default
+	Replaced bool          // a plugin's entry replaces the default Target
+	Scope    contrib.Scope // workspace, or thread for an entry added at run time
+	Text     string
+}
+
+// Prompt is an assembled system prompt (AssemblePrompt). It is shared and
+// must not be modified.
+type Prompt struct {
+	Thread   string
+	Text     string
+	Sections []PromptSection
+	// Assembler is the plugin whose prompt_assembler took over (DC10), or
+	// "".
+	Assembler string
+	// Notes are the notes of the assembly: skipped sections and hooks.
+	Notes []Note
+}
+
+// AssemblePrompt returns the system prompt of thread: the prompt_section
+// entries in order — the host's sections (Options.Points.Sections) where no
+// plugin replaced them, a replacement where one did and answered, nothing
+// where one answered None — then the thread_context entries, joined by
+// blank lines; then the last prompt_assembler takes over if there is one
+// (DC10); then the prompt hooks append and the rewrite_prompt raw hooks
+// rewrite (HK2, HK3). A failing section is skipped with a note (DC3).
+//
+// The result is captured per thread (DC12): later calls return it until an
+// invalidation of prompt_section, thread_context or prompt_assembler (a
+// plugin reload, an entry added or released for the thread) or the end of
+// the thread. Call it when a thread starts and whenever SubscribePoints
+// reports a change.
+func (h *Host) AssemblePrompt(ctx context.Context, thread string) *Prompt {
+	return h.points.prompts.get(thread, func() (*Prompt, bool) {
+		p := h.assemblePrompt(ctx, thread)
+		return p, ctx.Err() == nil
+	})
+}
+
+func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
+	rn := &runNotes{h: h}
+	p := &Prompt{Thread: thread}
+	req := map[string]any{"thread": thread, "mode": h.Facts().Mode}
+	var texts []string
+	sections := []any{}
+	for _, point := range []PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
+		outs, _ := rn.resolve(point, thread).Collect(ctx, req, textAnswer)
+		for _, o := range outs {
+			s := PromptSection{Point: point, Target: o.Entry.Target, Origin: o.Entry.Origin, Replaced: o.Entry.Replaced,
+				Scope: o.Entry.Scope, Text: o.Value.(string)}
+			p.Sections = append(p.Sections, s)
+			texts = append(texts, s.Text)
+			sections = append(sections, map[string]any{"target": s.Target, "origin": s.Origin, "text": s.Text})
+		}
+	}
+	p.Text = strings.Join(texts, "\n\n")
+	out, ok, _ := rn.resolve(contrib.PointPromptAssembler, thread).Last(ctx,
+		map[string]any{"thread": thread, "prompt": p.Text, "sections": sections}, textAnswer)
+	if ok {
+		p.Text, p.Assembler = out.Value.(string), out.Entry.Origin
+	}
+	payload := contrib.RunHooks(ctx, h.registry.View().HookRuns(contrib.HookPrompt), contrib.HookPrompt,
+		map[string]any{"thread": thread, "prompt": p.Text}, rn.add)
+	p.Text, _ = payload["prompt"].(string)
+	p.Notes = rn.notes()
+	return p
+}
+
+// ThreadTools returns the tool snapshot of catalog c for thread: Tools(c)
+// without the names the tool_restriction entries withhold for the thread.
+// It is captured per thread (DC12) until a plugin reload or a change of
+// tool_restriction entries for the thread.
+func (h *Host) ThreadTools(ctx context.Context, thread string, c Catalog) *ToolSnapshot {
+	return h.points.tools.get(thread+"\x00"+c.String(), func() (*ToolSnapshot, bool) {
+		snap := h.Tools(c)
+		names := []any{}
+		for _, t := range snap.List() {
+			names = append(names, t.Name)
+		}
+		rn := &runNotes{h: h}
+		outs, _ := rn.resolve(contrib.PointToolRestriction, thread).Collect(ctx,
+			map[string]any{"thread": thread, "mode": h.Facts().Mode, "tools": names}, textsAnswer)
+		var withheld []string
+		for _, o := range outs {
+			withheld = append(withheld, o.Value.([]string)...)
+		}
+		return snap.Without(withheld), ctx.Err() == nil
+	})
+}
+
+// PrepareModelCall runs what stands between the host and one outbound model
+// call of thread: the pre-send context transforms (context_transform, the
+// memory default among them; per call) add their text to req.Context; the
+// chat middleware pipeline (captured per thread) folds over the items; the
+// transform_model hooks change item text and the rebuild_model raw hooks may
+// rebuild the items (HK2, HK3). Failing entries are skipped with a note.
+func (h *Host) PrepareModelCall(ctx context.Context, thread string, req OutboundCall) OutboundCall {
+	rn := &runNotes{h: h}
+	var tools []any
+	for _, t := range h.ThreadTools(ctx, thread, PlanAndWork).List() {
+		tools = append(tools, t.Name)
+	}
+	in := map[string]any{"thread": thread, "purpose": req.Purpose, "inputs": map[string]any{"tools": tools}}
+	outs, _ := rn.resolve(contrib.PointContextTransform, thread).Collect(ctx, in, textAnswer)
+	for _, o := range outs {
+		req.Context = append(req.Context, o.Value.(string))
+	}
+	pipe := *h.points.pipes.get(thread, func() (*Resolution, bool) {
+		return h.registry.Resolve(contrib.PointChatMiddleware, thread), true
+	})
+	pipe.Notes = rn.add
+	v, _ := pipe.Fold(ctx, outboundValue(thread, req), middlewareAnswer)
+	payload := contrib.RunHooks(ctx, h.registry.View().HookRuns(contrib.HookTransformModel), contrib.HookTransformModel,
+		v.(map[string]any), rn.add)
+	req.Items = modelItemsOf(payload["items"])
+	return req
+}
+
+// ChatContext returns the chat context entries of one turn of thread (per
+// call): the text each chat_context entry adds, in order.
+func (h *Host) ChatContext(ctx context.Context, thread, turn string) []string {
+	return h.texts(ctx, contrib.PointChatContext, thread, map[string]any{"thread": thread, "turn": turn})
+}
+
+// Signals returns the runtime signals of thread (thread_signal, per call).
+func (h *Host) Signals(ctx context.Context, thread string) []string {
+	return h.texts(ctx, contrib.PointThreadSignal, thread, map[string]any{"thread": thread})
+}
+
+// texts collects the str or list-of-str answers of a point.
+func (h *Host) texts(ctx context.Context, point PointName, thread string, in map[string]any) []string {
+	rn := &runNotes{h: h}
+	outs, _ := rn.resolve(point, thread).Collect(ctx, in, textsAnswer)
+	var out []string
+	for _, o := range outs {
+		out = append(out, o.Value.([]string)...)
+	}
+	return out
+}
+
+// textAnswer accepts a string.
+func textAnswer(_, out any) (any, error) {
+	if _, ok := out.(string); !ok {
+		return nil, fmt.Errorf("returned a %s; want a string or None", contrib.JSONKind(out))
+	}
+	return out, nil
+}
+
+// textsAnswer accepts a string or a list of strings, as a []string.
+func textsAnswer(_, out any) (any, error) {
+	switch v := out.(type) {
+	case string:
+		return []string{v}, nil
+	case []any:
+		list := make([]string, len(v))
+		for i, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("returned a list with a %s at %d; want strings", contrib.JSONKind(x), i)
+			}
+			list[i] = s
+		}
+		return list, nil
+	}
+	return nil, fmt.Errorf("returned a %s; want a string, a list of strings or None", contrib.JSONKind(out))
+}
+
+// middlewareAnswer accepts a request whose items the host can represent,
+// keeping the thread and purpose of the input.
+func middlewareAnswer(in, out any) (any, error) {
+	m, ok := out.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("returned a %s; want the request with its items, or None", contrib.JSONKind(out))
+	}
+	if why := contrib.ModelItemsProblem(m["items"]); why != "" {
+		return nil, fmt.Errorf("returned items the host cannot send: %s", why)
+	}
+	next := map[string]any{}
+	for k, v := range in.(map[string]any) {
+		next[k] = v
+	}
+	next["items"] = m["items"]
+	return next, nil
+}

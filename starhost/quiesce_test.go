@@ -1,0 +1,84 @@
+package starhost
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/lifecycle"
+)
+
+// stuckActivator builds generations with one tool, "stuck", whose calls
+// block until release is closed, ignoring cancellation (a call stuck in a Go
+// builtin).
+type stuckActivator struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+type stuckInstance struct{ set *contrib.Set }
+
+func (a *stuckActivator) Compile(contrib.ActivationRequest) error { return nil }
+func (a *stuckActivator) Activate(_ context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
+	st := contrib.NewStaging(req.Plugin, contrib.Rules{})
+	st.AddTool(contrib.Tool{Name: "stuck", Catalogs: contrib.Work, Run: func(context.Context, any) contrib.Result {
+		a.entered <- struct{}{}
+		<-a.release
+		return contrib.Result{Text: "done"}
+	}})
+	return &stuckInstance{set: st.Set()}, nil
+}
+func (i *stuckInstance) Set() *contrib.Set                                         { return i.set }
+func (i *stuckInstance) Exports() map[string]any                                   { return nil }
+func (i *stuckInstance) Attach(context.Context, contrib.AttachStage) (bool, error) { return false, nil }
+func (i *stuckInstance) Close()                                                    {}
+
+// TestDC28_QuiesceFailedLeavesTheBundleUntouched: replacing a disabled
+// plugin whose old generation still has work that ignores cancellation is
+// not_applied with PluginContributionQuiesceFailed, and the installed
+// directory is untouched.
+func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
+	a := &stuckActivator{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	testActivator = func() contrib.Activator { return a }
+	defer func() { testActivator = nil }()
+	home, ws := t.TempDir(), t.TempDir()
+	installed := filepath.Join(home, "plugins", "p")
+	for dir, body := range map[string]string{installed: "old", filepath.Join(ws, "src", "p"): "new"} {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "plugin.star"), []byte(body), 0o644)
+	}
+	h, err := New(Options{Home: home, Workspace: ws, CleanupTimeout: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h.Start(ctx)
+	if _, err := h.Grant(ctx, "acme.p"); err != nil {
+		t.Fatal(err)
+	}
+	go h.Tools(Work).Invoke(ctx, "stuck", nil)
+	<-a.entered
+	if _, err := h.Disable(ctx, "acme.p", false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Install(ctx, filepath.Join(ws, "src", "p"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Result != NotApplied || !strings.Contains(res.Reason, string(contrib.PluginContributionQuiesceFailed)) {
+		t.Fatalf("install over a plugin still draining: %+v", res)
+	}
+	if data, _ := os.ReadFile(filepath.Join(installed, "plugin.star")); string(data) != "old" {
+		t.Fatalf("installed bundle changed: %q", data)
+	}
+	if res.Plugin == nil || res.Plugin.State != lifecycle.Deactivating || !res.Plugin.TeardownPending {
+		t.Fatalf("plugin: %+v, want deactivating with teardown pending", res.Plugin)
+	}
+	close(a.release)
+	h.Close(ctx)
+}
