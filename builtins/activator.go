@@ -20,7 +20,20 @@ type Options struct {
 
 // Activator compiles and executes plugin modules (contrib.Activator). It
 // holds no per-plugin state and is safe for concurrent use.
-type Activator struct{ opts Options }
+type Activator struct {
+	opts Options
+
+	mu       sync.Mutex
+	compiled map[string]compiledBundle // by plugin: the last Compile, for the Activate that follows
+}
+
+// compiledBundle is a successful Compile kept for the Activate of the same
+// snapshot, so a bundle is compiled once per activation.
+type compiledBundle struct {
+	bundle      any // the snapshot (compared by identity)
+	entry, root string
+	c           *bundleCompiler
+}
 
 var _ contrib.Activator = (*Activator)(nil)
 
@@ -29,7 +42,7 @@ func NewActivator(opts Options) *Activator {
 	if opts.Steps == 0 {
 		opts.Steps = DefaultSteps
 	}
-	return &Activator{opts: opts}
+	return &Activator{opts: opts, compiled: map[string]compiledBundle{}}
 }
 
 const localInstance = "crystal.instance"
@@ -83,7 +96,7 @@ func (inst *instance) note(d contrib.Diagnostic) {
 // failure while executing — including too many steps, cancellation of ctx, a
 // panic in a host builtin, or contribute() never called — is one without.
 func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
-	c, err := compileBundle(req)
+	c, err := a.take(req)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +124,29 @@ var activated []func(inst *instance)
 // Compile compiles the entry file and everything it loads without running
 // any of it (AT3).
 func (a *Activator) Compile(req contrib.ActivationRequest) error {
-	_, err := compileBundle(req)
-	return err
+	c, err := compileBundle(req)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err != nil {
+		delete(a.compiled, req.Plugin)
+		return err
+	}
+	a.compiled[req.Plugin] = compiledBundle{bundle: req.Bundle, entry: req.Entry, root: req.SourceRoot, c: c}
+	return nil
+}
+
+// take returns the programs a Compile of the same snapshot just produced, or
+// compiles afresh. Compiled programs are immutable; each activation executes
+// them into its own globals.
+func (a *Activator) take(req contrib.ActivationRequest) (*bundleCompiler, error) {
+	a.mu.Lock()
+	kept, ok := a.compiled[req.Plugin]
+	delete(a.compiled, req.Plugin)
+	a.mu.Unlock()
+	if ok && kept.bundle == any(req.Bundle) && kept.entry == req.Entry && kept.root == req.SourceRoot {
+		return kept.c, nil
+	}
+	return compileBundle(req)
 }
 
 func compileBundle(req contrib.ActivationRequest) (*bundleCompiler, error) {

@@ -102,13 +102,17 @@ func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool)
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	if err == nil {
-		if _, next := dec.Token(); next != io.EOF {
-			err = errors.New("trailing data after the JSON value")
+	v, err := parseJSON(raw)
+	if err != nil {
+		// Anything the fast decoder declines is decoded (and, if invalid,
+		// explained) by encoding/json.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		err = dec.Decode(&v)
+		if err == nil {
+			if _, next := dec.Token(); next != io.EOF {
+				err = errors.New("trailing data after the JSON value")
+			}
 		}
 	}
 	if err != nil {

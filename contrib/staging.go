@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -147,6 +148,48 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
+	if sch, ok := schemaCache.get(raw); ok {
+		return sch, nil
+	}
+	sch, err := compileSchema(raw)
+	if err == nil {
+		schemaCache.put(raw, sch)
+	}
+	return sch, err
+}
+
+// schemaCache keeps compiled schemas by their exact bytes. Compiling a
+// schema (which includes checking it against the draft 2020-12
+// meta-schema) dominates activation; a reload that did not change a tool's
+// parameters — the usual edit — reuses it. A compiled schema is immutable and
+// safe for concurrent validation.
+var schemaCache = &compiledSchemas{m: map[string]*jsonschema.Schema{}}
+
+// maxCachedSchemas bounds the cache; when full it starts over.
+const maxCachedSchemas = 4096
+
+type compiledSchemas struct {
+	mu sync.Mutex
+	m  map[string]*jsonschema.Schema
+}
+
+func (c *compiledSchemas) get(raw []byte) (*jsonschema.Schema, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sch, ok := c.m[string(raw)]
+	return sch, ok
+}
+
+func (c *compiledSchemas) put(raw []byte, sch *jsonschema.Schema) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedSchemas {
+		clear(c.m)
+	}
+	c.m[string(raw)] = sch
+}
+
+func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %v", err)

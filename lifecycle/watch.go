@@ -26,6 +26,9 @@ type WatchOptions struct {
 	Dirs map[string]func(ctx context.Context)
 	// Error receives watcher errors; nil drops them.
 	Error func(error)
+	// Ready, when set, is called once every directory is being watched:
+	// a change made after it returns is seen.
+	Ready func()
 }
 
 // Watch watches every plugin root — including subdirectories created later —
@@ -45,6 +48,9 @@ func (m *Manager) Watch(ctx context.Context, opts WatchOptions) error {
 	defer fsw.Close()
 	w := &watcher{m: m, fsw: fsw, opts: opts, roots: map[string]bool{}}
 	w.addAll()
+	if opts.Ready != nil {
+		opts.Ready()
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	pending := newBatch()

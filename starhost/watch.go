@@ -13,7 +13,11 @@ import (
 // config.toml layers (enable, disable, status line), the trust file (a grant
 // made in another terminal activates the plugin) and the skills
 // directories (attach runs again, CC3). Start must have been called.
-func (h *Host) Watch(ctx context.Context) error {
+func (h *Host) Watch(ctx context.Context) error { return h.WatchReady(ctx, nil) }
+
+// WatchReady is Watch that calls ready (when not nil) once every directory
+// is being watched, so a caller can tell its user that saves are seen.
+func (h *Host) WatchReady(ctx context.Context, ready func()) error {
 	configChanged := func(ctx context.Context) {
 		h.reloadConfig()
 		h.manager.Reevaluate(ctx)
@@ -28,6 +32,7 @@ func (h *Host) Watch(ctx context.Context) error {
 			filepath.Join(h.opts.Workspace, ".crystal", "skills"): h.manager.Reattach,
 			filepath.Join(h.opts.Home, "skills"):                  h.manager.Reattach,
 		},
+		Ready: ready,
 		Error: func(err error) { h.Note(contrib.Diag(contrib.WatchFailed, "", contrib.Pos{}, "%v", err)) },
 	})
 }

@@ -56,7 +56,13 @@ func runDev(e *env, args []string) error {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
-	go func() { watchDone <- h.Watch(ctx) }()
+	watching := make(chan struct{})
+	go func() { watchDone <- h.WatchReady(ctx, func() { close(watching) }) }()
+	select {
+	case <-watching:
+	case err := <-watchDone:
+		return err
+	}
 	// The console reprints the operator's line whenever it changes.
 	last := h.StatusLine()
 	var lastMu sync.Mutex
