@@ -275,3 +275,31 @@ func TestCC6_DuplicateExternalToolNote(t *testing.T) {
 		}
 	}
 }
+
+// TestCC6_DeferredPublishRebuildsOnce: publications under Defer become
+// visible together when it is done; a revocation is never deferred.
+func TestCC6_DeferredPublishRebuildsOnce(t *testing.T) {
+	r := NewRegistry(RegistryOptions{})
+	mk := func(id string) *Published {
+		st := NewStaging(id, Rules{})
+		st.AddTool(Tool{Name: "t_" + id, Catalogs: Work, Run: func(context.Context, any) Result { return Result{Text: id} }})
+		return &Published{Plugin: id, Generation: "g1", Set: st.Set(), Gate: NewGate()}
+	}
+	done := r.Defer()
+	r.Publish(mk("a"))
+	r.Publish(mk("b"))
+	if n := r.Tools(Work).Len(); n != 0 {
+		t.Fatalf("%d tools visible while deferred", n)
+	}
+	done()
+	if n := r.Tools(Work).Len(); n != 2 {
+		t.Fatalf("%d tools after done, want 2", n)
+	}
+	done = r.Defer()
+	snap := r.Tools(Work)
+	r.Revoke("a", "g1")
+	if res := snap.Invoke(context.Background(), "t_a", nil); res.Err == nil || res.Err.Code != ErrToolUnavailable {
+		t.Fatalf("revocation deferred: %+v", res)
+	}
+	done()
+}

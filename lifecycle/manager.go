@@ -159,9 +159,11 @@ func (m *Manager) Start(ctx context.Context) {
 	m.mu.Lock()
 	m.plugins = ps
 	m.mu.Unlock()
+	done := m.opts.Registry.Defer() // one view rebuild for the whole start
 	for _, p := range m.dependencyOrder(ps) {
 		m.activate(ctx, p, nil)
 	}
+	done()
 	m.attachAll(ctx, nil)
 }
 
