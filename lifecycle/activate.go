@@ -266,6 +266,9 @@ func (m *Manager) deactivate(p *plugin) {
 	r := &retiredGen{plugin: g.pub.Plugin, id: g.id, ref: weak.Make(g.pub.Set)}
 	m.mu.Lock()
 	p.gen = nil
+	// Forget generations the collector already released, so the list stays
+	// as long as what is still in memory.
+	m.retired = slices.DeleteFunc(m.retired, func(r *retiredGen) bool { return r.ref.Value() == nil })
 	m.retired = append(m.retired, r)
 	m.mu.Unlock()
 	finish := func() {
