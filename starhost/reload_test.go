@@ -139,7 +139,7 @@ func TestDC27_SoakReloadsLeakNothing(t *testing.T) {
 		t.Fatalf("stats after 1000 reloads: %+v", st)
 	}
 	t.Logf("heap: %d KiB after warm-up, %d KiB after 1000 more reloads", base/1024, after/1024)
-	if after > base+256<<10 {
+	if after > base+64<<10 {
 		t.Fatalf("heap grew from %d to %d bytes over 1000 reloads", base, after)
 	}
 }
