@@ -185,3 +185,25 @@ func TestDC25_DeferredActivationRunsWhenTeardownEnds(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// TestCC17_UnchangedReloadDoesNotAttachAgain: the attach stages run once per
+// loaded generation; a reload that keeps the generation runs none of them.
+func TestCC17_UnchangedReloadDoesNotAttachAgain(t *testing.T) {
+	m, a, _, dir := drainSetup(t, time.Second)
+	defer m.Close(context.Background())
+	count := func() int {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return len(a.attached)
+	}
+	before := count()
+	m.Reload(context.Background(), dir)
+	if got := count(); got != before {
+		t.Fatalf("an unchanged reload ran %d attach stages", got-before)
+	}
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
+	m.Reload(context.Background(), dir)
+	if got := count(); got != before+len(contrib.AttachStages) {
+		t.Fatalf("a new generation ran %d attach stages, want %d", got-before, len(contrib.AttachStages))
+	}
+}

@@ -99,35 +99,22 @@ func (m *Manager) providerExports(p *plugin) map[string]map[string]any {
 }
 
 // dependencyOrder sorts ps so providers come before consumers, keeping load
-// order otherwise (DC13). Plugins in a cycle keep their load order; their
-// activation is blocked.
+// order otherwise (DC13): the order of DependencyOrder, with plugins whose
+// manifest is unusable (they never activate) at the end.
 func (m *Manager) dependencyOrder(ps []*plugin) []*plugin {
-	byID := map[string]*plugin{}
-	for _, p := range ps {
-		if p.cand.Manifest != nil && !p.cand.Shadowed {
-			byID[p.cand.Manifest.ID] = p
-		}
+	byCand := make(map[*Candidate]*plugin, len(ps))
+	cands := make([]*Candidate, len(ps))
+	for i, p := range ps {
+		byCand[p.cand], cands[i] = p, p.cand
 	}
-	var out []*plugin
-	state := map[*plugin]int{} // 1 visiting, 2 done
-	var visit func(p *plugin)
-	visit = func(p *plugin) {
-		if state[p] != 0 {
-			return
-		}
-		state[p] = 1
-		if p.cand.Manifest != nil {
-			for _, dep := range slices.Sorted(mapKeys(p.cand.Manifest.Dependencies)) {
-				if q := byID[dep]; q != nil {
-					visit(q)
-				}
-			}
-		}
-		state[p] = 2
-		out = append(out, p)
+	out := make([]*plugin, 0, len(ps))
+	for _, c := range DependencyOrder(cands) {
+		out = append(out, byCand[c])
 	}
 	for _, p := range ps {
-		visit(p)
+		if p.cand.Manifest == nil {
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -197,7 +184,7 @@ func (m *Manager) reevaluate(ctx context.Context) {
 			m.deactivate(ps[i])
 		}
 	}
-	changed := map[string]bool{}
+	var retry []*plugin
 	for _, p := range ps {
 		// DC25: a faulted plugin that is now disabled becomes blocked, so
 		// enabling it again retries.
@@ -208,10 +195,27 @@ func (m *Manager) reevaluate(ctx context.Context) {
 			}
 		}
 		if p.state == Blocked || stopping[p.cand.ID()] || p.deferred && !p.teardown {
-			m.activate(ctx, p, nil)
-			if p.gen != nil {
-				changed[p.cand.ID()] = true
-			}
+			retry = append(retry, p)
+		}
+	}
+	m.activateAndAttach(ctx, retry, nil)
+}
+
+// activateAndAttach activates ps in order (first gets its already-read
+// bundle) and then runs the attach stages of every generation that is new:
+// an unchanged plugin keeps its generation and is not attached again
+// (CC17, CC20: once per loaded generation).
+func (m *Manager) activateAndAttach(ctx context.Context, ps []*plugin, first *Bundle) {
+	changed := map[string]bool{}
+	for i, p := range ps {
+		before := p.gen
+		var b *Bundle
+		if i == 0 {
+			b = first
+		}
+		m.activate(ctx, p, b)
+		if p.gen != nil && p.gen != before {
+			changed[p.cand.ID()] = true
 		}
 	}
 	if len(changed) > 0 {

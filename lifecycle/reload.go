@@ -68,20 +68,7 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	m.mu.Lock()
 	p.cand = fresh
 	m.mu.Unlock()
-	changed := map[string]bool{}
-	m.activate(ctx, p, bundle)
-	if p.gen != nil {
-		changed[id] = true
-	}
-	for _, q := range consumers {
-		m.activate(ctx, q, nil)
-		if q.gen != nil {
-			changed[q.cand.ID()] = true
-		}
-	}
-	if len(changed) > 0 {
-		m.attachAll(ctx, changed)
-	}
+	m.activateAndAttach(ctx, append([]*plugin{p}, consumers...), bundle)
 	m.reevaluate(ctx)
 	return true
 }

@@ -50,16 +50,7 @@ func (m *Manager) Rescan(ctx context.Context) {
 	m.mu.Lock()
 	m.plugins = ps
 	m.mu.Unlock()
-	changed := map[string]bool{}
-	for _, p := range m.dependencyOrder(fresh) {
-		m.activate(ctx, p, nil)
-		if p.gen != nil {
-			changed[p.cand.ID()] = true
-		}
-	}
-	if len(changed) > 0 {
-		m.attachAll(ctx, changed)
-	}
+	m.activateAndAttach(ctx, m.dependencyOrder(fresh), nil)
 	m.reevaluate(ctx)
 }
 
