@@ -77,7 +77,11 @@ func (e *env) close() {
 func (e *env) note(n starhost.Note) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	fmt.Fprintf(e.stderr, "note: %s\n", n)
+	line := n.String()
+	if !strings.HasPrefix(line, "note: ") { // a placeless note already says so
+		line = "note: " + line
+	}
+	fmt.Fprintln(e.stderr, line)
 }
 
 func (e *env) printJSON(v any) error {
