@@ -2,7 +2,6 @@ package builtins
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -42,14 +41,6 @@ func (c *bundleCompiler) display(p string) string {
 		return p
 	}
 	return c.root + "/" + p
-}
-
-// bundlePath strips the display prefix from a position's file name.
-func (c *bundleCompiler) bundlePath(display string) string {
-	if c.root == "" {
-		return display
-	}
-	return strings.TrimPrefix(display, c.root+"/")
 }
 
 func (c *bundleCompiler) report(code contrib.Code, pos contrib.Pos, format string, args ...any) {
@@ -146,8 +137,3 @@ func resolveLoad(from, module string) (string, string) {
 func posOf(p syntax.Position) contrib.Pos {
 	return contrib.Pos{File: p.Filename(), Line: int(p.Line), Col: int(p.Col)}
 }
-
-// formatPos returns the file:line:col of a Starlark position.
-func formatPos(p syntax.Position) string { return posOf(p).String() }
-
-var _ = fmt.Sprintf

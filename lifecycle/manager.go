@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"fmt"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"weak"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/trust"
 )
 
 // Defaults for Options.
@@ -298,7 +296,3 @@ func (m *Manager) find(id string) *plugin {
 	}
 	return nil
 }
-
-func (m *Manager) errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
-var _ = trust.Trusted

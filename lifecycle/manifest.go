@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -185,5 +184,3 @@ func keyPosition(data []byte, key []string) (int, int) {
 	}
 	return 1, 1
 }
-
-var _ = fmt.Sprint
