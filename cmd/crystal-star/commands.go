@@ -108,13 +108,9 @@ func runTools(e *env, args []string) error {
 	if len(f.args) > 0 {
 		return usagef("tools takes no arguments")
 	}
-	cat := contrib.PlanAndWork
-	if name, ok := f.set["catalog"]; ok {
-		c, valid := contrib.ParseCatalog(name)
-		if !valid || c == contrib.PlanAndWork {
-			return usagef("--catalog must be plan or work")
-		}
-		cat = c
+	cat, err := catalogFlag(f)
+	if err != nil {
+		return err
 	}
 	h, err := e.start()
 	if err != nil {
@@ -236,4 +232,17 @@ func runRender(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, h.Bind(e.ctx, f.args[0], site))
 	return nil
+}
+
+// catalogFlag reads --catalog plan|work; without it, both catalogs.
+func catalogFlag(f *cmdFlags) (contrib.Catalog, error) {
+	name, ok := f.set["catalog"]
+	if !ok {
+		return contrib.PlanAndWork, nil
+	}
+	c, valid := contrib.ParseCatalog(name)
+	if !valid || c == contrib.PlanAndWork {
+		return 0, usagef("--catalog must be plan or work")
+	}
+	return c, nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -34,13 +33,9 @@ func runMCP(e *env, args []string) error {
 	if len(f.args) > 0 {
 		return usagef("mcp takes no arguments")
 	}
-	cat := contrib.PlanAndWork
-	if name, ok := f.set["catalog"]; ok {
-		c, valid := contrib.ParseCatalog(name)
-		if !valid || c == contrib.PlanAndWork {
-			return usagef("--catalog must be plan or work")
-		}
-		cat = c
+	cat, err := catalogFlag(f)
+	if err != nil {
+		return err
 	}
 	in, ok := e.stdin.(io.ReadCloser)
 	if !ok {
