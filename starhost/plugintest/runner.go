@@ -308,10 +308,15 @@ func (t *scenarioT) Run(name string, f func(testscript.T)) {
 	fmt.Fprintf(t.r.opts.Out, "%s %s (%.2fs)\n", status, file, elapsed)
 	if sub.failed || t.r.opts.Verbose {
 		printTranscript(t.r.opts.Out, sub.log.String())
+	} else if m := updatedLine.FindString(sub.log.String()); m != "" {
+		fmt.Fprintf(t.r.opts.Out, "    %s\n", m) // -update rewrote the archive
 	}
 }
 
-var failLine = regexp.MustCompile(`(?m)^FAIL: (.*)$`)
+var (
+	failLine    = regexp.MustCompile(`(?m)^FAIL: (.*)$`)
+	updatedLine = regexp.MustCompile(`(?m)^\S+\.txtar updated$`)
+)
 
 // printTranscript prints a scenario's log indented, its FAIL lines (the
 // failing command's file:line and message) first.
