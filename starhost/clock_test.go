@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +46,27 @@ func TestCC18_ManualClockRunsTimersWithoutSleeping(t *testing.T) {
 	h.Close(ctx)
 	if got := clock.Advance(time.Hour); got != 0 {
 		t.Fatalf("after Close, Advance ran %d ticks", got)
+	}
+}
+
+// TestManualClockOrder: ticks run in order of due time, ties in the order
+// the timers were started; a stopped timer never runs again.
+func TestManualClockOrder(t *testing.T) {
+	c := starhost.NewManualClock()
+	var got []string
+	c.Every(time.Second, func() { got = append(got, "a") })
+	stopB := c.Every(1500*time.Millisecond, func() { got = append(got, "b") })
+	if n := c.Advance(3 * time.Second); n != 5 {
+		t.Fatalf("Advance ran %d ticks, want 5", n)
+	}
+	// a@1s b@1.5s a@2s, then a and b both at 3s: a was started first.
+	if s := strings.Join(got, ""); s != "abaab" {
+		t.Fatalf("ticks ran as %q, want abaab", s)
+	}
+	stopB()
+	got = nil
+	c.Advance(3 * time.Second)
+	if s := strings.Join(got, ""); s != "aaa" {
+		t.Fatalf("after stop: %q", s)
 	}
 }

@@ -27,6 +27,10 @@ const (
 	EnvClock = "CRYSTAL_CLOCK"
 )
 
+// ScenarioTimeout bounds the scenarios of one plugin directory: commands
+// still running then are interrupted and the scenario fails.
+const ScenarioTimeout = 10 * time.Minute
+
 // RunOptions configure RunScenarios.
 type RunOptions struct {
 	// Dirs are plugin directories or directories of them; empty means ".".
@@ -145,10 +149,12 @@ func (r *runner) plugin(dir string) {
 	}
 	top.guard(func() {
 		testscript.RunT(top, testscript.Params{
-			Files:              selected,
-			Setup:              r.setup(abs),
-			Cmds:               Commands(),
-			UpdateScripts:      r.opts.Update,
+			Files:         selected,
+			Setup:         r.setup(abs),
+			Cmds:          Commands(),
+			UpdateScripts: r.opts.Update,
+			// A hung command is stopped rather than hanging CI.
+			Deadline:           time.Now().Add(ScenarioTimeout),
 			RequireUniqueNames: true,
 		})
 	})
