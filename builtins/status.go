@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -120,10 +121,55 @@ func stageTimer(inst *instance, e *entry) {
 
 var _ contrib.Starter = (*instance)(nil)
 
+// Clock drives plugin timers. Every calls fn every d of the clock's time
+// until stop is called; the calls of one timer never overlap. stop may be
+// called more than once.
+type Clock interface {
+	Every(d time.Duration, fn func()) (stop func())
+}
+
+// ClockSource is implemented by Services that drive plugin timers with a
+// clock of their own, such as a test's manual clock. Without it, or when
+// TimerClock returns nil, timers follow the real clock.
+type ClockSource interface {
+	TimerClock() Clock
+}
+
+// realClock runs each timer on its own goroutine with a time.Ticker.
+type realClock struct{}
+
+func (realClock) Every(d time.Duration, fn func()) func() {
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		ticker := time.NewTicker(d)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				fn()
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+func (inst *instance) clock() Clock {
+	if src, ok := inst.req.Services.(ClockSource); ok {
+		if c := src.TimerClock(); c != nil {
+			return c
+		}
+	}
+	return realClock{}
+}
+
 // Start runs the generation's timers (plugin-owned; the host runs no status
-// timer of its own, CC18). Each run goes through the generation's gate, with
-// its own step budget; a failing run is noted and the timer goes on. Timers
-// stop when the generation is revoked or closed. Start runs once.
+// timer of its own, CC18) on the services' clock. Each run goes through the
+// generation's gate, with its own step budget; a failing run is noted and
+// the timer goes on. Timers stop when the generation is revoked or closed.
+// Start runs once.
 func (inst *instance) Start(gate *contrib.Gate) {
 	timers := featureState(inst, "timers", func() *[]timerEntry { return &[]timerEntry{} })
 	started := featureState(inst, "timers.started", func() *bool { return new(bool) })
@@ -134,32 +180,20 @@ func (inst *instance) Start(gate *contrib.Gate) {
 	}
 	*started = true
 	inst.mu.Unlock()
-	stop := make(chan struct{})
-	inst.onClose(func() { close(stop) })
+	clock := inst.clock()
 	for _, t := range *timers {
-		go inst.runTimer(t, gate, stop)
+		stop := clock.Every(t.spec.every, func() { inst.runTimer(t, gate) })
+		inst.onClose(stop)
+		context.AfterFunc(gate.Context(), stop) // revoked: no run is admitted any more
 	}
 }
 
-func (inst *instance) runTimer(t timerEntry, gate *contrib.Gate, stop chan struct{}) {
-	ticker := time.NewTicker(t.spec.every)
-	defer ticker.Stop()
+// runTimer runs one tick of a timer through the gate.
+func (inst *instance) runTimer(t timerEntry, gate *contrib.Gate) {
 	what := "timer every " + t.spec.every.String()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-gate.Context().Done():
-			return
-		case <-ticker.C:
+	gate.Do(gate.Context(), func(ctx context.Context) {
+		if _, err := inst.call(ctx, what, t.fn, inst.newCtx(ctx, ctxAttach)); err != nil {
+			inst.note(failureDiag(err))
 		}
-		ran := gate.Do(gate.Context(), func(ctx context.Context) {
-			if _, err := inst.call(ctx, what, t.fn, inst.newCtx(ctx, ctxAttach)); err != nil {
-				inst.note(failureDiag(err))
-			}
-		})
-		if !ran {
-			return // revoked
-		}
-	}
+	})
 }

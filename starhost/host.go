@@ -128,6 +128,10 @@ type Options struct {
 	// does not hold that are not BuiltinTools either.
 	Classifications map[string]Classification
 
+	// Clock drives plugin timers; nil is the real clock. Tests pass a
+	// ManualClock to run timer ticks without sleeping.
+	Clock Clock
+
 	// Points are the host's own entries of the contribution points' named
 	// defaults and of the dispatch pipeline (DC1, points.go).
 	Points PointDefaults

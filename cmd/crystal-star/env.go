@@ -32,7 +32,8 @@ type env struct {
 	stdout, stderr io.Writer
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
-	events         func(starhost.Event) // set by the dev console before start
+	events         func(starhost.Event)  // set by the dev console before start
+	clock          *starhost.ManualClock // $CRYSTAL_CLOCK=manual (test.go)
 	ctx            context.Context
 	stop           context.CancelFunc
 }
@@ -43,9 +44,14 @@ func (e *env) start() (*starhost.Host, error) {
 		return e.host, nil
 	}
 	var hostRef *starhost.Host
+	var clock starhost.Clock
+	if e.clock = clockFromEnv(); e.clock != nil {
+		clock = e.clock
+	}
 	h, err := starhost.New(starhost.Options{
 		BuiltinStatus: func(name string) string { return cliStatusText(hostRef)(name) },
-		Home:          e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
+		Home:          e.global.home, Workspace: e.global.workspace, Dev: devDirs(e.global.dev),
+		Clock:        clock,
 		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
 		Notes: e.note, Events: e.events,

@@ -1,0 +1,289 @@
+package plugintest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// TB is the part of testing.TB that NewHost uses; *testing.T and
+// *testing.B implement it.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+	TempDir() string
+}
+
+// Options configure a test host. The zero value starts the plugin alone,
+// with no model and every status field the plugin declares on the
+// operator's line.
+type Options struct {
+	// Config is written to {home}/config.toml before the host starts. A
+	// config that sets status_line keeps its own line.
+	Config string
+	// Model starts a FakeModel and selects it as the session model
+	// (FakeProvider/FakeModelID). Replies, when set, are its scripted
+	// replies (and imply Model).
+	Model   bool
+	Replies []string
+	// Host holds further host options: the names the embedder owns, Points,
+	// External tools, Steps... Home, Workspace, Dev, Clock and Display are
+	// set by the kit; Notes is called as well as recorded. Without
+	// Points.Approve, the host approves every dispatched call (as the dev
+	// console does), so Dispatch shows the whole pipeline.
+	Host starhost.Options
+}
+
+// Host is a started host over one plugin directory, for tests, in the
+// style of httptest.Server: home and workspace are fresh temporary
+// directories, the plugin is a copy (so a test can edit it and Reload)
+// loaded as a development plugin, plugin timers run on a ManualClock, and
+// a FakeModel answers model calls when asked for. Its methods are safe for
+// concurrent use.
+type Host struct {
+	// Host is the started host; every starhost method is available on it.
+	Host *starhost.Host
+	// Dir is the copy of the plugin directory the host loads.
+	Dir string
+	// Home and Workspace are the host's temporary directories.
+	Home, Workspace string
+	// Model is the fake model server, or nil without Options.Model.
+	Model *FakeModel
+	// Clock drives the plugin's timers.
+	Clock *starhost.ManualClock
+
+	tmp   string // removed by Close when Start made it
+	mu    sync.Mutex
+	notes []starhost.Note
+}
+
+// NewHost starts a host over the plugin in dir (Start) in t.TempDir() and
+// closes it when the test ends. When the plugin does not activate, the test
+// fails with the plugin's state, blockers and diagnostics.
+func NewHost(t TB, dir string, opts Options) *Host {
+	t.Helper()
+	h, err := start(t.TempDir(), dir, opts)
+	if err != nil {
+		t.Fatalf("plugintest: %v", err)
+		return nil
+	}
+	t.Cleanup(h.Close)
+	return h
+}
+
+// Start is NewHost without a test: the host's directories are a new
+// temporary directory that Close removes. The error describes a plugin
+// that did not activate.
+func Start(dir string, opts Options) (*Host, error) {
+	tmp, err := os.MkdirTemp("", "plugintest-")
+	if err != nil {
+		return nil, err
+	}
+	h, err := start(tmp, dir, opts)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	h.tmp = tmp
+	return h, nil
+}
+
+func start(tmp, dir string, opts Options) (*Host, error) {
+	src, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{Dir: filepath.Join(tmp, "plugin", filepath.Base(src)), Home: filepath.Join(tmp, "home"),
+		Workspace: filepath.Join(tmp, "workspace"), Clock: starhost.NewManualClock()}
+	if err := copyDir(src, h.Dir); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{h.Home, h.Workspace} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(h.Home, "config.toml"), []byte(opts.Config), 0o644); err != nil {
+		return nil, err
+	}
+	if opts.Model || len(opts.Replies) > 0 {
+		h.Model = NewFakeModel(opts.Replies...)
+		if err := h.Model.WriteConfig(h.Home); err != nil {
+			h.Model.Close()
+			return nil, err
+		}
+	}
+	o := opts.Host
+	o.Home, o.Workspace, o.Dev, o.Clock = h.Home, h.Workspace, []string{h.Dir}, h.Clock
+	// Positions name the plugin's own directory, not the copy.
+	o.Display = func(d string) string {
+		if d == h.Dir {
+			return filepath.ToSlash(dir)
+		}
+		return filepath.ToSlash(d)
+	}
+	if o.Points.Approve == nil {
+		o.Points.Approve = func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+			return starhost.Approval{Approved: true, Reason: "plugintest approves every call"}
+		}
+	}
+	notes := o.Notes
+	o.Notes = func(n starhost.Note) {
+		h.mu.Lock()
+		h.notes = append(h.notes, n)
+		h.mu.Unlock()
+		if notes != nil {
+			notes(n)
+		}
+	}
+	if h.Host, err = starhost.New(o); err == nil {
+		err = h.Host.Start(context.Background())
+	}
+	if err == nil {
+		err = h.problem()
+	}
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	if !strings.Contains(opts.Config, "status_line") {
+		for _, r := range h.Host.StatusView() {
+			if !r.Builtin {
+				_, _ = h.Host.EditStatusLine("add", r.Name)
+			}
+		}
+	}
+	return h, nil
+}
+
+// problem returns why the plugin is not active or did not compile.
+func (h *Host) problem() error {
+	if msg := inactive(h.Host.Plugins()); msg != "" {
+		return errors.New(msg)
+	}
+	p := h.Plugin()
+	var errs []string
+	for _, d := range p.Diagnostics {
+		if d.Severity == contrib.SeverityError {
+			errs = append(errs, "  "+d.String())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("plugin %s has errors:\n%s", p.ID, strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// Plugin returns the projection of the plugin under test.
+func (h *Host) Plugin() starhost.PluginInfo {
+	for _, p := range h.Host.Plugins() {
+		if p.Source == contrib.SourceDev {
+			return p
+		}
+	}
+	return starhost.PluginInfo{}
+}
+
+// Call invokes a tool of either catalog with JSON arguments ("" is {}).
+func (h *Host) Call(tool, args string) starhost.ToolResult {
+	if args == "" {
+		args = "{}"
+	}
+	return h.Host.Tools(starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
+}
+
+// Expand runs a command (with or without its "/") and returns the turn
+// input it produced; ok is false when every command passed.
+func (h *Host) Expand(command, args string) (text string, ok bool, err error) {
+	return h.Host.Expand(context.Background(), command, args)
+}
+
+// Bind binds a template at the prompt site.
+func (h *Host) Bind(template string) string {
+	return h.Host.Bind(context.Background(), template, starhost.SitePrompt)
+}
+
+// StatusLine returns the operator's status line.
+func (h *Host) StatusLine() string { return h.Host.StatusLine() }
+
+// Dispatch runs one tool call through the dispatch pipeline (classify,
+// policy, approval and tool_call hooks, invoke, tool_result hooks) on
+// thread "test".
+func (h *Host) Dispatch(tool, args string) starhost.DispatchResult {
+	return h.Host.Dispatch(context.Background(), "test", starhost.ToolCall{ID: "call-1", Name: tool, Arguments: json.RawMessage(args)}, nil)
+}
+
+// Advance moves the plugin timers' clock (ManualClock.Advance) and returns
+// the number of ticks run.
+func (h *Host) Advance(d time.Duration) int { return h.Clock.Advance(d) }
+
+// WriteFile writes a file of the plugin's copy (name relative to Dir).
+func (h *Host) WriteFile(name, content string) error {
+	p := filepath.Join(h.Dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(content), 0o644)
+}
+
+// Reload re-reads the plugin's copy and activates the new content. The
+// error describes a plugin that is no longer active or whose new source did
+// not compile (the old generation still serves then, AT3).
+func (h *Host) Reload() error {
+	h.Host.Reload(context.Background(), h.Dir)
+	return h.problem()
+}
+
+// Notes returns every note the host delivered so far.
+func (h *Host) Notes() []starhost.Note {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]starhost.Note(nil), h.notes...)
+}
+
+// Close closes the host and the fake model; a host made by Start also
+// removes its directories. It is idempotent.
+func (h *Host) Close() {
+	if h.Host != nil {
+		_ = h.Host.Close(context.Background())
+	}
+	if h.Model != nil {
+		h.Model.Close()
+	}
+	if h.tmp != "" {
+		os.RemoveAll(h.tmp)
+	}
+}
+
+// copyDir copies the regular files below src to dst.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
