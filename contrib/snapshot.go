@@ -54,10 +54,14 @@ func (s *ToolSnapshot) Len() int { return len(s.tools) }
 
 // Invoke calls the tool name with JSON arguments: the arguments are decoded
 // and validated against the tool's schema first (invalid_arguments naming
-// each failing path), then the proxy re-resolves its generation
-// (tool_unavailable once revoked), the call is admitted through the
-// generation's gate and run. A panic below is recovered into tool_failed.
-// It is safe for concurrent use.
+// each failing path), then the proxy re-resolves its generation — following
+// a reload to the plugin's new generation (AT2), tool_unavailable once the
+// plugin stopped — and the call is admitted through the generation's gate
+// and run. A context that has already ended yields cancelled without running
+// anything; one that ends during the call turns its failure into cancelled;
+// a call stopped because its generation retired past the cleanup timeout is
+// tool_interrupted (DC26). A panic below is recovered into tool_failed. It is
+// safe for concurrent use.
 func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMessage) Result {
 	i, ok := s.byName[name]
 	if !ok {
@@ -68,23 +72,54 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 	if !ok {
 		return res
 	}
+	if ctx.Err() != nil {
+		return Cancelled(ctx)
+	}
 	if t.external {
-		return guard(ctx, t.run, value)
+		return settle(ctx, guard(ctx, t.run, value), false)
 	}
-	tool, gate := s.reg.View().lookup(t)
-	if tool == nil {
-		return unavailable(t.Name)
+	// A gate closes between lookup and admission only when its generation
+	// was just replaced or stopped; the next view says which.
+	for range maxAdmissions {
+		tool, gate, sch := s.reg.View().lookup(t)
+		if tool == nil {
+			return unavailable(t.Name)
+		}
+		if sch != t.schema {
+			// The new generation's parameters decide.
+			if err := sch.Validate(value); err != nil {
+				return Failure(ErrInvalidArguments, describeViolations(err))
+			}
+		}
+		ran, interrupted := gate.Call(ctx, func(ctx context.Context) { res = guard(ctx, tool.Run, value) })
+		if ran {
+			return settle(ctx, res, interrupted)
+		}
 	}
-	ran := gate.Do(ctx, func(ctx context.Context) { res = guard(ctx, tool.Run, value) })
-	if !ran || !res.OK() && gate.Cancelled() {
-		// Not admitted, or cancelled because its generation was revoked.
-		return unavailable(t.Name)
+	return unavailable(t.Name)
+}
+
+// maxAdmissions bounds how often Invoke follows a generation that was
+// replaced between its lookup and its admission.
+const maxAdmissions = 3
+
+// settle names why a call that ran failed when its context ended: the
+// caller's context (cancelled) or the retirement of its generation past the
+// cleanup timeout (tool_interrupted).
+func settle(ctx context.Context, res Result, interrupted bool) Result {
+	switch {
+	case res.OK():
+		return res
+	case ctx.Err() != nil:
+		return Cancelled(ctx)
+	case interrupted:
+		return Failure(ErrToolInterrupted, "the call was stopped because its plugin generation retired past the cleanup timeout; it may have had effects")
 	}
 	return res
 }
 
 func unavailable(name string) Result {
-	return Failure(ErrToolUnavailable, fmt.Sprintf("tool %q is no longer available; its plugin was reloaded or stopped", name))
+	return Failure(ErrToolUnavailable, fmt.Sprintf("tool %q is not available; its plugin stopped or no longer offers it", name))
 }
 
 // guard runs fn, turning a panic into tool_failed.

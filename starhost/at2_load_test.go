@@ -1,0 +1,91 @@
+package starhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// TestAT2_ReloadUnderLoadLosesNoCall: 8 goroutines dispatch 5,000 calls
+// each to one plugin tool while that plugin reloads 50 times. Because the
+// next generation is built while the previous one serves and replaces it
+// in one publication (AT2), not one call fails, and nothing is left running
+// once the host closes.
+func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
+	const workers, calls, reloads = 8, 5000, 50
+	before := runtime.NumGoroutine()
+	dir := filepath.Join(t.TempDir(), "reload")
+	writeTree(t, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
+	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+		return starhost.Approval{Approved: true}
+	}
+	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir},
+		Points: starhost.PointDefaults{Approve: approve}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	call := starhost.ToolCall{ID: "c", Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}
+	failures := make(chan string, workers*calls)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				res := h.Dispatch(context.Background(), "thread-1", call, nil)
+				if !res.Result.OK() {
+					failures <- string(res.Result.Err.Code) + ": " + res.Result.Err.Message
+				}
+			}
+		}()
+	}
+	for i := 1; i <= reloads; i++ {
+		writeTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
+		if !h.Reload(context.Background(), dir) {
+			t.Fatal("reload: unknown dir")
+		}
+	}
+	wg.Wait()
+	close(failures)
+	n, first := 0, ""
+	for f := range failures {
+		if n == 0 {
+			first = f
+		}
+		n++
+	}
+	if n > 0 {
+		t.Errorf("%d of %d calls failed during %d reloads; first: %s", n, workers*calls, reloads, first)
+	}
+	res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+	if res.Text != "v50:X" {
+		t.Errorf("after %d reloads: %+v, want v50:X", reloads, res)
+	}
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitGoroutines(t, before)
+}
+
+// waitGoroutines fails t when goroutines started since before are still
+// running once the host has had time to let them end.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("leaked goroutines: %d before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
