@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -87,5 +88,55 @@ func waitGoroutines(t *testing.T, before int) {
 			t.Fatalf("leaked goroutines: %d before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestAT3_FailedReloadKeepsServing: every kind of failure of the next
+// generation — a top-level run-time error, the step budget, contribute()
+// errors that leave nothing, a syntax error — keeps the previous generation
+// serving with the failed attempt's diagnostics and a kept event.
+func TestAT3_FailedReloadKeepsServing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "reload")
+	writeTree(t, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(1)})
+	var mu sync.Mutex
+	var kinds []string
+	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}, Steps: 10000,
+		Events: func(e starhost.Event) {
+			mu.Lock()
+			kinds = append(kinds, e.Kind+" "+e.Generation)
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	for _, c := range []struct{ name, src, code string }{
+		{"run-time error", "x = {}[\"missing\"]\ncontribute()\n", "ExecutionFailed"},
+		{"step budget", "def f():\n    for i in range(1000000):\n        pass\nf()\ncontribute()\n", "TooManySteps"},
+		{"nothing left", "contribute(tools = [tool(name = \"bad name\", catalogs = \"work\", run = lambda ctx, args: 1)])\n", "ToolNameInvalid"},
+		{"syntax", "contribute(\n", "SyntaxError"},
+	} {
+		writeTree(t, dir, map[string]string{"plugin.star": c.src})
+		h.Reload(context.Background(), dir)
+		res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+		if res.Text != "v1:X" {
+			t.Errorf("%s: echo answered %+v, want g1 still serving", c.name, res)
+		}
+		p := h.Plugins()[0]
+		found := false
+		for _, d := range p.Diagnostics {
+			found = found || string(d.Code) == c.code
+		}
+		if p.State != "active" || p.Generation != "g1" || !found {
+			t.Errorf("%s: %s %s %v, want active g1 with %s", c.name, p.State, p.Generation, p.Diagnostics, c.code)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"activated g1", "kept g1", "kept g1", "kept g1", "kept g1"}; !slices.Equal(kinds, want) {
+		t.Errorf("events %v, want %v", kinds, want)
 	}
 }
