@@ -53,7 +53,7 @@ func (g *Gate) Leave() {
 
 // Do runs fn as one admitted call whose context is cancelled when either ctx
 // ends or the gate is cancelled. It reports false, without running fn, when the
-// gate is closed.
+// gate is closed or ctx has already ended.
 func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
 	ran, _ := g.Call(ctx, fn)
 	return ran
@@ -63,8 +63,8 @@ func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
 // (its generation retired past the cleanup timeout, DC26), which a caller
 // tells apart from its own context ending.
 func (g *Gate) Call(ctx context.Context, fn func(context.Context)) (ran, interrupted bool) {
-	if !g.Enter() {
-		return false, false
+	if ctx.Err() != nil || !g.Enter() {
+		return false, false // a caller that already gave up runs no plugin code
 	}
 	defer g.Leave()
 	callCtx, cancel := context.WithCancel(ctx)

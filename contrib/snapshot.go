@@ -63,15 +63,33 @@ func (s *ToolSnapshot) Len() int { return len(s.tools) }
 // tool_interrupted (DC26). A panic below is recovered into tool_failed. It is
 // safe for concurrent use.
 func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMessage) Result {
-	i, ok := s.byName[name]
-	if !ok {
-		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
-	}
-	t := &s.tools[i]
-	value, res, ok := decodeArgs(t.schema, args)
+	value, res, ok := s.Check(name, args)
 	if !ok {
 		return res
 	}
+	return s.InvokeChecked(ctx, name, value)
+}
+
+// Check answers what Invoke answers before anything runs: unknown_tool for a
+// name the snapshot does not list, invalid_arguments for arguments that are
+// not JSON or break the tool's schema. Otherwise ok is true and value holds
+// the decoded arguments for InvokeChecked. Empty arguments mean {}.
+func (s *ToolSnapshot) Check(name string, args json.RawMessage) (value any, res Result, ok bool) {
+	i, found := s.byName[name]
+	if !found {
+		return nil, Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name)), false
+	}
+	return decodeArgs(s.tools[i].schema, args)
+}
+
+// InvokeChecked is Invoke with arguments Check accepted (value must be what
+// Check returned for name, unmodified).
+func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any) Result {
+	i, found := s.byName[name]
+	if !found {
+		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
+	}
+	t := &s.tools[i]
 	if ctx.Err() != nil {
 		return Cancelled(ctx)
 	}
@@ -80,6 +98,7 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 	}
 	// A gate closes between lookup and admission only when its generation
 	// was just replaced or stopped; the next view says which.
+	var res Result
 	for range maxAdmissions {
 		tool, gate, sch := s.reg.View().lookup(t)
 		if tool == nil {
@@ -134,9 +153,7 @@ func guard(ctx context.Context, fn ToolFunc, args any) (res Result) {
 
 // decodeArgs decodes raw JSON arguments and validates them (DC4).
 func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage("{}")
-	}
+	raw = Arguments(raw)
 	v, err := parseJSON(raw)
 	if err != nil {
 		// Anything the fast decoder declines is decoded (and, if invalid,
@@ -160,6 +177,18 @@ func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool)
 		return nil, Failure(ErrInvalidArguments, describeViolations(err)), false
 	}
 	return v, Result{}, true
+}
+
+// Arguments applies the one rule for missing arguments, the same for every
+// caller (Invoke, Dispatch, the MCP server, model adapters): empty, blank or
+// JSON null arguments mean the empty object {}. Anything else is returned as
+// it is.
+func Arguments(raw json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}")
+	}
+	return raw
 }
 
 // describeViolations lists each failing instance path of a validation error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -34,6 +35,13 @@ type DispatchResult struct {
 // Dispatch runs one tool call of thread through the dispatch pipeline, the
 // same for built-in, plugin and external tools (HK1):
 //
+//  0. a call that cannot run is answered before any stage or hook: a done
+//     ctx (cancelled; nothing runs), a name that is neither in the thread's
+//     snapshot nor one of Options.BuiltinTools (unknown_tool; with no
+//     BuiltinTools and a non-nil invoke, the invoker answers other names),
+//     arguments that are not JSON or break the tool's schema
+//     (invalid_arguments). The approver is asked only about calls that can
+//     run;
 //  1. classify (Classify; an unknown tool is medium risk and asks), then the
 //     policy stage (dispatch_policy: the host's policy and plugin entries;
 //     any reason denies), then the approval hooks (raise the risk, require a
@@ -49,31 +57,47 @@ type DispatchResult struct {
 //     a failing entry fails the call with point_failed or the entry's own
 //     error(code, message) (DC3).
 //
-// A refused call returns error call_denied and is recorded, not invoked.
+// A refused call returns error call_denied and is recorded, not invoked. A
+// stage that fails because ctx ended yields cancelled.
 // Every stage is resolved when Dispatch starts: the call finishes with the
 // entries it started with (DC12).
 func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
+	res := DispatchResult{Call: call}
+	if ctx.Err() != nil {
+		res.Result = contrib.Cancelled(ctx) // nothing runs
+		return res
+	}
 	rn := &runNotes{h: h}
-	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(),
+	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil,
+		snap:       h.ThreadTools(ctx, thread, PlanAndWork),
 		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
 		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
 		normalizer: rn.resolve(contrib.PointDispatchNormalizer, thread),
 	}
-	res := DispatchResult{Call: call}
-	args := decodeArgs(call.Arguments) // once; again only for a rewritten call
-	res.Approved, res.Result = d.decide(&res, args)
+	args, bad := d.check(call) // once; again only for a rewritten call
+	if bad == nil {
+		res.Approved, res.Result = d.decide(&res, args)
+	} else {
+		res.Result = *bad
+	}
 	if res.Approved {
 		payload := d.hooks(contrib.HookToolCall, toolCallValue(thread, call, args))
 		name, _ := payload["name"].(string)
 		if name != call.Name || !contrib.SameJSON(payload["arguments"], args) {
 			res.Call = ToolCall{ID: call.ID, Name: name, Arguments: encodeValue(payload["arguments"])}
-			args = payload["arguments"]
-			res.Approved, res.Result = d.decide(&res, args) // HK2: classified and approved again
+			if args, bad = d.check(res.Call); bad != nil {
+				res.Approved, res.Result = false, *bad
+			} else {
+				res.Approved, res.Result = d.decide(&res, args) // HK2: classified and approved again
+			}
 		}
 	}
+	if !res.Approved && ctx.Err() != nil {
+		res.Result = contrib.Cancelled(ctx) // the stage failed because the caller gave up
+	}
 	if res.Approved {
-		res.Result = d.invoke(res.Call, invoke)
+		res.Result = d.invoke(res.Call, args, invoke)
 	}
 	rec := map[string]any{"thread": thread, "call": toolCallValue(thread, res.Call, args), "result": toolResultValue(res.Result)}
 	_, _ = d.recorder.Collect(ctx, rec, nil)
@@ -97,7 +121,34 @@ type dispatch struct {
 	thread                                 string
 	rn                                     *runNotes
 	view                                   *contrib.View
+	snap                                   *ToolSnapshot // the thread's tools
+	custom                                 bool          // the host passed its own Invoker
 	policy, approval, recorder, normalizer *Resolution
+}
+
+// check answers, before any stage runs, a call that cannot run (point 4 of
+// the dispatch order): a tool of the thread's snapshot gets its arguments
+// decoded and validated (invalid_arguments); one of the host's built-in
+// tools (Options.BuiltinTools, or any other name when the host names none
+// and passes its own Invoker) needs well-formed JSON; every other name is
+// unknown_tool. It returns the decoded arguments, or the failure.
+func (d *dispatch) check(call ToolCall) (any, *ToolResult) {
+	args, res, ok := d.snap.Check(call.Name, call.Arguments)
+	if ok {
+		return args, nil
+	}
+	if res.Err.Code != contrib.ErrUnknownTool {
+		return nil, &res
+	}
+	if !d.custom || len(d.h.opts.BuiltinTools) > 0 && !slices.Contains(d.h.opts.BuiltinTools, call.Name) {
+		return nil, &res
+	}
+	args, err := decodeValue(contrib.Arguments(call.Arguments))
+	if err != nil {
+		res = contrib.Failure(contrib.ErrInvalidArguments, "arguments are not valid JSON: "+err.Error())
+		return nil, &res
+	}
+	return args, nil
 }
 
 func (d *dispatch) hooks(event contrib.HookEvent, payload map[string]any) map[string]any {
@@ -150,13 +201,14 @@ func denied(format string, args ...any) ToolResult {
 	return contrib.Failure(ErrCallDenied, fmt.Sprintf(format, args...))
 }
 
-// invoke runs the call and its tool_result hooks.
-func (d *dispatch) invoke(call ToolCall, invoke Invoker) ToolResult {
+// invoke runs the call, whose arguments check accepted as args, and its
+// tool_result hooks.
+func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) ToolResult {
 	var res ToolResult
 	if invoke != nil {
 		res = invoke(d.ctx, call)
 	} else {
-		res = d.h.ThreadTools(d.ctx, d.thread, PlanAndWork).Invoke(d.ctx, call.Name, call.Arguments)
+		res = d.snap.InvokeChecked(d.ctx, call.Name, args)
 	}
 	if !res.OK() {
 		return res
