@@ -39,6 +39,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":  cmdExitcode,
 			"waitmatch": cmdWaitmatch,
 			"fakemodel": cmdFakeModel,
+			"mcpsignal": cmdMCPSignal,
 		},
 	})
 }
