@@ -56,7 +56,9 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		},
 		Points: starhost.PointDefaults{
 			Sections: map[string]string{"identity": "You are a coding agent for {{project}}."},
-			Approve:  func(context.Context, starhost.ApprovalRequest) starhost.Approval { return starhost.Approval{Approved: true} },
+			Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+				return starhost.Approval{Approved: true}
+			},
 		},
 	})
 	if err != nil {
