@@ -81,7 +81,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 	} else {
 		res.Result = *bad
 	}
-	if res.Approved {
+	if res.Approved && d.hasHooks(contrib.HookToolCall) {
 		payload := d.hooks(contrib.HookToolCall, toolCallValue(thread, call, args))
 		name, _ := payload["name"].(string)
 		if name != call.Name || !contrib.SameJSON(payload["arguments"], args) {
@@ -99,9 +99,13 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 	if res.Approved {
 		res.Result = d.invoke(res.Call, args, invoke)
 	}
+	if d.recorder.Idle() && d.normalizer.Idle() {
+		res.Notes = rn.notes() // nobody records or normalizes: the result stands
+		return res
+	}
 	rec := map[string]any{"thread": thread, "call": toolCallValue(thread, res.Call, args), "result": toolResultValue(res.Result)}
 	_, _ = d.recorder.Collect(ctx, rec, nil)
-	if res.Approved {
+	if res.Approved && !d.normalizer.Idle() {
 		out, err := d.normalizer.Fold(ctx, rec, normalizedAnswer)
 		var pe *contrib.PointError
 		if errors.As(err, &pe) {
@@ -151,6 +155,20 @@ func (d *dispatch) check(call ToolCall) (any, *ToolResult) {
 	return args, nil
 }
 
+// onlyHostEntries reports whether every entry of res is the host's own.
+func onlyHostEntries(res *Resolution) bool {
+	for _, e := range res.Entries {
+		if e.Origin != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// hasHooks reports whether event has hooks, so a payload is built only
+// for someone.
+func (d *dispatch) hasHooks(event contrib.HookEvent) bool { return len(d.view.HookRuns(event)) > 0 }
+
 func (d *dispatch) hooks(event contrib.HookEvent, payload map[string]any) map[string]any {
 	return contrib.RunHooks(d.ctx, d.view.HookRuns(event), event, payload, d.rn.add)
 }
@@ -167,26 +185,41 @@ func (d *dispatch) decide(res *DispatchResult, args any) (bool, ToolResult) {
 	if cl.Permission == "deny" {
 		return false, denied("the host's classification denies %s", call.Name)
 	}
-	in := toolCallValue(d.thread, call, args)
-	in["risk"] = cl.Risk
-	reasons, err := d.policy.Collect(d.ctx, in, textAnswer)
-	if err != nil {
-		return false, denied("the policy failed: %v", err)
+	var in map[string]any // the call as points and hooks see it, built only for them
+	if !d.policy.Idle() {
+		in = toolCallValue(d.thread, call, args)
+		in["risk"] = cl.Risk
+		reasons, err := d.policy.Collect(d.ctx, in, textAnswer)
+		if err != nil {
+			return false, denied("the policy failed: %v", err)
+		}
+		if len(reasons) > 0 {
+			return false, denied("%s", reasons[0].Value)
+		}
 	}
-	if len(reasons) > 0 {
-		return false, denied("%s", reasons[0].Value)
+	var a Approval
+	if d.hasHooks(contrib.HookApproval) || !onlyHostEntries(d.approval) {
+		if in == nil {
+			in = toolCallValue(d.thread, call, args)
+			in["risk"] = cl.Risk
+		}
+		in["prompt"] = cl.Permission == "ask"
+		if d.hasHooks(contrib.HookApproval) {
+			in = d.hooks(contrib.HookApproval, in)
+		}
+		res.Risk, _ = in["risk"].(string)
+		out, ok, err := d.approval.First(d.ctx, in, approvalAnswer)
+		switch {
+		case err != nil:
+			return false, denied("approval failed: %v", err)
+		case !ok:
+			return false, denied("nobody approved %s", call.Name)
+		}
+		a = out.Value.(Approval)
+	} else {
+		// Only the host answers: ask it directly, without the JSON round trip.
+		a = d.h.hostApproval(d.ctx, ApprovalRequest{Thread: d.thread, Call: call, Risk: cl.Risk, Prompt: cl.Permission == "ask"})
 	}
-	in["prompt"] = cl.Permission == "ask"
-	in = d.hooks(contrib.HookApproval, in)
-	res.Risk, _ = in["risk"].(string)
-	out, ok, err := d.approval.First(d.ctx, in, approvalAnswer)
-	switch {
-	case err != nil:
-		return false, denied("approval failed: %v", err)
-	case !ok:
-		return false, denied("nobody approved %s", call.Name)
-	}
-	a := out.Value.(Approval)
 	if !a.Approved {
 		why := a.Reason
 		if why == "" {
@@ -211,6 +244,9 @@ func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) ToolResult {
 		res = d.snap.InvokeChecked(d.ctx, call.Name, args)
 	}
 	if !res.OK() {
+		return res
+	}
+	if !d.hasHooks(contrib.HookToolResult) {
 		return res
 	}
 	text := res.Text
