@@ -21,19 +21,7 @@ import (
 func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 	const workers, calls, reloads = 8, 5000, 50
 	before := runtime.NumGoroutine()
-	dir := filepath.Join(t.TempDir(), "reload")
-	writeTree(t, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
-	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
-		return starhost.Approval{Approved: true}
-	}
-	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir},
-		Points: starhost.PointDefaults{Approve: approve}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	h, dir := approvingHost(t)
 	call := starhost.ToolCall{ID: "c", Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}
 	failures := make(chan string, workers*calls)
 	var wg sync.WaitGroup
@@ -75,6 +63,27 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGoroutines(t, before)
+}
+
+// approvingHost starts a host with one dev plugin (reloadSource) whose
+// approver approves every call; it is closed when tb ends.
+func approvingHost(tb testing.TB) (*starhost.Host, string) {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "reload")
+	writeTree(tb, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
+	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+		return starhost.Approval{Approved: true}
+	}
+	h, err := starhost.New(starhost.Options{Home: tb.TempDir(), Workspace: tb.TempDir(), Dev: []string{dir},
+		Points: starhost.PointDefaults{Approve: approve}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close(context.Background()) })
+	return h, dir
 }
 
 // waitGoroutines fails t when goroutines started since before are still

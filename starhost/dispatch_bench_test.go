@@ -8,7 +8,6 @@ package starhost_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,32 +16,13 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func benchHost(b *testing.B) (*starhost.Host, string) {
-	b.Helper()
-	dir := filepath.Join(b.TempDir(), "reload")
-	writeTree(b, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
-	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
-		return starhost.Approval{Approved: true}
-	}
-	h, err := starhost.New(starhost.Options{Home: b.TempDir(), Workspace: b.TempDir(), Dev: []string{dir},
-		Points: starhost.PointDefaults{Approve: approve}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { h.Close(context.Background()) })
-	return h, dir
-}
-
 var benchCall = starhost.ToolCall{ID: "c", Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}
 
 // BenchmarkDispatchVsInvoke alternates the two calls in one loop and times
 // each, so both see the same load on a shared machine: the ratio metric is
 // Dispatch time over Invoke time (the goal is at most 1.2).
 func BenchmarkDispatchVsInvoke(b *testing.B) {
-	h, _ := benchHost(b)
+	h, _ := approvingHost(b)
 	ctx := context.Background()
 	var invoke, dispatch time.Duration
 	for b.Loop() {
@@ -72,7 +52,7 @@ func BenchmarkDispatchUnderReload(b *testing.B) {
 			name = "reload=continuous"
 		}
 		b.Run(name, func(b *testing.B) {
-			h, dir := benchHost(b)
+			h, dir := approvingHost(b)
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			var reloads atomic.Int64

@@ -73,9 +73,16 @@ type OpenAIFunction struct {
 // OpenAITools returns the tools of a catalog (ToolSnapshot.List) as OpenAI
 // tool definitions, in catalog order.
 func OpenAITools(tools []ToolInfo) []OpenAITool {
-	out := make([]OpenAITool, len(tools))
-	for i, t := range tools {
-		out[i] = OpenAITool{Type: "function", Function: OpenAIFunction{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}}
+	return convert(tools, func(t ToolInfo) OpenAITool {
+		return OpenAITool{Type: "function", Function: OpenAIFunction{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}}
+	})
+}
+
+// convert maps each element of in with f.
+func convert[In, Out any](in []In, f func(In) Out) []Out {
+	out := make([]Out, len(in))
+	for i, x := range in {
+		out[i] = f(x)
 	}
 	return out
 }
@@ -91,11 +98,9 @@ type AnthropicTool struct {
 // AnthropicTools returns the tools of a catalog as Anthropic tool
 // definitions, in catalog order.
 func AnthropicTools(tools []ToolInfo) []AnthropicTool {
-	out := make([]AnthropicTool, len(tools))
-	for i, t := range tools {
-		out[i] = AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)}
-	}
-	return out
+	return convert(tools, func(t ToolInfo) AnthropicTool {
+		return AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)}
+	})
 }
 
 // MCPTool is one tool definition in the shape of an MCP tools/list entry.
@@ -110,11 +115,9 @@ type MCPTool struct {
 // MCPTools returns the tools of a catalog as MCP tool definitions, in
 // catalog order.
 func MCPTools(tools []ToolInfo) []MCPTool {
-	out := make([]MCPTool, len(tools))
-	for i, t := range tools {
-		out[i] = MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly}
-	}
-	return out
+	return convert(tools, func(t ToolInfo) MCPTool {
+		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly}
+	})
 }
 
 // OpenAIToolCall is one entry of the "tool_calls" of an OpenAI assistant
@@ -140,11 +143,9 @@ type AnthropicToolUse struct {
 // ToolCallsFromOpenAI maps the tool calls of an OpenAI assistant message to
 // ToolCalls for Dispatch, applying the Arguments rule.
 func ToolCallsFromOpenAI(calls []OpenAIToolCall) []ToolCall {
-	out := make([]ToolCall, len(calls))
-	for i, c := range calls {
-		out[i] = ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: Arguments(json.RawMessage(c.Function.Arguments))}
-	}
-	return out
+	return convert(calls, func(c OpenAIToolCall) ToolCall {
+		return ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: Arguments(json.RawMessage(c.Function.Arguments))}
+	})
 }
 
 // ToolCallsFromAnthropic maps the tool_use blocks of an Anthropic assistant
