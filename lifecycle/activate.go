@@ -187,9 +187,13 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	var prevInst contrib.Instance
 	if prev != nil {
 		kind, prevInst = "reloaded", prev.inst
+	}
+	// The new generation serves from the publication on: say so before the
+	// previous one drains (which may take up to the cleanup timeout).
+	m.emit(Event{Plugin: id, Kind: kind, Generation: gen, State: Active, Elapsed: time.Since(start), Instance: inst, Previous: prevInst})
+	if prev != nil {
 		m.retire(p, prev)
 	}
-	m.emit(Event{Plugin: id, Kind: kind, Generation: gen, State: Active, Elapsed: time.Since(start), Instance: inst, Previous: prevInst})
 }
 
 func (m *Manager) block(p *plugin, bs []Blocker) {
