@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -147,5 +149,32 @@ func TestAT3_FailedReloadKeepsServing(t *testing.T) {
 	defer mu.Unlock()
 	if want := []string{"activated g1", "kept g1", "kept g1", "kept g1", "kept g1"}; !slices.Equal(kinds, want) {
 		t.Errorf("events %v, want %v", kinds, want)
+	}
+}
+
+// TestAT2_ModifiedInstalledPluginStopsOnReload: admission is re-checked at
+// the switch. An installed plugin whose bytes changed without a grant is
+// blocked as modified, and what it served stops: make-before-break never
+// lets ungranted code keep a foothold.
+func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "plugins", "sample")
+	writeTree(t, dir, sampleBundle)
+	h, _ := startTestHost(t, starhost.Options{Home: home, Workspace: t.TempDir()})
+	if _, err := h.Grant(context.Background(), "acme.sample"); err != nil {
+		t.Fatal(err)
+	}
+	if p := pluginState(t, h, "acme.sample"); p.State != lifecycle.Active {
+		t.Fatalf("granted plugin: %s %v", p.State, p.Blockers)
+	}
+	snap := h.Tools(starhost.Work)
+	writeTree(t, dir, map[string]string{"lib/a.star": "x = \"tampered\"\n"})
+	h.Reload(context.Background(), dir)
+	p := pluginState(t, h, "acme.sample")
+	if p.State != lifecycle.Blocked || len(p.Blockers) == 0 || p.Blockers[0].Code != contrib.PluginTrustModified {
+		t.Fatalf("after changing its bytes: %s %v, want blocked PluginTrustModified", p.State, p.Blockers)
+	}
+	if res := snap.Invoke(context.Background(), "t", nil); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {
+		t.Fatalf("its tool after the change: %+v, want tool_unavailable", res)
 	}
 }
