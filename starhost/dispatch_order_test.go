@@ -48,7 +48,7 @@ contribute(
     ],
     commands = [command(name = "hello", run = lambda ctx, inv: "hello " + inv.args)],
     placeholders = [placeholder(name = "who", resolve = lambda ctx: "plugin")],
-    hooks = [hook("tool_call", lambda ctx, call: None)],
+    hooks = [hook("tool_call", lambda ctx, call: None), hook("user_message", lambda ctx, m: {"text": m["text"].upper()})],
 )
 `
 
@@ -97,8 +97,8 @@ func TestHK1_DispatchAnswersCallsThatCannotRunFirst(t *testing.T) {
 }
 
 // TestDC26_CancelledContextRunsNoPluginCode: with the caller's context
-// already done, Dispatch, Expand, Bind and RunHook run no plugin code and
-// say cancelled; a context that ends during a call makes it cancelled, not
+// already done, Dispatch, Expand, Bind, RunHook and the turn calls run no
+// plugin code (and say cancelled where they return a result); a context that ends during a call makes it cancelled, not
 // tool_failed.
 func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	log := &askLog{}
@@ -117,6 +117,12 @@ func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	}
 	if _, err := h.RunHook(done, contrib.HookUserMessage, map[string]any{"thread": "t", "text": "x"}); !errors.Is(err, starhost.ErrCancelled) {
 		t.Errorf("RunHook on a done context: %v, want ErrCancelled", err)
+	}
+	if got := h.UserMessage(done, "t", "hi"); got != "hi" {
+		t.Errorf("UserMessage on a done context ran its hook: %q", got)
+	}
+	if got := h.UserMessage(context.Background(), "t", "hi"); got != "HI" {
+		t.Errorf("UserMessage on a live context: %q, want the hook's HI", got)
 	}
 	if text, ok, err := h.Expand(context.Background(), "hello", "x"); !ok || err != nil || text != "hello x" {
 		t.Errorf("Expand on a live context: %q %v %v", text, ok, err)
