@@ -98,8 +98,8 @@ func TestHK1_DispatchAnswersCallsThatCannotRunFirst(t *testing.T) {
 
 // TestDC26_CancelledContextRunsNoPluginCode: with the caller's context
 // already done, Dispatch, Expand, Bind, RunHook and the turn calls run no
-// plugin code (and say cancelled where they return a result); a context that ends during a call makes it cancelled, not
-// tool_failed.
+// plugin code (and say cancelled where they return a result); a context
+// that ends during a call makes it cancelled, not tool_failed.
 func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	log := &askLog{}
 	h := orderHost(t, log)
