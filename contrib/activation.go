@@ -99,9 +99,9 @@ type Activator interface {
 }
 
 // ActivationError is the error of a failed activation. Compile is true when
-// the source did not compile (syntax, resolve or load errors): the lifecycle
-// then keeps the active generation (AT3). Otherwise the failure happened while
-// executing and the plugin is faulted (AT2).
+// the source did not compile (syntax, resolve or load errors); otherwise the
+// failure happened while executing. Either way the lifecycle keeps the active
+// generation serving, and faults a plugin that had none (AT3).
 type ActivationError struct {
 	Compile     bool
 	Diagnostics []Diagnostic

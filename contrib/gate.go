@@ -53,20 +53,29 @@ func (g *Gate) Leave() {
 
 // Do runs fn as one admitted call whose context is cancelled when either ctx
 // ends or the gate is cancelled. It reports false, without running fn, when the
-// gate is closed.
+// gate is closed or ctx has already ended.
 func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
-	if !g.Enter() {
-		return false
+	ran, _ := g.Call(ctx, fn)
+	return ran
+}
+
+// Call is Do that also reports whether the gate was cancelled while fn ran
+// (its generation retired past the cleanup timeout, DC26), which a caller
+// tells apart from its own context ending.
+func (g *Gate) Call(ctx context.Context, fn func(context.Context)) (ran, interrupted bool) {
+	if ctx.Err() != nil || !g.Enter() {
+		return false, false // a caller that already gave up runs no plugin code
 	}
 	defer g.Leave()
 	callCtx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(g.ctx, cancel)
-	defer func() {
-		stop()
-		cancel()
-	}()
 	fn(callCtx)
-	return true
+	// Before Leave: a drain that finished normally cancels the gate only
+	// after every call left, so this sees only a cancellation mid-call.
+	interrupted = g.ctx.Err() != nil
+	stop()
+	cancel()
+	return true, interrupted
 }
 
 // Close closes admission; calls already admitted keep running on their

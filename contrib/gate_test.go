@@ -90,11 +90,16 @@ func TestDC26_IdleGateDrainsOnClose(t *testing.T) {
 func TestDC26_CallerCancellationReachesTheCall(t *testing.T) {
 	g := NewGate()
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	if g.Do(ctx, func(context.Context) {}) != true {
+		t.Fatal("open gate refused a live caller")
+	}
 	var err error
-	g.Do(ctx, func(ctx context.Context) { err = ctx.Err() })
+	g.Do(ctx, func(ctx context.Context) { cancel(); err = ctx.Err() })
 	if err == nil {
 		t.Error("a cancelled caller context did not reach the call")
+	}
+	if g.Do(ctx, func(context.Context) { t.Error("ran for a caller that had already given up") }) {
+		t.Error("Do reported a call for a done context")
 	}
 	if g.Context().Err() != nil {
 		t.Error("a caller's cancellation cancelled the gate")

@@ -94,8 +94,9 @@ func (r *Registry) note(d Diagnostic) {
 }
 
 // Publish makes p the plugin's live generation, replacing any earlier one in
-// the same step. The caller (the lifecycle) has already revoked and drained
-// the previous generation (AT2).
+// the same step (AT2: make-before-break): no view ever lacks the plugin, and
+// the runtime entries of the replaced generation go with it. The caller (the
+// lifecycle) drains the replaced generation afterwards.
 func (r *Registry) Publish(p *Published) {
 	r.mu.Lock()
 	r.gens[p.Plugin] = p

@@ -2,6 +2,7 @@ package contrib
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -302,4 +303,39 @@ func TestCC6_DeferredPublishRebuildsOnce(t *testing.T) {
 		t.Fatalf("revocation deferred: %+v", res)
 	}
 	done()
+}
+
+// TestAT2_PublishReplacesAGenerationInOneStep: readers racing with 200
+// replacements of one plugin's generation never see a view without it, and
+// a snapshot taken before a replacement follows the tool to the new one.
+func TestAT2_PublishReplacesAGenerationInOneStep(t *testing.T) {
+	r := NewRegistry(RegistryOptions{})
+	publish(r, "acme", "g0", 0, SourceDev, stage(t, "acme", okTool("echo")))
+	old := r.Tools(Work)
+	stop := make(chan struct{})
+	missing := make(chan string, 1)
+	go func() {
+		defer close(missing)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if len(r.View().Published()) != 1 || r.Tools(Work).Len() != 1 {
+				missing <- "a view without acme"
+				return
+			}
+		}
+	}()
+	for i := 1; i <= 200; i++ {
+		publish(r, "acme", fmt.Sprintf("g%d", i), 0, SourceDev, stage(t, "acme", okTool("echo")))
+	}
+	close(stop)
+	if m, ok := <-missing; ok {
+		t.Fatal(m)
+	}
+	if res := old.Invoke(context.Background(), "echo", nil); res.Text != "echo" {
+		t.Fatalf("snapshot from g0 after 200 replacements: %+v", res)
+	}
 }

@@ -107,6 +107,18 @@ func (r *Resolution) Last(ctx context.Context, in any, check Check) (Output, boo
 	return Output{Entry: e, Value: v}, ok, err
 }
 
+// Idle reports whether running r would run nothing: every entry is a named
+// target for which the host gave no default. Callers skip building the
+// input then.
+func (r *Resolution) Idle() bool {
+	for i := range r.Entries {
+		if e := &r.Entries[i]; e.run != nil || e.fallback != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // ask runs one entry and applies the failure policy: ok is false when the
 // entry passed (None) or was skipped; err is set only when an
 // authoritative entry failed.

@@ -54,37 +54,91 @@ func (s *ToolSnapshot) Len() int { return len(s.tools) }
 
 // Invoke calls the tool name with JSON arguments: the arguments are decoded
 // and validated against the tool's schema first (invalid_arguments naming
-// each failing path), then the proxy re-resolves its generation
-// (tool_unavailable once revoked), the call is admitted through the
-// generation's gate and run. A panic below is recovered into tool_failed.
-// It is safe for concurrent use.
+// each failing path), then the proxy re-resolves its generation — following
+// a reload to the plugin's new generation (AT2), tool_unavailable once the
+// plugin stopped — and the call is admitted through the generation's gate
+// and run. A context that has already ended yields cancelled without running
+// anything; one that ends during the call turns its failure into cancelled;
+// a call stopped because its generation retired past the cleanup timeout is
+// tool_interrupted (DC26). A panic below is recovered into tool_failed. It is
+// safe for concurrent use.
 func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMessage) Result {
-	i, ok := s.byName[name]
-	if !ok {
-		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
-	}
-	t := &s.tools[i]
-	value, res, ok := decodeArgs(t.schema, args)
+	value, res, ok := s.Check(name, args)
 	if !ok {
 		return res
 	}
+	return s.InvokeChecked(ctx, name, value)
+}
+
+// Check answers what Invoke answers before anything runs: unknown_tool for a
+// name the snapshot does not list, invalid_arguments for arguments that are
+// not JSON or break the tool's schema. Otherwise ok is true and value holds
+// the decoded arguments for InvokeChecked. Empty arguments mean {}.
+func (s *ToolSnapshot) Check(name string, args json.RawMessage) (value any, res Result, ok bool) {
+	i, found := s.byName[name]
+	if !found {
+		return nil, Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name)), false
+	}
+	return decodeArgs(s.tools[i].schema, args)
+}
+
+// InvokeChecked is Invoke with arguments Check accepted (value must be what
+// Check returned for name, unmodified).
+func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any) Result {
+	i, found := s.byName[name]
+	if !found {
+		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
+	}
+	t := &s.tools[i]
+	if ctx.Err() != nil {
+		return Cancelled(ctx)
+	}
 	if t.external {
-		return guard(ctx, t.run, value)
+		return settle(ctx, guard(ctx, t.run, value), false)
 	}
-	tool, gate := s.reg.View().lookup(t)
-	if tool == nil {
-		return unavailable(t.Name)
+	// A gate closes between lookup and admission only when its generation
+	// was just replaced or stopped; the next view says which.
+	var res Result
+	for range maxAdmissions {
+		tool, gate, sch := s.reg.View().lookup(t)
+		if tool == nil {
+			return unavailable(t.Name)
+		}
+		if sch != t.schema {
+			// The new generation's parameters decide.
+			if err := sch.Validate(value); err != nil {
+				return Failure(ErrInvalidArguments, describeViolations(err))
+			}
+		}
+		ran, interrupted := gate.Call(ctx, func(ctx context.Context) { res = guard(ctx, tool.Run, value) })
+		if ran {
+			return settle(ctx, res, interrupted)
+		}
 	}
-	ran := gate.Do(ctx, func(ctx context.Context) { res = guard(ctx, tool.Run, value) })
-	if !ran || !res.OK() && gate.Cancelled() {
-		// Not admitted, or cancelled because its generation was revoked.
-		return unavailable(t.Name)
+	return unavailable(t.Name)
+}
+
+// maxAdmissions bounds how often Invoke follows a generation that was
+// replaced between its lookup and its admission.
+const maxAdmissions = 3
+
+// settle names why a call that ran failed when its context ended: the
+// caller's context (cancelled) or the retirement of its generation past the
+// cleanup timeout (tool_interrupted).
+func settle(ctx context.Context, res Result, interrupted bool) Result {
+	switch {
+	case res.OK():
+		return res
+	case ctx.Err() != nil:
+		return Cancelled(ctx)
+	case interrupted:
+		return Failure(ErrToolInterrupted, "the call was stopped because its plugin generation retired past the cleanup timeout; it may have had effects")
 	}
 	return res
 }
 
 func unavailable(name string) Result {
-	return Failure(ErrToolUnavailable, fmt.Sprintf("tool %q is no longer available; its plugin was reloaded or stopped", name))
+	return Failure(ErrToolUnavailable, fmt.Sprintf("tool %q is not available; its plugin stopped or no longer offers it", name))
 }
 
 // guard runs fn, turning a panic into tool_failed.
@@ -99,9 +153,7 @@ func guard(ctx context.Context, fn ToolFunc, args any) (res Result) {
 
 // decodeArgs decodes raw JSON arguments and validates them (DC4).
 func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage("{}")
-	}
+	raw = Arguments(raw)
 	v, err := parseJSON(raw)
 	if err != nil {
 		// Anything the fast decoder declines is decoded (and, if invalid,
@@ -125,6 +177,18 @@ func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool)
 		return nil, Failure(ErrInvalidArguments, describeViolations(err)), false
 	}
 	return v, Result{}, true
+}
+
+// Arguments applies the one rule for missing arguments, the same for every
+// caller (Invoke, Dispatch, the MCP server, model adapters): empty, blank or
+// JSON null arguments mean the empty object {}. Anything else is returned as
+// it is.
+func Arguments(raw json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}")
+	}
+	return raw
 }
 
 // describeViolations lists each failing instance path of a validation error

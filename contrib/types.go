@@ -65,13 +65,25 @@ type ToolError struct {
 
 func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
 
-// Stable tool error codes the host itself produces.
+// Stable tool error codes the host itself produces. A host can act on them:
+// tool_unavailable, unknown_tool and invalid_arguments mean the tool never
+// started (safe to retry or correct); cancelled means the caller's context
+// ended, before the call (nothing ran) or during it; tool_interrupted means a
+// started call was stopped because its generation retired past the cleanup
+// timeout, so it may have had effects.
 const (
 	ErrToolUnavailable  = "tool_unavailable"
 	ErrInvalidArguments = "invalid_arguments"
 	ErrToolFailed       = "tool_failed"
 	ErrUnknownTool      = "unknown_tool"
+	ErrCancelled        = "cancelled"
+	ErrToolInterrupted  = "tool_interrupted"
 )
+
+// Cancelled returns the cancelled result for a call whose context ended.
+func Cancelled(ctx context.Context) Result {
+	return Failure(ErrCancelled, "the call was cancelled: "+context.Cause(ctx).Error())
+}
 
 // Result is what a tool call returns: text, structured JSON, or an error.
 // Exactly one of Text/Data is meaningful when Err is nil; Data is set for

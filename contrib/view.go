@@ -15,6 +15,7 @@ type View struct {
 	gens      map[string]*Published
 	order     []*Published // catalog order
 	tools     []toolEntry
+	toolIndex map[string]int // tools by exact name
 	commands  map[string][]CommandEntry
 	holders   map[string]PlaceholderEntry
 	points    map[PointName][]staticPoint // static entries, load order (pointreg.go)
@@ -48,6 +49,7 @@ func (v *View) Conflicts(plugin string) []Diagnostic { return v.conflicts[plugin
 
 func (v *View) buildTools(external []toolEntry) {
 	owner := map[string]string{}
+	v.toolIndex = map[string]int{}
 	for _, p := range v.order {
 		for i, t := range p.Set.Tools {
 			key := fold(t.Name)
@@ -57,6 +59,7 @@ func (v *View) buildTools(external []toolEntry) {
 				continue
 			}
 			owner[key] = p.Plugin
+			v.toolIndex[t.Name] = len(v.tools)
 			v.tools = append(v.tools, toolEntry{
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
 				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
@@ -178,11 +181,27 @@ func (v *View) snapshot(r *Registry, c Catalog) *ToolSnapshot {
 	return s
 }
 
-// lookup re-resolves a proxy against this view (DC4).
-func (v *View) lookup(t *toolEntry) (*Tool, *Gate) {
+// lookup re-resolves a proxy against this view (DC4): to its own
+// generation while that is published; after a reload replaced it, to the
+// plugin's published generation when that still offers a tool of the same
+// name in one of the proxy's catalogs (AT2: a tool present in both never
+// disappears). A stopped plugin, or a tool the new generation dropped,
+// resolves to nothing (tool_unavailable).
+func (v *View) lookup(t *toolEntry) (*Tool, *Gate, *jsonschema.Schema) {
 	p := v.gens[t.Plugin]
-	if p == nil || p.Generation != t.Generation {
-		return nil, nil
+	if p == nil {
+		return nil, nil, nil
 	}
-	return &p.Set.Tools[t.index], p.Gate
+	if p.Generation == t.Generation {
+		return &p.Set.Tools[t.index], p.Gate, t.schema
+	}
+	i, ok := v.toolIndex[t.Name]
+	if !ok {
+		return nil, nil, nil
+	}
+	e := &v.tools[i]
+	if e.Plugin != t.Plugin || e.Generation != p.Generation || e.Catalogs&t.Catalogs == 0 {
+		return nil, nil, nil
+	}
+	return &p.Set.Tools[e.index], p.Gate, e.schema
 }

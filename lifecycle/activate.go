@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -77,6 +76,12 @@ func (m *Manager) requestFor(p *plugin, c *Candidate, b *Bundle, gen string) con
 // to active, faulted or blocked. m.op is held. A caller's cancellation
 // cancels the module's execution but never strands p in activating: every
 // path ends in a settled state.
+//
+// A reload is make-before-break (AT2): the next generation is compiled,
+// executed, checked and attached in staging while the previous one keeps
+// serving; the registry then replaces the plugin's generation in one
+// publication, and only then does the previous one drain. Any failure of the
+// next generation keeps the previous one serving (AT3, attemptFailed).
 func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	c := p.cand
 	if c.Manifest == nil || c.Shadowed {
@@ -89,7 +94,12 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	}
 	p.deferred = false
 	start := time.Now()
+	prev := p.gen
 	if bs := m.preflight(p); len(bs) > 0 {
+		if prev != nil && keepsServing(bs) {
+			m.attemptFailed(p, blockerDiagnostics(id, bs))
+			return
+		}
 		m.block(p, bs)
 		return
 	}
@@ -97,7 +107,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	if b == nil {
 		var err error
 		if b, err = ReadBundle(c.Dir); err != nil {
-			m.fail(p, contrib.Diag(contrib.ExecutionFailed, id, contrib.Pos{File: c.Display}, "cannot read the plugin bundle: %v", err))
+			m.attemptFailed(p, []contrib.Diagnostic{contrib.Diag(contrib.ExecutionFailed, id, contrib.Pos{File: c.Display}, "cannot read the plugin bundle: %v", err)})
 			return
 		}
 	}
@@ -106,60 +116,69 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	p.fingerprint = fp
 	m.mu.Unlock()
 	if bs := m.admit(c, fp); len(bs) > 0 {
-		m.block(p, bs)
+		m.block(p, bs) // DC17: changed bytes without a grant stop what ran
 		return
 	}
-	if p.gen != nil && p.gen.fp == fp && p.state == Active {
+	if prev != nil && prev.fp == fp && p.state == Active && !p.stale {
 		// The running bytes again: diagnostics of a source in between go.
 		m.mu.Lock()
-		p.diags = append(slices.Clone(c.Diagnostics), p.gen.pub.Set.Diagnostics...)
+		p.diags = append(slices.Clone(c.Diagnostics), prev.pub.Set.Diagnostics...)
 		m.mu.Unlock()
-		m.emit(Event{Plugin: id, Kind: "unchanged", Generation: p.gen.id, State: Active})
+		m.emit(Event{Plugin: id, Kind: "unchanged", Generation: prev.id, State: Active})
 		return // AT3: reloading an unchanged fingerprint is a no-op
 	}
 	req := m.request(p, b, "")
 	if err := m.opts.Activator.Compile(req); err != nil {
-		m.compileFailed(p, err)
+		m.attemptFailed(p, activationDiagnostics(p, err, contrib.SyntaxError))
 		return
 	}
 	gen := m.newGeneration()
 	req = m.request(p, b, gen)
-	prev := p.gen
-	if prev != nil {
-		m.deactivate(p) // AT2: one live generation; no rollback from here on
-		if p.teardown {
-			p.deferred = true // DC26: reactivates once the old work ends
-			return
-		}
+	if prev == nil {
+		m.mu.Lock()
+		p.state, p.blockers, p.diags = Activating, nil, slices.Clone(c.Diagnostics)
+		m.mu.Unlock()
 	}
-	m.mu.Lock()
-	p.state, p.blockers, p.diags = Activating, nil, slices.Clone(c.Diagnostics)
-	m.mu.Unlock()
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.ActivationTimeout)
 	stop := context.AfterFunc(ctx, cancel)
 	inst, err := m.opts.Activator.Activate(actx, req)
 	stop()
 	cancel()
 	if err != nil {
-		m.execFailed(p, err)
+		m.attemptFailed(p, activationDiagnostics(p, err, contrib.ExecutionFailed))
 		return
 	}
-	// AT1: admission once more, then publish everything in one step.
+	set := inst.Set()
+	if prev != nil && leavesNothing(set) {
+		inst.Close()
+		m.attemptFailed(p, set.Diagnostics)
+		return
+	}
+	// AT1: dependencies and admission once more, then publish in one step.
+	if bs := m.dependencyBlockers(p); len(bs) > 0 && prev != nil {
+		inst.Close()
+		m.attemptFailed(p, blockerDiagnostics(id, bs))
+		return
+	}
 	if bs := m.admit(c, fp); len(bs) > 0 {
 		inst.Close()
 		m.block(p, bs)
 		return
 	}
-	set := inst.Set()
 	if m.opts.Validate != nil {
 		set.Diagnostics = append(set.Diagnostics, m.opts.Validate(id, set)...)
 	}
 	pub := &contrib.Published{Plugin: id, Generation: gen, Rank: c.Rank, Source: c.Source, Set: set, Gate: contrib.NewGate()}
-	m.opts.Registry.Publish(pub)
+	g := &generation{id: gen, inst: inst, pub: pub, bundle: b, fp: fp, exports: inst.Exports(), cand: c}
 	m.mu.Lock()
-	p.gen = &generation{id: gen, inst: inst, pub: pub, bundle: b, fp: fp, exports: inst.Exports()}
-	p.state = Active
-	p.diags = append(p.diags, set.Diagnostics...)
+	p.blockers, p.diags = nil, append(slices.Clone(c.Diagnostics), set.Diagnostics...)
+	m.mu.Unlock()
+	if prev != nil {
+		m.attachStaged(ctx, p, g)
+	}
+	m.opts.Registry.Publish(pub) // replaces prev in the same step
+	m.mu.Lock()
+	p.gen, p.state, p.stale = g, Active, false
 	m.mu.Unlock()
 	for _, d := range set.Diagnostics {
 		m.note(d)
@@ -169,11 +188,20 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	if prev != nil {
 		kind, prevInst = "reloaded", prev.inst
 	}
+	// The new generation serves from the publication on: say so before the
+	// previous one drains (which may take up to the cleanup timeout).
 	m.emit(Event{Plugin: id, Kind: kind, Generation: gen, State: Active, Elapsed: time.Since(start), Instance: inst, Previous: prevInst})
+	if prev != nil {
+		m.retire(p, prev)
+	}
 }
 
 func (m *Manager) block(p *plugin, bs []Blocker) {
 	if p.gen != nil {
+		cs := m.consumersOf(p.cand.ID())
+		for i := len(cs) - 1; i >= 0; i-- {
+			m.deactivate(cs[i]) // DC13: consumers stop before their provider
+		}
 		m.deactivate(p)
 	}
 	m.mu.Lock()
@@ -188,42 +216,6 @@ func (m *Manager) block(p *plugin, bs []Blocker) {
 		}
 	}
 	m.emit(Event{Plugin: p.cand.ID(), Kind: "blocked", State: Blocked})
-}
-
-// compileFailed keeps the active generation (AT3) and records diagnostics.
-func (m *Manager) compileFailed(p *plugin, err error) {
-	var ae *contrib.ActivationError
-	if !errors.As(err, &ae) {
-		ae = &contrib.ActivationError{Compile: true, Diagnostics: []contrib.Diagnostic{
-			contrib.Diag(contrib.SyntaxError, p.cand.ID(), contrib.Pos{File: p.cand.Display}, "%v", err)}}
-	}
-	m.mu.Lock()
-	p.diags = append(slices.Clone(p.cand.Diagnostics), ae.Diagnostics...)
-	kept := p.gen != nil
-	if !kept {
-		p.state = Faulted
-	}
-	m.mu.Unlock()
-	for _, d := range ae.Diagnostics {
-		m.note(d)
-	}
-	kind := "faulted"
-	if kept {
-		kind = "kept"
-	}
-	m.emit(Event{Plugin: p.cand.ID(), Kind: kind, State: p.state})
-}
-
-// execFailed leaves the plugin faulted (AT2).
-func (m *Manager) execFailed(p *plugin, err error) {
-	var ae *contrib.ActivationError
-	if !errors.As(err, &ae) {
-		ae = &contrib.ActivationError{Diagnostics: []contrib.Diagnostic{
-			contrib.Diag(contrib.ExecutionFailed, p.cand.ID(), contrib.Pos{}, "%v", err)}}
-	}
-	for _, d := range ae.Diagnostics {
-		m.fail(p, d)
-	}
 }
 
 func (m *Manager) fail(p *plugin, d contrib.Diagnostic) {
@@ -261,11 +253,21 @@ func (m *Manager) deactivate(p *plugin) {
 		return
 	}
 	m.opts.Registry.Revoke(g.pub.Plugin, g.id)
-	g.pub.Gate.Close()
 	m.setState(p, Deactivating)
+	m.drain(p, g)
+}
+
+// drain closes admission to g, a generation no longer published (revoked,
+// or replaced by a reload), and waits for its calls up to the cleanup
+// timeout (DC26). When g is still p's generation, p has none afterwards.
+// m.op is held.
+func (m *Manager) drain(p *plugin, g *generation) {
+	g.pub.Gate.Close()
 	r := &retiredGen{plugin: g.pub.Plugin, id: g.id, ref: weak.Make(g.pub.Set)}
 	m.mu.Lock()
-	p.gen = nil
+	if p.gen == g {
+		p.gen = nil
+	}
 	// Forget generations the collector already released, so the list stays
 	// as long as what is still in memory.
 	m.retired = slices.DeleteFunc(m.retired, func(r *retiredGen) bool { return r.ref.Value() == nil })
@@ -330,7 +332,7 @@ func (m *Manager) attachAll(ctx context.Context, only map[string]bool) {
 	for _, stage := range contrib.AttachStages {
 		for _, p := range ps {
 			g := p.gen
-			if g == nil || (stage != contrib.AttachEnv && only != nil && !only[g.pub.Plugin]) {
+			if g == nil || g.staged || (stage != contrib.AttachEnv && only != nil && !only[g.pub.Plugin]) {
 				continue
 			}
 			g.pub.Gate.Do(ctx, func(ctx context.Context) {
@@ -345,6 +347,7 @@ func (m *Manager) attachAll(ctx context.Context, only map[string]bool) {
 		if g == nil || only != nil && !only[g.pub.Plugin] {
 			continue
 		}
+		g.staged = false // attached once; later catalog reloads attach it again
 		if m.opts.Attached != nil {
 			m.opts.Attached(g.pub.Plugin, g.inst)
 		}

@@ -21,6 +21,7 @@ type drainActivator struct {
 	entered  chan struct{}
 	attached []contrib.AttachStage
 	mu       sync.Mutex
+	disabled atomic.Bool // what config.toml would say
 }
 
 type drainInstance struct {
@@ -58,7 +59,8 @@ func drainSetup(t *testing.T, timeout time.Duration) (*Manager, *drainActivator,
 	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v1"), 0o644)
 	a := &drainActivator{release: make(chan struct{}), entered: make(chan struct{}, 8)}
 	reg := contrib.NewRegistry(contrib.RegistryOptions{})
-	m := NewManager(Options{Roots: []Root{{Dir: dir, Source: contrib.SourceDev}}, Activator: a, Registry: reg, CleanupTimeout: timeout})
+	m := NewManager(Options{Roots: []Root{{Dir: dir, Source: contrib.SourceDev}}, Activator: a, Registry: reg, CleanupTimeout: timeout,
+		Disabled: func(string) bool { return a.disabled.Load() }})
 	m.Start(context.Background())
 	return m, a, reg, dir
 }
@@ -72,18 +74,19 @@ func only(t *testing.T, m *Manager) Projection {
 	return ps[0]
 }
 
-// TestDC26_RevokeFirstThenDrain: deactivation revokes every handle first —
-// a snapshot taken earlier yields tool_unavailable at once — and waits for
-// admitted calls to drain before the generation is torn down.
+// TestDC26_RevokeFirstThenDrain: deactivation (here: the plugin is
+// disabled) revokes every handle first — a snapshot taken earlier yields
+// tool_unavailable at once — and waits for admitted calls to drain before
+// the generation is torn down.
 func TestDC26_RevokeFirstThenDrain(t *testing.T) {
-	m, a, reg, dir := drainSetup(t, 5*time.Second)
+	m, a, reg, _ := drainSetup(t, 5*time.Second)
 	snap := reg.Tools(contrib.Work)
 	done := make(chan contrib.Result)
 	go func() { done <- snap.Invoke(context.Background(), "work", nil) }()
 	<-a.entered
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
-	reloaded := make(chan struct{})
-	go func() { m.Reload(context.Background(), dir); close(reloaded) }()
+	a.disabled.Store(true)
+	stopped := make(chan struct{})
+	go func() { m.Reevaluate(context.Background()); close(stopped) }()
 	// Once deactivation has begun, the old snapshot is already revoked.
 	deadline := time.Now().Add(5 * time.Second)
 	for only(t, m).State != Deactivating {
@@ -102,17 +105,53 @@ func TestDC26_RevokeFirstThenDrain(t *testing.T) {
 	if res := <-done; res.Text != "done" {
 		t.Fatalf("admitted call: %+v, want it to finish on its generation", res)
 	}
+	<-stopped
+	if p := only(t, m); p.State != Blocked || p.Generation != "" {
+		t.Fatalf("after disabling: %s %q", p.State, p.Generation)
+	}
+	m.Close(context.Background())
+}
+
+// TestAT2_ReloadPublishesBeforeTheOldGenerationDrains: while a call runs on
+// g1, a reload publishes g2 at once (new snapshots list it) and only then
+// drains g1: the admitted call finishes on g1, which is torn down after.
+func TestAT2_ReloadPublishesBeforeTheOldGenerationDrains(t *testing.T) {
+	m, a, reg, dir := drainSetup(t, 5*time.Second)
+	done := make(chan contrib.Result)
+	go func() { done <- reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil) }()
+	<-a.entered
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
+	reloaded := make(chan struct{})
+	go func() { m.Reload(context.Background(), dir); close(reloaded) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for reg.Tools(contrib.Work).List()[0].Generation != "g2" {
+		if time.Now().After(deadline) {
+			t.Fatal("g2 never published while g1 had a call running")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if p := only(t, m); p.State != Active || p.Generation != "g2" {
+		t.Fatalf("during the drain: %s %q, want g2 active", p.State, p.Generation)
+	}
+	if a.closed.Load() != 0 {
+		t.Fatal("g1 torn down before its call finished")
+	}
+	close(a.release)
+	if res := <-done; res.Text != "done" {
+		t.Fatalf("admitted call: %+v, want it to finish on g1", res)
+	}
 	<-reloaded
-	if p := only(t, m); p.State != Active || p.Generation == "g1" {
-		t.Fatalf("after reload: %s %s", p.State, p.Generation)
+	if n := a.closed.Load(); n != 1 {
+		t.Fatalf("%d generations torn down, want g1 only", n)
 	}
 	m.Close(context.Background())
 }
 
 // TestDC26_TeardownPendingBlocksReactivation: a call that ignores
-// cancellation past the cleanup timeout leaves the plugin deactivating with
-// teardown pending; it cannot reactivate until the work ends, and Close
-// waits for it even past the timeout (DC27).
+// cancellation past the cleanup timeout leaves the replaced generation's
+// teardown pending; the plugin serves its new generation but cannot be
+// replaced again until the work ends, and Close waits for it even past the
+// timeout (DC27).
 func TestDC26_TeardownPendingBlocksReactivation(t *testing.T) {
 	m, a, reg, dir := drainSetup(t, 20*time.Millisecond)
 	go reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil)
@@ -120,13 +159,13 @@ func TestDC26_TeardownPendingBlocksReactivation(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
 	m.Reload(context.Background(), dir)
 	p := only(t, m)
-	if p.State != Deactivating || !p.TeardownPending || p.Generation != "" {
-		t.Fatalf("after timeout: state %s pending %v gen %q; want deactivating, pending, no generation", p.State, p.TeardownPending, p.Generation)
+	if p.State != Active || !p.TeardownPending || p.Generation != "g2" {
+		t.Fatalf("after timeout: state %s pending %v gen %q; want g2 active, g1 teardown pending", p.State, p.TeardownPending, p.Generation)
 	}
 	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v3"), 0o644)
 	m.Reload(context.Background(), dir)
-	if p := only(t, m); p.State != Deactivating {
-		t.Fatalf("reactivated while teardown pending: %s", p.State)
+	if p := only(t, m); p.Generation != "g2" {
+		t.Fatalf("replaced while teardown pending: %s %q", p.State, p.Generation)
 	}
 	closed := make(chan struct{})
 	go func() { m.Close(context.Background()); close(closed) }()
@@ -141,8 +180,8 @@ func TestDC26_TeardownPendingBlocksReactivation(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close never returned after the work ended")
 	}
-	if n := a.closed.Load(); n != 1 {
-		t.Fatalf("instance closed %d times, want 1", n)
+	if n := a.closed.Load(); n < 2 {
+		t.Fatalf("%d instances closed, want g1 and g2", n)
 	}
 }
 
@@ -171,12 +210,14 @@ func TestDC25_DeferredActivationRunsWhenTeardownEnds(t *testing.T) {
 	go reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil)
 	<-a.entered
 	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
-	m.Reload(context.Background(), dir)
+	m.Reload(context.Background(), dir) // g2 serves; g1's teardown is pending
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v3"), 0o644)
+	m.Reload(context.Background(), dir) // deferred
 	close(a.release)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		p := only(t, m)
-		if p.State == Active && p.Generation != "g1" && !p.TeardownPending {
+		if p.State == Active && p.Generation == "g3" && !p.TeardownPending {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -5,8 +5,10 @@
 // contrib.Activator and never touches Starlark.
 //
 // Contract rules implemented here: AT1 (stage, re-admit, publish in one
-// step), AT2 (one live generation; execution failures fault), AT3 (compile
-// errors keep the active generation; an unchanged fingerprint is a no-op),
+// step), AT2 (one published generation; a reload builds the next one while
+// the previous serves and replaces it in one publication), AT3 (any failure
+// of the next generation keeps the previous one serving; an unchanged
+// fingerprint is a no-op),
 // AT4 (discovery reads files only), CC3 (attach order), DC13–DC15
 // (dependencies, exports, compatibility lines), DC23 (snapshots), DC24
 // (states), DC25 (re-evaluation), DC26 and DC27 (deactivation, drain,

@@ -92,6 +92,7 @@ type plugin struct {
 	fingerprint string
 	teardown    bool // teardown pending (DC26)
 	deferred    bool // an activation waits for the teardown to finish
+	stale       bool // a provider was replaced: rebuild even if unchanged (DC13)
 }
 
 type generation struct {
@@ -101,6 +102,8 @@ type generation struct {
 	bundle  *Bundle
 	fp      string
 	exports map[string]any
+	cand    *Candidate // the manifest and place this generation came from
+	staged  bool       // its attach stages ran before publication (AT2)
 }
 
 type retiredGen struct {

@@ -274,15 +274,16 @@ func TestAT3_UnchangedFingerprintIsNoOp(t *testing.T) {
 		t.Errorf("events %v lack unchanged", k)
 	}
 
-	// A real change is a new generation; the old one is revoked (AT2).
+	// A real change is a new generation; it replaces the old one, which
+	// drains (AT2), and the old snapshot follows the tool to it.
 	h.setSource("acme", "contribute()  # v2\n")
 	h.m.Reload(ctx, h.dir("acme"))
 	changed := h.plugin("acme.x")
 	if changed.Generation == first.Generation || changed.Fingerprint == first.Fingerprint || changed.State != Active {
 		t.Errorf("after a change: %+v", changed)
 	}
-	if res := invoke(snap, "tool_acme_x"); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {
-		t.Errorf("old snapshot after reload: %+v, want tool_unavailable", res)
+	if res := invoke(snap, "tool_acme_x"); res.Text != changed.Generation {
+		t.Errorf("old snapshot after reload: %+v, want generation %s", res, changed.Generation)
 	}
 	if res := invoke(h.reg.Tools(contrib.Work), "tool_acme_x"); res.Text != changed.Generation {
 		t.Errorf("new snapshot answered %+v, want generation %s", res, changed.Generation)
@@ -295,7 +296,11 @@ func TestAT3_UnchangedFingerprintIsNoOp(t *testing.T) {
 	}
 }
 
-func TestAT2_ExecutionFailureFaults(t *testing.T) {
+// TestAT3_ExecutionFailureKeepsServing: a next generation that fails while
+// executing (a top-level run-time error, a plain error) replaces nothing: the
+// previous generation keeps serving, with the failed attempt's diagnostics
+// and a kept event. Only a plugin with nothing serving is faulted.
+func TestAT3_ExecutionFailureKeepsServing(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
@@ -312,30 +317,54 @@ func TestAT2_ExecutionFailureFaults(t *testing.T) {
 	}
 
 	snap := h.reg.Tools(contrib.Work)
-	h.setSource("acme", "FAIL at top level\n")
-	h.m.Reload(ctx, h.dir("acme"))
-	p := h.plugin("acme.x")
-	if p.State != Faulted || p.Generation != "" {
-		t.Fatalf("after an execution failure: state %s gen %q, want faulted without a generation", p.State, p.Generation)
+	for _, src := range []string{"FAIL at top level\n", "PANIC_ERR\n"} {
+		h.setSource("acme", src)
+		h.m.Reload(ctx, h.dir("acme"))
+		p := h.plugin("acme.x")
+		if p.State != Active || p.Generation != "g1" {
+			t.Fatalf("after an execution failure (%q): state %s gen %q, want g1 still active", src, p.State, p.Generation)
+		}
+		if !hasCode(p.Diagnostics, contrib.ExecutionFailed) {
+			t.Errorf("diagnostics %v lack ExecutionFailed", p.Diagnostics)
+		}
+		if res := invoke(snap, "tool_acme_x"); res.Text != "g1" {
+			t.Errorf("old snapshot: %+v, want g1 serving", res)
+		}
 	}
-	if !hasCode(p.Diagnostics, contrib.ExecutionFailed) {
-		t.Errorf("diagnostics %v lack ExecutionFailed", p.Diagnostics)
+	if k := h.kinds("acme.x"); !slices.Equal(k, []string{"activated", "kept", "kept"}) {
+		t.Errorf("events %v, want activated, kept, kept", k)
 	}
-	if res := invoke(snap, "tool_acme_x"); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {
-		t.Errorf("old snapshot: %+v, want tool_unavailable", res)
-	}
-	if n := h.reg.Tools(contrib.Work).Len(); n != 0 {
-		t.Errorf("%d tools still published", n)
-	}
-	if _, _, closed := h.act.snapshot(); !slices.Equal(closed, []string{"acme.x"}) {
-		t.Errorf("closed %v, want the previous generation closed", closed)
+	if _, _, closed := h.act.snapshot(); len(closed) != 0 {
+		t.Errorf("closed %v, want the serving generation untouched", closed)
 	}
 
-	// DC25: a development plugin retries when its source is fixed.
+	// The next save that works replaces it.
 	h.setSource("acme", "contribute()  # fixed\n")
 	h.m.Reload(ctx, h.dir("acme"))
-	if p := h.plugin("acme.x"); p.State != Active || hasCode(p.Diagnostics, contrib.ExecutionFailed) {
+	if p := h.plugin("acme.x"); p.State != Active || p.Generation == "g1" || hasCode(p.Diagnostics, contrib.ExecutionFailed) {
 		t.Errorf("after the fix: %+v", p)
+	}
+	if res := invoke(snap, "tool_acme_x"); !res.OK() || res.Text == "g1" {
+		t.Errorf("snapshot taken before the reload: %+v, want the new generation", res)
+	}
+}
+
+// TestAT3_DependencyBlockerOnReloadKeepsServing: a new manifest that asks
+// for a dependency nobody provides is a failure of the next generation, not
+// a reason to stop what serves.
+func TestAT3_DependencyBlockerOnReloadKeepsServing(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	h.m.Start(ctx)
+	writePlugin(t, h.dir("acme"), "acme.x", "1.1.0", "[dependencies]\n\"acme.missing\" = \"1.0.0\"\n")
+	h.m.Reload(ctx, h.dir("acme"))
+	p := h.plugin("acme.x")
+	if p.State != Active || p.Generation != "g1" || p.Version != "1.0.0" {
+		t.Fatalf("after a reload with a missing dependency: %s %s %s, want 1.0.0 g1 active", p.State, p.Generation, p.Version)
+	}
+	if !hasCode(p.Diagnostics, contrib.PluginDependencyUnsatisfied) {
+		t.Errorf("diagnostics %v lack PluginDependencyUnsatisfied", p.Diagnostics)
 	}
 }
 
@@ -363,11 +392,12 @@ func TestDC13_ProvidersActivateBeforeConsumers(t *testing.T) {
 		t.Errorf("consumer saw provider exports %v, want svc@%s", req.Providers, prov.Generation)
 	}
 
-	// A provider reload stops its consumer first and starts it again after.
+	// A provider reload replaces the provider, then rebuilds its consumer on
+	// the new exports; each previous generation drains after its switch.
 	h.setSource("b-provider", "contribute()  # v2\n")
 	h.m.Reload(ctx, h.dir("b-provider"))
 	_, activated, closed := h.act.snapshot()
-	if !slices.Equal(activated[2:], []string{"acme.provider", "acme.consumer"}) || !slices.Equal(closed, []string{"acme.consumer", "acme.provider"}) {
+	if !slices.Equal(activated[2:], []string{"acme.provider", "acme.consumer"}) || !slices.Equal(closed, []string{"acme.provider", "acme.consumer"}) {
 		t.Errorf("reload: activated %v closed %v", activated, closed)
 	}
 	prov2 := h.plugin("acme.provider")

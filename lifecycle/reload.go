@@ -7,10 +7,12 @@ import (
 )
 
 // Reload re-reads the plugin in dir and, when its content fingerprint
-// changed, replaces its generation (AT2, AT3): a source that does not
-// compile keeps the active generation; a failure while executing leaves the
-// plugin faulted. Consumers of the plugin stop first and are activated again
-// after it (DC13). It reports whether dir is a known plugin.
+// changed, replaces its generation make-before-break (AT2): the next
+// generation is built while the current one serves and replaces it in one
+// publication. Any failure of the next generation keeps the current one
+// serving (AT3). Consumers of a replaced provider are rebuilt on its new
+// exports the same way, providers first (DC13). It reports whether dir is a
+// known plugin.
 func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	m.op.Lock()
 	defer m.op.Unlock()
@@ -43,32 +45,34 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 		m.mu.Unlock()
 		return true
 	}
-	id := fresh.Manifest.ID
-	consumers := m.consumersOf(id)
 	bundle, err := ReadBundle(fresh.Dir)
 	if err != nil {
 		bundle = nil // activate reports the read error
 	}
-	replacing := p.gen == nil || bundle == nil || Fingerprint(fresh.Manifest, bundle) != p.gen.fp
-	if replacing && p.gen != nil && bundle != nil {
-		// AT3: a source that does not compile replaces nothing, so the
-		// consumers keep running too.
-		if err := m.opts.Activator.Compile(m.requestFor(p, fresh, bundle, "")); err != nil {
-			m.compileFailed(p, err)
-			return true
-		}
-	}
-	if replacing {
-		for i := len(consumers) - 1; i >= 0; i-- {
-			m.deactivate(consumers[i])
-		}
-	} else {
-		consumers = nil
-	}
 	m.mu.Lock()
 	p.cand = fresh
 	m.mu.Unlock()
-	m.activateAndAttach(ctx, append([]*plugin{p}, consumers...), bundle)
+	before := p.gen
+	changed := map[string]bool{}
+	m.activate(ctx, p, bundle)
+	if p.gen != before && before != nil {
+		// Replaced: consumers rebuild on the new exports. Stopped: they
+		// stopped first and are now blocked on it.
+		for _, q := range m.consumersOf(fresh.Manifest.ID) {
+			was := q.gen
+			q.stale = was != nil
+			m.activate(ctx, q, nil)
+			if q.gen != nil && q.gen != was {
+				changed[q.cand.ID()] = true
+			}
+		}
+	}
+	if p.gen != nil && p.gen != before {
+		changed[fresh.Manifest.ID] = true
+	}
+	if len(changed) > 0 {
+		m.attachAll(ctx, changed)
+	}
 	m.reevaluate(ctx)
 	return true
 }

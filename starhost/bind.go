@@ -13,7 +13,8 @@ import (
 // every call, never cached. A result is inserted verbatim: tokens inside it
 // are not expanded again. A failing resolve, or one that returns nothing,
 // leaves the original token in place and records an English note. Unknown
-// tokens stay as they are.
+// tokens stay as they are. Once ctx has ended no plugin code runs: plugin
+// tokens stay in place (host-owned names are still bound).
 func (h *Host) Bind(ctx context.Context, template string, site Site) string {
 	if !strings.Contains(template, "{{") {
 		return template

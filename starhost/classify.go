@@ -41,6 +41,10 @@ func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) 
 	if slices.Contains(h.opts.BuiltinTools, tool) {
 		return Classified{Source: "builtin"}, nil
 	}
+	pubs := h.registry.View().Published()
+	if !slices.ContainsFunc(pubs, func(p *contrib.Published) bool { return len(p.Set.Classifiers) > 0 }) {
+		return Classified{}, nil // nobody to ask: skip decoding the arguments
+	}
 	var decoded any = map[string]any{} // no arguments: an empty object
 	if len(bytes.TrimSpace(args)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(args))
@@ -49,7 +53,7 @@ func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) 
 			return Classified{}, fmt.Errorf("the arguments are not JSON: %v", err)
 		}
 	}
-	for _, p := range h.registry.View().Published() {
+	for _, p := range pubs {
 		for _, cl := range p.Set.Classifiers {
 			var c Classification
 			var ok bool

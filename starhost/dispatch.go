@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -34,6 +35,13 @@ type DispatchResult struct {
 // Dispatch runs one tool call of thread through the dispatch pipeline, the
 // same for built-in, plugin and external tools (HK1):
 //
+//  0. a call that cannot run is answered before any stage or hook: a done
+//     ctx (cancelled; nothing runs), a name that is neither in the thread's
+//     snapshot nor one of Options.BuiltinTools (unknown_tool; with no
+//     BuiltinTools and a non-nil invoke, the invoker answers other names),
+//     arguments that are not JSON or break the tool's schema
+//     (invalid_arguments). The approver is asked only about calls that can
+//     run;
 //  1. classify (Classify; an unknown tool is medium risk and asks), then the
 //     policy stage (dispatch_policy: the host's policy and plugin entries;
 //     any reason denies), then the approval hooks (raise the risk, require a
@@ -49,35 +57,55 @@ type DispatchResult struct {
 //     a failing entry fails the call with point_failed or the entry's own
 //     error(code, message) (DC3).
 //
-// A refused call returns error call_denied and is recorded, not invoked.
+// A refused call returns error call_denied and is recorded, not invoked. A
+// stage that fails because ctx ended yields cancelled.
 // Every stage is resolved when Dispatch starts: the call finishes with the
 // entries it started with (DC12).
 func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
+	res := DispatchResult{Call: call}
+	if ctx.Err() != nil {
+		res.Result = contrib.Cancelled(ctx) // nothing runs
+		return res
+	}
 	rn := &runNotes{h: h}
-	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(),
+	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil,
+		snap:       h.ThreadTools(ctx, thread, PlanAndWork),
 		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
 		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
 		normalizer: rn.resolve(contrib.PointDispatchNormalizer, thread),
 	}
-	res := DispatchResult{Call: call}
-	args := decodeArgs(call.Arguments) // once; again only for a rewritten call
-	res.Approved, res.Result = d.decide(&res, args)
-	if res.Approved {
+	args, bad := d.check(call) // once; again only for a rewritten call
+	if bad == nil {
+		res.Approved, res.Result = d.decide(&res, args)
+	} else {
+		res.Result = *bad
+	}
+	if res.Approved && d.hasHooks(contrib.HookToolCall) {
 		payload := d.hooks(contrib.HookToolCall, toolCallValue(thread, call, args))
 		name, _ := payload["name"].(string)
 		if name != call.Name || !contrib.SameJSON(payload["arguments"], args) {
 			res.Call = ToolCall{ID: call.ID, Name: name, Arguments: encodeValue(payload["arguments"])}
-			args = payload["arguments"]
-			res.Approved, res.Result = d.decide(&res, args) // HK2: classified and approved again
+			if args, bad = d.check(res.Call); bad != nil {
+				res.Approved, res.Result = false, *bad
+			} else {
+				res.Approved, res.Result = d.decide(&res, args) // HK2: classified and approved again
+			}
 		}
 	}
+	if !res.Approved && ctx.Err() != nil {
+		res.Result = contrib.Cancelled(ctx) // the stage failed because the caller gave up
+	}
 	if res.Approved {
-		res.Result = d.invoke(res.Call, invoke)
+		res.Result = d.invoke(res.Call, args, invoke)
+	}
+	if d.recorder.Idle() && d.normalizer.Idle() {
+		res.Notes = rn.notes() // nobody records or normalizes: the result stands
+		return res
 	}
 	rec := map[string]any{"thread": thread, "call": toolCallValue(thread, res.Call, args), "result": toolResultValue(res.Result)}
 	_, _ = d.recorder.Collect(ctx, rec, nil)
-	if res.Approved {
+	if res.Approved && !d.normalizer.Idle() {
 		out, err := d.normalizer.Fold(ctx, rec, normalizedAnswer)
 		var pe *contrib.PointError
 		if errors.As(err, &pe) {
@@ -97,8 +125,49 @@ type dispatch struct {
 	thread                                 string
 	rn                                     *runNotes
 	view                                   *contrib.View
+	snap                                   *ToolSnapshot // the thread's tools
+	custom                                 bool          // the host passed its own Invoker
 	policy, approval, recorder, normalizer *Resolution
 }
+
+// check answers, before any stage runs, a call that cannot run (point 4 of
+// the dispatch order): a tool of the thread's snapshot gets its arguments
+// decoded and validated (invalid_arguments); one of the host's built-in
+// tools (Options.BuiltinTools, or any other name when the host names none
+// and passes its own Invoker) needs well-formed JSON; every other name is
+// unknown_tool. It returns the decoded arguments, or the failure.
+func (d *dispatch) check(call ToolCall) (any, *ToolResult) {
+	args, res, ok := d.snap.Check(call.Name, call.Arguments)
+	if ok {
+		return args, nil
+	}
+	if res.Err.Code != contrib.ErrUnknownTool {
+		return nil, &res
+	}
+	if !d.custom || len(d.h.opts.BuiltinTools) > 0 && !slices.Contains(d.h.opts.BuiltinTools, call.Name) {
+		return nil, &res
+	}
+	args, err := decodeValue(contrib.Arguments(call.Arguments))
+	if err != nil {
+		res = contrib.Failure(contrib.ErrInvalidArguments, "arguments are not valid JSON: "+err.Error())
+		return nil, &res
+	}
+	return args, nil
+}
+
+// onlyHostEntries reports whether every entry of res is the host's own.
+func onlyHostEntries(res *Resolution) bool {
+	for _, e := range res.Entries {
+		if e.Origin != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// hasHooks reports whether event has hooks, so a payload is built only
+// for someone.
+func (d *dispatch) hasHooks(event contrib.HookEvent) bool { return len(d.view.HookRuns(event)) > 0 }
 
 func (d *dispatch) hooks(event contrib.HookEvent, payload map[string]any) map[string]any {
 	return contrib.RunHooks(d.ctx, d.view.HookRuns(event), event, payload, d.rn.add)
@@ -116,26 +185,41 @@ func (d *dispatch) decide(res *DispatchResult, args any) (bool, ToolResult) {
 	if cl.Permission == "deny" {
 		return false, denied("the host's classification denies %s", call.Name)
 	}
-	in := toolCallValue(d.thread, call, args)
-	in["risk"] = cl.Risk
-	reasons, err := d.policy.Collect(d.ctx, in, textAnswer)
-	if err != nil {
-		return false, denied("the policy failed: %v", err)
+	var in map[string]any // the call as points and hooks see it, built only for them
+	if !d.policy.Idle() {
+		in = toolCallValue(d.thread, call, args)
+		in["risk"] = cl.Risk
+		reasons, err := d.policy.Collect(d.ctx, in, textAnswer)
+		if err != nil {
+			return false, denied("the policy failed: %v", err)
+		}
+		if len(reasons) > 0 {
+			return false, denied("%s", reasons[0].Value)
+		}
 	}
-	if len(reasons) > 0 {
-		return false, denied("%s", reasons[0].Value)
+	var a Approval
+	if d.hasHooks(contrib.HookApproval) || !onlyHostEntries(d.approval) {
+		if in == nil {
+			in = toolCallValue(d.thread, call, args)
+			in["risk"] = cl.Risk
+		}
+		in["prompt"] = cl.Permission == "ask"
+		if d.hasHooks(contrib.HookApproval) {
+			in = d.hooks(contrib.HookApproval, in)
+		}
+		res.Risk, _ = in["risk"].(string)
+		out, ok, err := d.approval.First(d.ctx, in, approvalAnswer)
+		switch {
+		case err != nil:
+			return false, denied("approval failed: %v", err)
+		case !ok:
+			return false, denied("nobody approved %s", call.Name)
+		}
+		a = out.Value.(Approval)
+	} else {
+		// Only the host answers: ask it directly, without the JSON round trip.
+		a = d.h.hostApproval(d.ctx, ApprovalRequest{Thread: d.thread, Call: call, Risk: cl.Risk, Prompt: cl.Permission == "ask"})
 	}
-	in["prompt"] = cl.Permission == "ask"
-	in = d.hooks(contrib.HookApproval, in)
-	res.Risk, _ = in["risk"].(string)
-	out, ok, err := d.approval.First(d.ctx, in, approvalAnswer)
-	switch {
-	case err != nil:
-		return false, denied("approval failed: %v", err)
-	case !ok:
-		return false, denied("nobody approved %s", call.Name)
-	}
-	a := out.Value.(Approval)
 	if !a.Approved {
 		why := a.Reason
 		if why == "" {
@@ -150,15 +234,19 @@ func denied(format string, args ...any) ToolResult {
 	return contrib.Failure(ErrCallDenied, fmt.Sprintf(format, args...))
 }
 
-// invoke runs the call and its tool_result hooks.
-func (d *dispatch) invoke(call ToolCall, invoke Invoker) ToolResult {
+// invoke runs the call, whose arguments check accepted as args, and its
+// tool_result hooks.
+func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) ToolResult {
 	var res ToolResult
 	if invoke != nil {
 		res = invoke(d.ctx, call)
 	} else {
-		res = d.h.ThreadTools(d.ctx, d.thread, PlanAndWork).Invoke(d.ctx, call.Name, call.Arguments)
+		res = d.snap.InvokeChecked(d.ctx, call.Name, args)
 	}
 	if !res.OK() {
+		return res
+	}
+	if !d.hasHooks(contrib.HookToolResult) {
 		return res
 	}
 	text := res.Text

@@ -167,7 +167,7 @@ contribute(tools = [tool(
 	// error empty_text: text is empty
 	// error invalid_arguments: invalid arguments: /text: got number, want string
 	// error unknown_tool: no tool named "nope" in this snapshot
-	// error tool_unavailable: tool "word_count" is no longer available; its plugin was reloaded or stopped
+	// error tool_unavailable: tool "word_count" is not available; its plugin stopped or no longer offers it
 }
 
 // Binding a template: host-owned names come from the facts set with

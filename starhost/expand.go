@@ -20,16 +20,29 @@ var (
 	ErrBuiltinCommand = errors.New("built-in command")
 	// ErrUnknownCommand: no markdown or plugin command has the name.
 	ErrUnknownCommand = errors.New("unknown command")
+	// ErrCancelled: the caller's context had ended, so no plugin code ran
+	// (or it was stopped). The error also wraps the context's cause, so
+	// errors.Is(err, context.Canceled) and context.DeadlineExceeded work.
+	ErrCancelled = errors.New("cancelled")
 )
+
+// cancelled returns the ErrCancelled error of a context that ended.
+func cancelled(ctx context.Context) error {
+	return fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
+}
 
 // Expand produces this turn's input for /name args (CC11, DC8). Resolution:
 // the embedder's built-in verbs (ErrBuiltinCommand), then workspace markdown
 // commands (.crystal/commands/NAME.md with $ARGUMENTS substituted), then
 // plugin commands by ascending order, load order and registration order.
 // A plugin command returning None passes to the next; ok is false when every
-// candidate passed. A failing command is a note and passes too.
+// candidate passed. A failing command is a note and passes too. When ctx
+// has already ended, nothing runs and the error is ErrCancelled.
 func (h *Host) Expand(ctx context.Context, name, args string) (text string, ok bool, err error) {
 	name = strings.TrimPrefix(name, "/")
+	if ctx.Err() != nil {
+		return "", false, fmt.Errorf("/%s: %w", name, cancelled(ctx))
+	}
 	if slices.ContainsFunc(h.opts.BuiltinCommands, func(b string) bool { return strings.EqualFold(b, name) }) {
 		return "", false, ErrBuiltinCommand
 	}
@@ -60,6 +73,9 @@ func (h *Host) Expand(ctx context.Context, name, args string) (text string, ok b
 		if produced {
 			return out, true, nil
 		}
+	}
+	if ctx.Err() != nil {
+		return "", false, fmt.Errorf("/%s: %w", name, cancelled(ctx))
 	}
 	return "", false, nil
 }

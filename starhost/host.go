@@ -319,7 +319,9 @@ func (h *Host) Plugins() []PluginInfo {
 }
 
 // Reload re-reads one plugin directory and replaces its generation when its
-// content changed (AT3). It reports whether dir is a known plugin.
+// content changed, make-before-break (AT2): any failure of the next
+// generation keeps the running one serving (AT3). It reports whether dir is
+// a known plugin.
 func (h *Host) Reload(ctx context.Context, dir string) bool { return h.manager.Reload(ctx, dir) }
 
 // Tools returns a frozen snapshot of catalog c in catalog order (CC6).

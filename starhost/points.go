@@ -140,12 +140,7 @@ func (h *Host) pointDefaults() []contrib.Default {
 		req := ApprovalRequest{Thread: c.Thread, Call: toolCallOf(in)}
 		req.Risk, _ = in["risk"].(string)
 		req.Prompt, _ = in["prompt"].(bool)
-		a := Approval{Approved: !req.Prompt}
-		if d.Approve != nil {
-			a = d.Approve(ctx, req)
-		} else if req.Prompt {
-			a.Reason = "the call needs approval and the host has no approver"
-		}
+		a := h.hostApproval(ctx, req)
 		return map[string]any{"approved": a.Approved, "reason": a.Reason}, nil
 	})
 	add(contrib.PointDispatchRecorder, contrib.TargetRecorder, d.Record != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
@@ -180,6 +175,19 @@ func (h *Host) pointDefaults() []contrib.Default {
 		return stringsValue(d.Welcome(ctx)), nil
 	})
 	return append(out, d.Other...)
+}
+
+// hostApproval is the host's approval (TargetApproval): Options.Points.Approve,
+// or, without one, approved unless the call needs a prompt.
+func (h *Host) hostApproval(ctx context.Context, req ApprovalRequest) Approval {
+	if h.opts.Points.Approve != nil {
+		return h.opts.Points.Approve(ctx, req)
+	}
+	a := Approval{Approved: !req.Prompt}
+	if req.Prompt {
+		a.Reason = "the call needs approval and the host has no approver"
+	}
+	return a
 }
 
 // Resolve returns the resolved list of a point for thread at this moment

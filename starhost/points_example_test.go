@@ -88,7 +88,7 @@ contribute(hooks = [hook("tool_call", guard)])`,
 		starhost.ToolCall{ID: "call-1", Name: "bash", Arguments: json.RawMessage(`{"command": "rm -rf /"}`)}, bash)
 	fmt.Println(res.Approved, res.Call.ID, res.Result.Text)
 	// Output:
-	// approve bash {"command":"rm -rf /"} (risk high)
+	// approve bash {"command": "rm -rf /"} (risk high)
 	// approve bash {"command":"echo refused"} (risk high)
 	// record call-1 in thread-1: ran: echo refused
 	// true call-1 ran: echo refused

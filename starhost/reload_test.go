@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
@@ -90,14 +89,7 @@ func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
 	}
 	t.Logf("%d calls succeeded, %d saw tool_unavailable", ok.Load(), unavailable.Load())
 	h.Close(context.Background())
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("goroutines: %d before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGoroutines(t, before)
 }
 
 // TestDC27_SoakReloadsLeakNothing: 1000 reload cycles end with no leaked

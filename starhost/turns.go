@@ -33,11 +33,16 @@ var ErrUnknownHookEvent = errors.New("unknown hook event")
 // JSON-like (map[string]any, []any, string, bool, float64 or json.Number,
 // nil). Dispatch, AssemblePrompt, PrepareModelCall, Compact and the turn
 // methods run their own stages; RunHook is for the others and for hosts
-// that drive a stage themselves.
+// that drive a stage themselves. When ctx has already ended no hook runs
+// and the error is ErrCancelled. The other moments of this file run no
+// plugin code either once ctx has ended (they leave their input as it is).
 func (h *Host) RunHook(ctx context.Context, event contrib.HookEvent, payload map[string]any) (HookResult, error) {
 	spec := contrib.LookupHook(event)
 	if spec == nil || spec.Raw {
 		return HookResult{}, fmt.Errorf("%q: %w; want one of %s", event, ErrUnknownHookEvent, strings.Join(contrib.HookEventNames(false), ", "))
+	}
+	if ctx.Err() != nil {
+		return HookResult{Payload: payload}, cancelled(ctx) // no hook runs
 	}
 	rn := &runNotes{h: h}
 	out := contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, rn.add)
@@ -138,6 +143,9 @@ func (h *Host) Trace(ctx context.Context, thread, name string, attributes map[st
 // authoritative: its failure fails the compaction with a *contrib.PointError
 // (DC3). A replacement answering None suppresses the summary ("", nil).
 func (h *Host) Compact(ctx context.Context, thread, prompt, body string) (string, error) {
+	if ctx.Err() != nil {
+		return "", cancelled(ctx)
+	}
 	p := h.hook(ctx, contrib.HookCompaction, map[string]any{"thread": thread, "prompt": prompt, "body": body})
 	outs, err := h.registry.Resolve(contrib.PointCompactionSummary, thread).Collect(ctx, p, textAnswer)
 	if err != nil || len(outs) == 0 {

@@ -164,13 +164,9 @@ func runCall(e *env, args []string) error {
 			return err
 		}
 	} else if res.OK() {
-		if res.Data != nil {
-			fmt.Fprintln(e.stdout, string(res.Data))
-		} else {
-			fmt.Fprintln(e.stdout, res.Text)
-		}
+		fmt.Fprintln(e.stdout, starhost.ResultText(res))
 	} else {
-		fmt.Fprintf(e.stderr, "%s: %s\n", res.Err.Code, res.Err.Message)
+		fmt.Fprintln(e.stderr, starhost.ResultText(res))
 	}
 	if !res.OK() {
 		return &exitError{code: 1}

@@ -29,6 +29,9 @@ type console struct {
 	mu   sync.Mutex
 	cond *sync.Cond
 	seen []string // every line printed, for /wait
+
+	failMu  sync.Mutex
+	failing map[string]bool // plugins whose last attempt failed
 }
 
 func runDev(e *env, args []string) error {
@@ -140,7 +143,10 @@ func round(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-// event prints one lifecycle event.
+// event prints one lifecycle event. After a failed attempt (kept or
+// faulted), the next save that serves — a new generation, or the serving
+// content again — says the error is gone, so the old error is not the last
+// word on screen.
 func (c *console) event(ev starhost.Event) {
 	switch ev.Kind {
 	case "activated":
@@ -148,11 +154,27 @@ func (c *console) event(ev starhost.Event) {
 	case "reloaded":
 		c.printf("reloaded %s %s in %s", ev.Plugin, ev.Generation, round(ev.Elapsed))
 	case "kept":
-		c.printf("kept %s: the new source does not compile; the running generation still serves", ev.Plugin)
+		c.printf("kept %s: the new source failed; %s still serves", ev.Plugin, ev.Generation)
 	case "faulted":
 		c.printf("faulted %s", ev.Plugin)
 	case "blocked":
 		c.printf("blocked %s", ev.Plugin)
+	}
+	serving := ev.Kind == "activated" || ev.Kind == "reloaded" || ev.Kind == "unchanged"
+	c.failMu.Lock()
+	was := c.failing[ev.Plugin]
+	switch {
+	case ev.Kind == "kept" || ev.Kind == "faulted":
+		if c.failing == nil {
+			c.failing = map[string]bool{}
+		}
+		c.failing[ev.Plugin] = true
+	case serving || ev.Kind == "blocked":
+		delete(c.failing, ev.Plugin)
+	}
+	c.failMu.Unlock()
+	if was && serving {
+		c.printf("%s: fixed; serving %s", ev.Plugin, ev.Generation)
 	}
 }
 

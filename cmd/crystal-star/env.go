@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -62,7 +63,7 @@ func (e *env) start() (*starhost.Host, error) {
 		return nil, err
 	}
 	hostRef = h
-	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt)
+	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	h.SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
 	if err := h.Start(e.ctx); err != nil {
 		return nil, err

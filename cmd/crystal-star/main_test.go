@@ -33,6 +33,14 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PLUGINS", filepath.Join(root, "plugins"))
 			return nil
 		},
-		Cmds: plugintest.Commands(),
+		Cmds: scenarioCommands(),
 	})
+}
+
+// scenarioCommands are the plugin test kit's commands, which plugin authors
+// use too, plus the ones only the project's own scenarios need.
+func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := plugintest.Commands()
+	cmds["mcpsignal"] = cmdMCPSignal
+	return cmds
 }

@@ -1,18 +1,17 @@
-package main
+package mcpserve_test
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
 
 const mcpTestPlugin = `
@@ -31,28 +30,18 @@ contribute(tools = [
 %s])
 `
 
-// lockedBuffer is a stderr safe to read while the server writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// startMCP serves a temp dev plugin over an in-memory transport and returns
-// a connected SDK client session, the plugin's source path and a channel of
+// startMCP serves a temp dev plugin over an in-memory transport, as an
+// embedder would with only starhost and mcpserve, and returns a connected
+// SDK client session, the plugin's source path and a channel of
 // tools/list_changed notifications.
-func startMCP(t *testing.T, cat contrib.Catalog) (*mcp.ClientSession, string, chan struct{}) {
+func startMCP(t *testing.T, cat starhost.Catalog) (*mcp.ClientSession, string, chan struct{}) {
+	t.Helper()
+	cs, star, changed, _ := startMCPEvents(t, cat)
+	return cs, star, changed
+}
+
+// startMCPEvents is startMCP that also returns the host's lifecycle events.
+func startMCPEvents(t *testing.T, cat starhost.Catalog) (*mcp.ClientSession, string, chan struct{}, chan starhost.Event) {
 	t.Helper()
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "dev", "t")
@@ -63,16 +52,35 @@ func startMCP(t *testing.T, cat contrib.Catalog) (*mcp.ClientSession, string, ch
 	star := filepath.Join(plugin, "plugin.star")
 	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s", "", 1))
 
-	stderr := &lockedBuffer{}
-	e := &env{global: global{home: filepath.Join(dir, "home"), workspace: dir, dev: []string{plugin}},
-		stdin: strings.NewReader(""), stdout: io.Discard, stderr: stderr}
+	events := make(chan starhost.Event, 64)
+	h, err := starhost.New(starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
+		Events: func(e starhost.Event) {
+			select {
+			case events <- e:
+			default:
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	watching := make(chan struct{})
+	watchDone := make(chan error, 1)
+	go func() { watchDone <- h.WatchReady(ctx, func() { close(watching) }) }()
+	<-watching
+	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat})
 	st, ct := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
-	go func() {
-		err := serveMCP(e, cat, st)
-		e.close()
-		done <- err
-	}()
+	go func() { done <- srv.Run(ctx, st) }()
+	t.Cleanup(func() {
+		stop()
+		<-watchDone
+		srv.Close()
+		h.Close(context.Background())
+	})
 
 	changed := make(chan struct{}, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
@@ -83,27 +91,24 @@ func startMCP(t *testing.T, cat contrib.Catalog) (*mcp.ClientSession, string, ch
 			}
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(cctx, ct, nil)
 	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
+		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() {
 		cs.Close()
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("serveMCP: %v", err)
+				t.Errorf("Run: %v", err)
 			}
 		case <-time.After(10 * time.Second):
-			t.Errorf("serveMCP did not return after the client closed")
-		}
-		if t.Failed() {
-			t.Logf("stderr:\n%s", stderr.String())
+			t.Errorf("Run did not return after the client closed")
 		}
 	})
-	return cs, star, changed
+	return cs, star, changed, events
 }
 
 func writeMCPFile(t *testing.T, path, content string) {
@@ -143,7 +148,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (strin
 }
 
 func TestMCPListAndCall(t *testing.T) {
-	cs, _, _ := startMCP(t, contrib.PlanAndWork)
+	cs, _, _ := startMCP(t, starhost.PlanAndWork)
 
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -171,7 +176,7 @@ func TestMCPListAndCall(t *testing.T) {
 }
 
 func TestMCPToolError(t *testing.T) {
-	cs, _, _ := startMCP(t, contrib.PlanAndWork)
+	cs, _, _ := startMCP(t, starhost.PlanAndWork)
 	text, r := callText(t, cs, "find", map[string]any{"id": "missing"})
 	if !r.IsError || text != "not_found: no item with id missing" {
 		t.Errorf("find missing = %q (isError %v), want isError and not_found: no item with id missing", text, r.IsError)
@@ -179,7 +184,7 @@ func TestMCPToolError(t *testing.T) {
 }
 
 func TestMCPInvalidArguments(t *testing.T) {
-	cs, _, _ := startMCP(t, contrib.PlanAndWork)
+	cs, _, _ := startMCP(t, starhost.PlanAndWork)
 	text, r := callText(t, cs, "find", map[string]any{"id": 7})
 	if !r.IsError || !strings.HasPrefix(text, "invalid_arguments: ") {
 		t.Errorf("find {id: 7} = %q (isError %v), want isError and invalid_arguments", text, r.IsError)
@@ -191,7 +196,7 @@ func TestMCPInvalidArguments(t *testing.T) {
 }
 
 func TestMCPCatalog(t *testing.T) {
-	cs, _, _ := startMCP(t, contrib.Plan)
+	cs, _, _ := startMCP(t, starhost.Plan)
 	names := toolNames(t, cs)
 	if len(names) == 0 || names[0] != "plan_only" || strings.Contains(strings.Join(names, " "), "find") {
 		t.Errorf("plan catalog = %v, want plan_only and no find", names)
@@ -199,7 +204,7 @@ func TestMCPCatalog(t *testing.T) {
 }
 
 func TestMCPHotReload(t *testing.T) {
-	cs, star, changed := startMCP(t, contrib.PlanAndWork)
+	cs, star, changed := startMCP(t, starhost.PlanAndWork)
 	if names := toolNames(t, cs); strings.Contains(strings.Join(names, " "), "added") {
 		t.Fatalf("tools before the save = %v", names)
 	}
@@ -220,5 +225,28 @@ func TestMCPHotReload(t *testing.T) {
 	}
 	if text, r := callText(t, cs, "added", map[string]any{}); r.IsError || text != "new" {
 		t.Errorf("added = %q (isError %v)", text, r.IsError)
+	}
+}
+
+// TestAT3_MCPFailedReloadKeepsTools: a save whose top level fails at run
+// time keeps the serving generation: the client still lists and calls its
+// tools.
+func TestAT3_MCPFailedReloadKeepsTools(t *testing.T) {
+	cs, star, _, events := startMCPEvents(t, starhost.PlanAndWork)
+	writeMCPFile(t, star, "x = {}[\"missing\"]\ncontribute()\n")
+	deadline := time.After(10 * time.Second)
+	for kept := false; !kept; {
+		select {
+		case e := <-events:
+			kept = e.Kind == "kept"
+		case <-deadline:
+			t.Fatal("no kept event within 10s of saving a failing source")
+		}
+	}
+	if names := toolNames(t, cs); len(names) == 0 || names[0] != "find" {
+		t.Fatalf("tools after a failed reload = %v, want find still served", names)
+	}
+	if text, r := callText(t, cs, "find", map[string]any{"id": "x"}); r.IsError || text != "found x" {
+		t.Errorf("find after a failed reload = %q (isError %v)", text, r.IsError)
 	}
 }

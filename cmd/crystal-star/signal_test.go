@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// cmdMCPSignal runs `mcpsignal INT|TERM ARGS...`: it starts crystal-star
+// ARGS (an mcp command) with the script's environment in $WORK, sends an
+// initialize request and waits for its answer (the server is up), then
+// sends the signal with stdin still open, and fails unless the process
+// exits 0 within 10 seconds — a clean shutdown, as MCP clients that stop
+// servers with SIGTERM expect.
+func cmdMCPSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: mcpsignal INT|TERM ARGS...")
+	}
+	sig := map[string]os.Signal{"INT": os.Interrupt, "TERM": syscall.SIGTERM}[args[0]]
+	if sig == nil {
+		ts.Fatalf("mcpsignal: unknown signal %s", args[0])
+	}
+	prog := ""
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "crystal-star")); err == nil {
+			prog = filepath.Join(dir, "crystal-star")
+			break
+		}
+	}
+	if prog == "" {
+		ts.Fatalf("mcpsignal: crystal-star not on the script's PATH")
+	}
+	cmd := exec.Command(prog, args[1:]...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = os.Environ()
+	for _, k := range []string{"PATH", "HOME", "CRYSTAL_HOME", "WORK", "TMPDIR"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	stdout, err := cmd.StdoutPipe()
+	ts.Check(err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ts.Check(cmd.Start())
+	_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}` + "\n"))
+	ts.Check(err)
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":1,"result"`) {
+		cmd.Process.Kill()
+		ts.Fatalf("mcpsignal: no initialize answer; stderr:\n%s", stderr.String())
+	}
+	ts.Check(cmd.Process.Signal(sig))
+	done := make(chan error, 1)
+	go func() {
+		for lines.Scan() {
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			ts.Fatalf("mcpsignal: exit %d after SIG%s; stderr:\n%s", ee.ExitCode(), args[0], stderr.String())
+		}
+		ts.Check(err)
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		ts.Fatalf("mcpsignal: still running 10s after SIG%s", args[0])
+	}
+	stdin.Close()
+}

@@ -1,0 +1,137 @@
+package starhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// askLog records which calls the host's policy and approver were asked about.
+type askLog struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (a *askLog) add(s string) {
+	a.mu.Lock()
+	a.asked = append(a.asked, s)
+	a.mu.Unlock()
+}
+
+func (a *askLog) list() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.asked...)
+}
+
+const orderPlugin = `
+def echo(ctx, args):
+    return args["text"]
+
+def spin(ctx, args):
+    n = 0
+    while True:
+        n += 1
+
+contribute(
+    tools = [
+        tool(name = "echo", catalogs = "work", run = echo,
+            parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+        tool(name = "spin", catalogs = "work", run = spin),
+    ],
+    commands = [command(name = "hello", run = lambda ctx, inv: "hello " + inv.args)],
+    placeholders = [placeholder(name = "who", resolve = lambda ctx: "plugin")],
+    hooks = [hook("tool_call", lambda ctx, call: None), hook("user_message", lambda ctx, m: {"text": m["text"].upper()})],
+)
+`
+
+func orderHost(t *testing.T, log *askLog) *starhost.Host {
+	t.Helper()
+	h, _, _ := pointsHost(t, starhost.Options{Steps: 1 << 40, Points: starhost.PointDefaults{
+		Policy: func(_ context.Context, _ string, call starhost.ToolCall, _ string) string {
+			log.add("policy " + call.Name)
+			return ""
+		},
+		Approve: func(_ context.Context, req starhost.ApprovalRequest) starhost.Approval {
+			log.add("approve " + req.Call.Name)
+			return starhost.Approval{Approved: true}
+		},
+	}}, map[string]string{"order": orderPlugin})
+	return h
+}
+
+// TestHK1_DispatchAnswersCallsThatCannotRunFirst: an unknown tool, arguments
+// that are not JSON and arguments that break the schema are answered before
+// the policy, the approver or any hook is asked.
+func TestHK1_DispatchAnswersCallsThatCannotRunFirst(t *testing.T) {
+	log := &askLog{}
+	h := orderHost(t, log)
+	bg := context.Background()
+	for _, c := range []struct {
+		call starhost.ToolCall
+		code string
+	}{
+		{starhost.ToolCall{ID: "1", Name: "nope", Arguments: json.RawMessage(`{}`)}, contrib.ErrUnknownTool},
+		{starhost.ToolCall{ID: "2", Name: "echo", Arguments: json.RawMessage(`{"text":`)}, contrib.ErrInvalidArguments},
+		{starhost.ToolCall{ID: "3", Name: "echo", Arguments: json.RawMessage(`{"text": 1}`)}, contrib.ErrInvalidArguments},
+	} {
+		res := h.Dispatch(bg, "t", c.call, nil)
+		if res.Approved || res.Result.Err == nil || res.Result.Err.Code != c.code {
+			t.Errorf("%s %s: %+v, want %s", c.call.Name, c.call.Arguments, res.Result, c.code)
+		}
+	}
+	if asked := log.list(); len(asked) != 0 {
+		t.Fatalf("asked about calls that cannot run: %v", asked)
+	}
+	res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "4", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
+	if res.Result.Text != "hi" || strings.Join(log.list(), ",") != "policy echo,approve echo" {
+		t.Fatalf("a valid call: %+v, asked %v", res.Result, log.list())
+	}
+}
+
+// TestDC26_CancelledContextRunsNoPluginCode: with the caller's context
+// already done, Dispatch, Expand, Bind, RunHook and the turn calls run no
+// plugin code (and say cancelled where they return a result); a context
+// that ends during a call makes it cancelled, not tool_failed.
+func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
+	log := &askLog{}
+	h := orderHost(t, log)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := h.Dispatch(done, "t", starhost.ToolCall{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
+	if res.Approved || res.Result.Err == nil || res.Result.Err.Code != contrib.ErrCancelled || len(log.list()) != 0 {
+		t.Errorf("Dispatch on a done context: %+v, asked %v; want cancelled, nobody asked", res.Result, log.list())
+	}
+	if _, ok, err := h.Expand(done, "hello", "x"); ok || !errors.Is(err, starhost.ErrCancelled) || !errors.Is(err, context.Canceled) {
+		t.Errorf("Expand on a done context: ok=%v err=%v, want ErrCancelled", ok, err)
+	}
+	if got := h.Bind(done, "by {{who}}", starhost.SitePrompt); got != "by {{who}}" {
+		t.Errorf("Bind on a done context resolved a plugin placeholder: %q", got)
+	}
+	if _, err := h.RunHook(done, contrib.HookUserMessage, map[string]any{"thread": "t", "text": "x"}); !errors.Is(err, starhost.ErrCancelled) {
+		t.Errorf("RunHook on a done context: %v, want ErrCancelled", err)
+	}
+	if got := h.UserMessage(done, "t", "hi"); got != "hi" {
+		t.Errorf("UserMessage on a done context ran its hook: %q", got)
+	}
+	if got := h.UserMessage(context.Background(), "t", "hi"); got != "HI" {
+		t.Errorf("UserMessage on a live context: %q, want the hook's HI", got)
+	}
+	if text, ok, err := h.Expand(context.Background(), "hello", "x"); !ok || err != nil || text != "hello x" {
+		t.Errorf("Expand on a live context: %q %v %v", text, ok, err)
+	}
+
+	ctx, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer stop()
+	res = h.Dispatch(ctx, "t", starhost.ToolCall{ID: "2", Name: "spin"}, nil)
+	if res.Result.Err == nil || res.Result.Err.Code != contrib.ErrCancelled {
+		t.Errorf("deadline during the call: %+v, want cancelled", res.Result)
+	}
+}

@@ -1,0 +1,162 @@
+package starhost
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// The glue every agent host writes between a model API and the plugin host,
+// written once: tool definitions in each protocol's shape, the text a model
+// sees for a result, the /name args line of a command, and a model's tool
+// calls as ToolCalls. None of these run plugin code.
+
+// Arguments applies the one rule for missing tool-call arguments used by
+// Invoke, Dispatch, the MCP server and the helpers below: empty, blank or
+// JSON null arguments mean the empty object {}; anything else is returned as
+// it is (and validated by the call).
+func Arguments(raw json.RawMessage) json.RawMessage { return contrib.Arguments(raw) }
+
+// ResultText is the text a model sees for a tool result: the text of a
+// text result, the JSON of a structured one, and "CODE: message" for an
+// error, so the stable code reaches the model (DC6).
+func ResultText(res ToolResult) string {
+	switch {
+	case res.Err != nil:
+		return res.Err.Code + ": " + res.Err.Message
+	case res.Data != nil:
+		return string(res.Data)
+	}
+	return res.Text
+}
+
+// ParseCommand splits a turn's input of the form "/name args" into the
+// command name (without the slash) and its argument text (trimmed). ok is
+// false when line does not start with "/" followed by a name, so the host
+// sends it to the model as it is. Pass name and args to Expand.
+func ParseCommand(line string) (name, args string, ok bool) {
+	line = strings.TrimSpace(line)
+	rest, isCommand := strings.CutPrefix(line, "/")
+	if !isCommand {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(rest, " ")
+	if name == "" || strings.ContainsAny(name, "/\t\n") {
+		return "", "", false
+	}
+	return name, strings.TrimSpace(args), true
+}
+
+// toolParameters is a tool's JSON Schema, {"type":"object"} when it has none.
+func toolParameters(t ToolInfo) json.RawMessage {
+	if p := json.RawMessage(strings.TrimSpace(string(t.Parameters))); len(p) > 0 && string(p) != "null" {
+		return p
+	}
+	return json.RawMessage(`{"type":"object"}`)
+}
+
+// OpenAITool is one tool definition in the shape of the OpenAI Chat
+// Completions "tools" array.
+type OpenAITool struct {
+	Type     string         `json:"type"` // always "function"
+	Function OpenAIFunction `json:"function"`
+}
+
+// OpenAIFunction is the function part of an OpenAITool.
+type OpenAIFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// OpenAITools returns the tools of a catalog (ToolSnapshot.List) as OpenAI
+// tool definitions, in catalog order.
+func OpenAITools(tools []ToolInfo) []OpenAITool {
+	return convert(tools, func(t ToolInfo) OpenAITool {
+		return OpenAITool{Type: "function", Function: OpenAIFunction{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}}
+	})
+}
+
+// convert maps each element of in with f.
+func convert[In, Out any](in []In, f func(In) Out) []Out {
+	out := make([]Out, len(in))
+	for i, x := range in {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// AnthropicTool is one tool definition in the shape of the Anthropic
+// Messages API "tools" array.
+type AnthropicTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// AnthropicTools returns the tools of a catalog as Anthropic tool
+// definitions, in catalog order.
+func AnthropicTools(tools []ToolInfo) []AnthropicTool {
+	return convert(tools, func(t ToolInfo) AnthropicTool {
+		return AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)}
+	})
+}
+
+// MCPTool is one tool definition in the shape of an MCP tools/list entry.
+type MCPTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// ReadOnly is the read_only policy hint (annotations.readOnlyHint).
+	ReadOnly bool `json:"-"`
+}
+
+// MCPTools returns the tools of a catalog as MCP tool definitions, in
+// catalog order.
+func MCPTools(tools []ToolInfo) []MCPTool {
+	return convert(tools, func(t ToolInfo) MCPTool {
+		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly}
+	})
+}
+
+// OpenAIToolCall is one entry of the "tool_calls" of an OpenAI assistant
+// message; Arguments is the JSON text the model wrote.
+type OpenAIToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// AnthropicToolUse is one "tool_use" content block of an Anthropic
+// assistant message.
+type AnthropicToolUse struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolCallsFromOpenAI maps the tool calls of an OpenAI assistant message to
+// ToolCalls for Dispatch, applying the Arguments rule.
+func ToolCallsFromOpenAI(calls []OpenAIToolCall) []ToolCall {
+	return convert(calls, func(c OpenAIToolCall) ToolCall {
+		return ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: Arguments(json.RawMessage(c.Function.Arguments))}
+	})
+}
+
+// ToolCallsFromAnthropic maps the tool_use blocks of an Anthropic assistant
+// message to ToolCalls for Dispatch; blocks of other types are skipped.
+func ToolCallsFromAnthropic(blocks []AnthropicToolUse) []ToolCall {
+	var out []ToolCall
+	for _, b := range blocks {
+		if b.Type != "" && b.Type != "tool_use" {
+			continue
+		}
+		out = append(out, ToolCall{ID: b.ID, Name: b.Name, Arguments: Arguments(b.Input)})
+	}
+	return out
+}
