@@ -51,6 +51,11 @@ type Projection struct {
 	// TeardownPending is set while a deactivated generation still has work
 	// that ignored cancellation (DC26).
 	TeardownPending bool `json:"teardown_pending,omitempty"`
+	// LeakedGenerations counts this plugin's deactivated generations still
+	// pinned in memory, and RestartRecommended is the host-wide verdict of
+	// Stats (DC27, MC9). The host fills both; the manager leaves them zero.
+	LeakedGenerations  int  `json:"leaked_generations"`
+	RestartRecommended bool `json:"restart_recommended"`
 }
 
 // Stats are host-wide lifecycle figures (DC27).

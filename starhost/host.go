@@ -295,12 +295,14 @@ func (h *Host) roots() []lifecycle.Root {
 type PluginInfo = lifecycle.Projection
 
 // Plugins returns every discovered plugin, in load order, with its trust
-// verdict.
+// verdict and its reclaim facts (leaked_generations, restart_recommended).
 func (h *Host) Plugins() []PluginInfo {
 	ps := h.manager.Plugins()
 	f, err := h.trustStore().Load()
+	leaked, restart := h.manager.LeakedBy(), h.manager.Stats().RestartRecommended
 	for i := range ps {
 		p := &ps[i]
+		p.LeakedGenerations, p.RestartRecommended = leaked[p.ID], restart
 		switch {
 		case p.Source == contrib.SourceDev:
 			p.Trust = "dev"

@@ -53,7 +53,19 @@ func runPlugins(e *env, args []string) error {
 			}
 		}
 	}
+	fmt.Fprintln(e.stdout, reclaimLine(h))
 	return nil
+}
+
+// reclaimLine is the operator's one-line view of the reclaim facts (DC27,
+// MC9), printed after the plugin list by `plugins` and dev `/plugins`.
+func reclaimLine(h *starhost.Host) string {
+	s := h.Stats()
+	advice := "no restart needed"
+	if s.RestartRecommended {
+		advice = "restart recommended"
+	}
+	return fmt.Sprintf("reclaim: %d reclaiming, leaked_generations %d, %s", s.Reclaiming, s.LeakedGenerations, advice)
 }
 
 // pluginJSON is the stable shape of `plugins --json` (docs/cli.md).
@@ -69,6 +81,9 @@ type pluginJSON struct {
 	Trust       string           `json:"trust"`
 	Blockers    []blockerJSON    `json:"blockers"`
 	Diagnostics []diagnosticJSON `json:"diagnostics"`
+	// MC9: the reclaim facts, visible to the operator (DC27).
+	LeakedGenerations  int  `json:"leaked_generations"`
+	RestartRecommended bool `json:"restart_recommended"`
 }
 
 type blockerJSON struct {
@@ -89,7 +104,8 @@ type diagnosticJSON struct {
 func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 	out := pluginJSON{ID: p.ID, Directory: p.Directory, Source: string(p.Source), DisplayName: p.DisplayName,
 		Version: p.Version, State: string(p.State), Generation: p.Generation, Fingerprint: p.Fingerprint,
-		Trust: p.Trust, Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{}}
+		Trust: p.Trust, Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{},
+		LeakedGenerations: p.LeakedGenerations, RestartRecommended: p.RestartRecommended}
 	for _, b := range p.Blockers {
 		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: b.Remedy})
 	}

@@ -186,6 +186,7 @@ func (c *console) run(line string) bool {
 				c.printf("  %s", d)
 			}
 		}
+		c.printf("%s", reclaimLine(c.h))
 	case "tools":
 		for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
 			c.printf("%s (%s) %s", t.Name, orDash(t.Plugin), t.Catalogs)
