@@ -45,8 +45,13 @@ type Projection struct {
 	// Trust is filled by the host: "dev" (eligible in-process), "trusted",
 	// "untrusted", "modified", "unreadable" (the trust file), or "" before
 	// the bundle was read.
-	Trust       string               `json:"trust"`
-	Blockers    []Blocker            `json:"blockers"`
+	Trust    string    `json:"trust"`
+	Blockers []Blocker `json:"blockers"`
+	// StopReason says why a stopped plugin does not run when the operator
+	// switched it off (PluginDisabled, MC5); nil otherwise. A disabled
+	// plugin is stopped, never blocked: blockers are what prevents a plugin
+	// the operator wants running.
+	StopReason  *Blocker             `json:"stop_reason,omitempty"`
 	Diagnostics []contrib.Diagnostic `json:"diagnostics"`
 	// TeardownPending is set while a deactivated generation still has work
 	// that ignored cancellation (DC26).

@@ -290,6 +290,10 @@ func (h *Host) roots() []lifecycle.Root {
 	return roots
 }
 
+// StateStopped is the state of a plugin with no live generation; a
+// disabled plugin is stopped, with PluginInfo.StopReason saying so (MC5).
+const StateStopped = lifecycle.Stopped
+
 // PluginInfo is the projection of one plugin (state, generation,
 // fingerprint, blockers and diagnostics).
 type PluginInfo = lifecycle.Projection

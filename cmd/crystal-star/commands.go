@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -41,9 +42,7 @@ func runPlugins(e *env, args []string) error {
 			gen = "-"
 		}
 		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, p.Version, p.State, p.Source, gen, p.Directory)
-		for _, b := range p.Blockers {
-			fmt.Fprintf(e.stdout, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
-		}
+		printReasons(e.stdout, p)
 		for _, d := range p.Diagnostics {
 			fmt.Fprintf(e.stdout, "  %s\n", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
@@ -55,6 +54,17 @@ func runPlugins(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, reclaimLine(h))
 	return nil
+}
+
+// printReasons prints why a plugin does not run: its stop reason (MC5)
+// and its blockers, one indented line each.
+func printReasons(w io.Writer, p starhost.PluginInfo) {
+	if r := p.StopReason; r != nil {
+		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", r.Message, r.Code, r.Remedy)
+	}
+	for _, b := range p.Blockers {
+		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
+	}
 }
 
 // reclaimLine is the operator's one-line view of the reclaim facts (DC27,
@@ -70,16 +80,18 @@ func reclaimLine(h *starhost.Host) string {
 
 // pluginJSON is the stable shape of `plugins --json` (docs/cli.md).
 type pluginJSON struct {
-	ID          string           `json:"id"`
-	Directory   string           `json:"directory"`
-	Source      string           `json:"source"`
-	DisplayName string           `json:"display_name"`
-	Version     string           `json:"version"`
-	State       string           `json:"state"`
-	Generation  string           `json:"generation"`
-	Fingerprint string           `json:"fingerprint"`
-	Trust       string           `json:"trust"`
-	Blockers    []blockerJSON    `json:"blockers"`
+	ID          string        `json:"id"`
+	Directory   string        `json:"directory"`
+	Source      string        `json:"source"`
+	DisplayName string        `json:"display_name"`
+	Version     string        `json:"version"`
+	State       string        `json:"state"`
+	Generation  string        `json:"generation"`
+	Fingerprint string        `json:"fingerprint"`
+	Trust       string        `json:"trust"`
+	Blockers    []blockerJSON `json:"blockers"`
+	// StopReason is why a stopped plugin is off (MC5), or null.
+	StopReason  *blockerJSON     `json:"stop_reason"`
 	Diagnostics []diagnosticJSON `json:"diagnostics"`
 	// MC9: the reclaim facts, visible to the operator (DC27).
 	LeakedGenerations  int  `json:"leaked_generations"`
@@ -108,6 +120,9 @@ func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 		LeakedGenerations: p.LeakedGenerations, RestartRecommended: p.RestartRecommended}
 	for _, b := range p.Blockers {
 		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: b.Remedy})
+	}
+	if r := p.StopReason; r != nil {
+		out.StopReason = &blockerJSON{Code: string(r.Code), Message: r.Message, Remedy: r.Remedy}
 	}
 	for _, d := range p.Diagnostics {
 		out.Diagnostics = append(out.Diagnostics, diagnosticJSON{Code: string(d.Code), Severity: string(d.Severity),

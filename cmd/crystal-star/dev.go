@@ -153,6 +153,10 @@ func (c *console) event(ev starhost.Event) {
 		c.printf("faulted %s", ev.Plugin)
 	case "blocked":
 		c.printf("blocked %s", ev.Plugin)
+	case "stopped":
+		if ev.State == starhost.StateStopped { // switched off (MC5), not a retired generation
+			c.printf("stopped %s", ev.Plugin)
+		}
 	}
 }
 
@@ -179,6 +183,9 @@ func (c *console) run(line string) bool {
 	case "plugins":
 		for _, p := range c.h.Plugins() {
 			c.printf("%s %s %s %s %s", p.ID, p.Version, p.State, orDash(p.Generation), p.Directory)
+			if r := p.StopReason; r != nil {
+				c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, r.Remedy)
+			}
 			for _, b := range p.Blockers {
 				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
 			}
