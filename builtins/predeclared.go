@@ -85,13 +85,13 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 
 func newCommand(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
-		name, description string
-		aliases           *starlark.List
-		order             int
-		run               starlark.Callable
+		name, description, hint string
+		aliases                 *starlark.List
+		order                   int
+		run                     starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "aliases?", &aliases,
-		"description?", &description, "order?", &order); err != nil {
+		"description?", &description, "order?", &order, "argument_hint?", &hint); err != nil {
 		return nil, err
 	}
 	e := newEntry(th, "command", name)
@@ -105,7 +105,7 @@ func newCommand(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 			names = append(names, string(s))
 		}
 	}
-	e.command = contrib.Command{Name: name, Aliases: names, Description: description, Order: order, Pos: e.pos}
+	e.command = contrib.Command{Name: name, Aliases: names, Description: description, ArgumentHint: hint, Order: order, Pos: e.pos}
 	e.fn = run
 	return e, nil
 }

@@ -124,9 +124,12 @@ type Command struct {
 	Name        string
 	Aliases     []string
 	Description string
-	Order       int
-	Pos         Pos
-	Run         CommandFunc
+	// ArgumentHint is a short usage of the arguments, listed with the
+	// command ("QUEUE", "[TEXT]"; MC6).
+	ArgumentHint string
+	Order        int
+	Pos          Pos
+	Run          CommandFunc
 }
 
 // Site is where a template is bound (CC13).

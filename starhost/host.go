@@ -86,6 +86,10 @@ type Options struct {
 	BuiltinCommands     []string
 	HostPlaceholders    []string
 	BuiltinStatusFields []string
+	// BuiltinCommandInfo describes built-in verbs for Commands (MC6): name,
+	// aliases, description, argument hint. Verbs of BuiltinCommands not
+	// described here are listed by name only.
+	BuiltinCommandInfo []CommandInfo
 
 	// BuiltinStatus returns the text of a built-in status field (model,
 	// thinking, ...) for the operator's line; nil leaves them empty.

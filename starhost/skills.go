@@ -1,14 +1,11 @@
 package starhost
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -53,22 +50,11 @@ func readSkill(path string) (Skill, bool) {
 		return Skill{}, false
 	}
 	s := Skill{Name: filepath.Base(filepath.Dir(path)), path: path}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "---" {
-		return s, true
+	fields, _ := frontMatter(data)
+	if v := fields["name"]; v != "" {
+		s.Name = v
 	}
-	for sc.Scan() && strings.TrimSpace(sc.Text()) != "---" {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		v = strings.Trim(strings.TrimSpace(v), `"'`)
-		switch strings.TrimSpace(k) {
-		case "name":
-			if ok && v != "" {
-				s.Name = v
-			}
-		case "description":
-			s.Description = v
-		}
-	}
+	s.Description = fields["description"]
 	return s, true
 }
 

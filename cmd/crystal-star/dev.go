@@ -176,10 +176,8 @@ func (c *console) run(line string) bool {
 	case "quit", "exit":
 		return true
 	case "help":
-		c.printf("/plugins  /tools  /call TOOL JSON  /render TEXT  /statusline [add NAME|remove NAME|on|off|reset]  /reload  /wait REGEX  /quit  and any plugin or markdown /command")
-		for _, h := range consoleHelp {
-			c.printf("%s", h)
-		}
+		c.helpCommands() // MC6: one listing for /help, `commands` and embedders
+		c.printf("/wait REGEX  block until the transcript matches (scripts)")
 	case "plugins":
 		for _, p := range c.h.Plugins() {
 			c.printf("%s %s %s %s %s", p.ID, p.Version, p.State, orDash(p.Generation), p.Directory)
@@ -239,11 +237,9 @@ func (c *console) run(line string) bool {
 }
 
 // consoleCommands are dev-console verbs added by other files of this
-// package in init (each also belongs in cliBuiltinCommands and /help).
+// package in init (each also belongs in cliBuiltinCommands and cliCommandInfo, which /help lists).
 var consoleCommands = map[string]func(c *console, rest string){}
 
-// consoleHelp lists the verbs of consoleCommands for /help.
-var consoleHelp []string
 
 // expand runs a plugin or markdown command.
 func (c *console) expand(ctx context.Context, name, args string) {

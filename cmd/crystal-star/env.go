@@ -46,7 +46,7 @@ func (e *env) start() (*starhost.Host, error) {
 	h, err := starhost.New(starhost.Options{
 		BuiltinStatus: func(name string) string { return cliStatusText(hostRef)(name) },
 		Home:          e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
-		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
+		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands, BuiltinCommandInfo: cliCommandInfo,
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
 		Notes: e.note, Events: e.events,
 		Classifications: cliClassifications, ModelCalls: e.modelCall,
