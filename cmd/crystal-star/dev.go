@@ -240,7 +240,6 @@ func (c *console) run(line string) bool {
 // package in init (each also belongs in cliBuiltinCommands and cliCommandInfo, which /help lists).
 var consoleCommands = map[string]func(c *console, rest string){}
 
-
 // expand runs a plugin or markdown command.
 func (c *console) expand(ctx context.Context, name, args string) {
 	text, ok, err := c.h.Expand(ctx, name, args)
