@@ -102,8 +102,13 @@ type Tool struct {
 	Catalogs    Catalog
 	Parameters  json.RawMessage // the JSON Schema as given; "{}" when none
 	ReadOnly    bool            // a policy hint; never overrides host policy
-	Pos         Pos
-	Run         ToolFunc
+	// Namespace gives the canonical name Namespace.Name (MC4); empty means
+	// the plugin id.
+	Namespace string
+	// RequiresApproval is the declared hint; nil means !ReadOnly (MC4).
+	RequiresApproval *bool
+	Pos              Pos
+	Run              ToolFunc
 
 	schema *jsonschema.Schema
 }

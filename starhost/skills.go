@@ -67,6 +67,7 @@ func (h *Host) skillTool() *contrib.ExternalTool {
 		Name:        "skill",
 		Description: "Loads a skill's instructions by name.",
 		Catalogs:    contrib.PlanAndWork,
+		ReadOnly:    true, // reads a SKILL.md: runs in plan mode without a prompt (MC4)
 		Parameters:  []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
 		Run: func(_ context.Context, args any) contrib.Result {
 			name, _ := args.(map[string]any)["name"].(string)

@@ -34,6 +34,7 @@ var cliCommandInfo = []starhost.CommandInfo{
 	{Name: "points", Description: "every contribution point with its entries, and the hooks"},
 	{Name: "turn", ArgumentHint: "[TEXT]", Description: "one turn of thread dev"},
 	{Name: "dispatch", ArgumentHint: "TOOL [JSON]", Description: "one tool call through the dispatch pipeline"},
+	{Name: "mode", ArgumentHint: "[plan|work]", Description: "the session mode; plan runs read-only tools only"},
 }
 
 func runCommands(e *env, args []string) error {

@@ -194,7 +194,7 @@ func (c *console) run(line string) bool {
 		c.printf("%s", reclaimLine(c.h))
 	case "tools":
 		for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
-			c.printf("%s (%s) %s", t.Name, orDash(t.Plugin), t.Catalogs)
+			c.printf("%s (%s) %s %s", t.Name, orDash(t.Plugin), t.Catalogs, toolFlags(t))
 		}
 	case "call":
 		name, args, _ := strings.Cut(rest, " ")

@@ -21,7 +21,7 @@ var (
 	cliStatusFields     = []string{"model", "thinking", "tier", "speed", "context", "cwd", "mode", "approval"}
 	cliBuiltinCommands  = []string{"help", "quit", "exit", "plugins", "tools", "call", "render", "reload",
 		"statusline", "model", "thinking", "tier", "speed", "approval", "classify", "prompt", "hook", "points",
-		"turn", "dispatch"}
+		"turn", "dispatch", "mode"}
 )
 
 // env is one command's environment: streams, flags and, once needed, the
