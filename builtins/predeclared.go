@@ -54,11 +54,23 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		catalogs          starlark.Value = starlark.None
 		params            starlark.Value = starlark.None
 		readOnly          bool
+		namespace         string
+		approval          starlark.Value = starlark.None
 		run               starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "description?", &description,
-		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly); err != nil {
+		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly, "namespace?", &namespace,
+		"requires_approval?", &approval); err != nil {
 		return nil, err
+	}
+	var requires *bool
+	switch v := approval.(type) {
+	case starlark.Bool:
+		b := bool(v)
+		requires = &b
+	case starlark.NoneType:
+	default:
+		return nil, fmt.Errorf("tool %q: requires_approval must be True, False or None, not %s", name, approval.Type())
 	}
 	e := newEntry(th, "tool", name)
 	var raw []byte
@@ -78,20 +90,21 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	} else if catalogs != starlark.None {
 		return nil, fmt.Errorf("tool %q: catalogs must be a string, not %s", name, catalogs.Type())
 	}
-	e.tool = contrib.Tool{Name: name, Description: description, Catalogs: cat, Parameters: raw, ReadOnly: readOnly, Pos: e.pos}
+	e.tool = contrib.Tool{Name: name, Description: description, Catalogs: cat, Parameters: raw, ReadOnly: readOnly,
+		Namespace: namespace, RequiresApproval: requires, Pos: e.pos}
 	e.fn = run
 	return e, nil
 }
 
 func newCommand(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
-		name, description string
-		aliases           *starlark.List
-		order             int
-		run               starlark.Callable
+		name, description, hint string
+		aliases                 *starlark.List
+		order                   int
+		run                     starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "aliases?", &aliases,
-		"description?", &description, "order?", &order); err != nil {
+		"description?", &description, "order?", &order, "argument_hint?", &hint); err != nil {
 		return nil, err
 	}
 	e := newEntry(th, "command", name)
@@ -105,7 +118,7 @@ func newCommand(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 			names = append(names, string(s))
 		}
 	}
-	e.command = contrib.Command{Name: name, Aliases: names, Description: description, Order: order, Pos: e.pos}
+	e.command = contrib.Command{Name: name, Aliases: names, Description: description, ArgumentHint: hint, Order: order, Pos: e.pos}
 	e.fn = run
 	return e, nil
 }

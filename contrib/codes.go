@@ -62,6 +62,7 @@ const (
 	ToolNameInvalid      Code = "ToolNameInvalid"
 	ToolNameReserved     Code = "ToolNameReserved"
 	ToolDuplicate        Code = "ToolDuplicate"
+	ToolNamespaceInvalid Code = "ToolNamespaceInvalid"
 	ToolNameTaken        Code = "ToolNameTaken"
 	ToolNoCatalog        Code = "ToolNoCatalog"
 	ToolSchemaInvalid    Code = "ToolSchemaInvalid"
@@ -154,6 +155,7 @@ var Catalogue = []CodeInfo{
 	{ToolNameInvalid, SeverityError, "A tool name breaks ^[A-Za-z][A-Za-z0-9_-]*$ or is longer than 64 characters.", "Rename the tool."},
 	{ToolNameReserved, SeverityError, "A tool takes the name of a built-in tool.", "Rename the tool."},
 	{ToolDuplicate, SeverityError, "The plugin declares the same tool name twice; the later one is left out.", "Rename or remove the second tool."},
+	{ToolNamespaceInvalid, SeverityError, "A tool namespace is not a letter followed by letters, digits, '_', '-' or '.', up to 64 characters (MC4).", "Fix the namespace, or leave it out to use the plugin id."},
 	{ToolNameTaken, SeverityWarning, "An earlier plugin in load order already has a tool of this name; this one is left out.", "Rename the tool or disable the other plugin."},
 	{ToolNoCatalog, SeverityError, "A tool names no catalog (plan, work or plan_and_work).", "Set catalogs = \"plan\", \"work\" or \"plan_and_work\"."},
 	{ToolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},

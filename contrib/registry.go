@@ -26,7 +26,11 @@ type ExternalTool struct {
 	Description string
 	Catalogs    Catalog
 	Parameters  []byte
-	Run         ToolFunc
+	// ReadOnly and RequiresApproval are policy hints (MC4), as on plugin
+	// tools; nil RequiresApproval means !ReadOnly.
+	ReadOnly         bool
+	RequiresApproval *bool
+	Run              ToolFunc
 }
 
 // RegistryOptions configure a Registry. The zero value has no external tools
@@ -73,7 +77,8 @@ func NewRegistry(opts RegistryOptions) *Registry {
 		}
 		r.external = append(r.external, toolEntry{
 			Name: x.Name, ToolSet: x.ToolSet, Description: x.Description, Catalogs: x.Catalogs,
-			Parameters: x.Parameters, schema: sch, run: x.Run, external: true,
+			Parameters: x.Parameters, schema: sch, run: x.Run, external: true, ReadOnly: x.ReadOnly,
+			Namespace: x.ToolSet, RequiresApproval: ApprovalRequired(x.ReadOnly, x.RequiresApproval),
 		})
 	}
 	r.rebuild()

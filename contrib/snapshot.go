@@ -37,14 +37,20 @@ type ToolInfo struct {
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
 	ReadOnly    bool            `json:"read_only"`
+	// Namespace and CanonicalName (namespace.name) are what the host shows;
+	// Name stays the model-facing name. A plugin tool's namespace defaults
+	// to its plugin id, an external tool's to its tool set (MC4).
+	Namespace     string `json:"namespace"`
+	CanonicalName string `json:"canonical_name"`
+	// RequiresApproval is effective: declared, else !ReadOnly (MC4).
+	RequiresApproval bool `json:"requires_approval"`
 }
 
 // List returns the projections, in catalog order.
 func (s *ToolSnapshot) List() []ToolInfo {
 	out := make([]ToolInfo, len(s.tools))
-	for i, t := range s.tools {
-		out[i] = ToolInfo{Name: t.Name, Plugin: t.Plugin, Generation: t.Generation, ToolSet: t.ToolSet,
-			Catalogs: t.Catalogs.String(), Description: t.Description, Parameters: t.Parameters, ReadOnly: t.ReadOnly}
+	for i := range s.tools {
+		out[i] = s.tools[i].info()
 	}
 	return out
 }

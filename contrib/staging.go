@@ -57,6 +57,9 @@ func (s *Staging) AddTool(t Tool) {
 	case t.Catalogs == 0:
 		s.Report(ToolNoCatalog, t.Pos, "tool %q names no catalog; the tool is left out", t.Name)
 		return
+	case t.Namespace != "" && NamespaceProblem(t.Namespace) != "":
+		s.Report(ToolNamespaceInvalid, t.Pos, "tool %q: namespace %q %s; the tool is left out", t.Name, t.Namespace, NamespaceProblem(t.Namespace))
+		return
 	}
 	sch, err := CompileSchema(t.Parameters)
 	if err != nil {

@@ -114,8 +114,13 @@ type Tool struct {
 	Catalogs    Catalog
 	Parameters  json.RawMessage // the JSON Schema as given; "{}" when none
 	ReadOnly    bool            // a policy hint; never overrides host policy
-	Pos         Pos
-	Run         ToolFunc
+	// Namespace gives the canonical name Namespace.Name (MC4); empty means
+	// the plugin id.
+	Namespace string
+	// RequiresApproval is the declared hint; nil means !ReadOnly (MC4).
+	RequiresApproval *bool
+	Pos              Pos
+	Run              ToolFunc
 
 	schema *jsonschema.Schema
 }
@@ -136,9 +141,12 @@ type Command struct {
 	Name        string
 	Aliases     []string
 	Description string
-	Order       int
-	Pos         Pos
-	Run         CommandFunc
+	// ArgumentHint is a short usage of the arguments, listed with the
+	// command ("QUEUE", "[TEXT]"; MC6).
+	ArgumentHint string
+	Order        int
+	Pos          Pos
+	Run          CommandFunc
 }
 
 // Site is where a template is bound (CC13).

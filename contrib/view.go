@@ -34,10 +34,14 @@ type toolEntry struct {
 	Catalogs    Catalog
 	Parameters  json.RawMessage
 	ReadOnly    bool
-	index       int // into the generation's Set.Tools
-	external    bool
-	schema      *jsonschema.Schema
-	run         ToolFunc
+	// Namespace is the effective namespace and RequiresApproval the
+	// effective hint (MC4, toolhints.go).
+	Namespace        string
+	RequiresApproval bool
+	index            int // into the generation's Set.Tools
+	external         bool
+	schema           *jsonschema.Schema
+	run              ToolFunc
 }
 
 func (v *View) addConflict(d Diagnostic) {
@@ -63,6 +67,7 @@ func (v *View) buildTools(external []toolEntry) {
 			v.tools = append(v.tools, toolEntry{
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
 				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
+				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: ApprovalRequired(t.ReadOnly, t.RequiresApproval),
 			})
 		}
 	}

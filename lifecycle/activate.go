@@ -136,7 +136,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	req = m.request(p, b, gen)
 	if prev == nil {
 		m.mu.Lock()
-		p.state, p.blockers, p.diags = Activating, nil, slices.Clone(c.Diagnostics)
+		p.state, p.blockers, p.stopReason, p.diags = Activating, nil, nil, slices.Clone(c.Diagnostics)
 		m.mu.Unlock()
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.ActivationTimeout)
@@ -197,6 +197,13 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 }
 
 func (m *Manager) block(p *plugin, bs []Blocker) {
+	if r := disabledReason(bs); r != nil {
+		m.stop(p, *r) // MC5: disabled is stopped, not blocked
+		return
+	}
+	m.mu.Lock()
+	p.stopReason = nil
+	m.mu.Unlock()
 	if p.gen != nil {
 		cs := m.consumersOf(p.cand.ID())
 		for i := len(cs) - 1; i >= 0; i-- {

@@ -194,7 +194,7 @@ func (m *Manager) reevaluate(ctx context.Context) {
 				continue
 			}
 		}
-		if p.state == Blocked || stopping[p.cand.ID()] || p.deferred && !p.teardown {
+		if p.state == Blocked || p.stopReason != nil || stopping[p.cand.ID()] || p.deferred && !p.teardown {
 			retry = append(retry, p)
 		}
 	}

@@ -88,6 +88,7 @@ type plugin struct {
 	state       State
 	gen         *generation
 	blockers    []Blocker
+	stopReason  *Blocker // why a stopped plugin is off (MC5); stopped.go
 	diags       []contrib.Diagnostic
 	fingerprint string
 	teardown    bool // teardown pending (DC26)
@@ -209,6 +210,9 @@ func (m *Manager) project(p *plugin, view *contrib.View) Projection {
 	pr := Projection{ID: c.ID(), Directory: c.Display, Source: c.Source, State: p.state,
 		Fingerprint: p.fingerprint, Blockers: slices.Clone(p.blockers), Diagnostics: slices.Clone(p.diags),
 		TeardownPending: p.teardown}
+	if p.state == Stopped || p.state == Deactivating || p.state == Reclaiming {
+		pr.StopReason = p.stopReason
+	}
 	if c.Manifest != nil {
 		pr.Version = c.Manifest.Version
 		en := c.Manifest.IsEnabled() && !m.opts.Disabled(c.Manifest.ID)

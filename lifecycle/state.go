@@ -45,12 +45,22 @@ type Projection struct {
 	// Trust is filled by the host: "dev" (eligible in-process), "trusted",
 	// "untrusted", "modified", "unreadable" (the trust file), or "" before
 	// the bundle was read.
-	Trust       string               `json:"trust"`
-	Blockers    []Blocker            `json:"blockers"`
+	Trust    string    `json:"trust"`
+	Blockers []Blocker `json:"blockers"`
+	// StopReason says why a stopped plugin does not run when the operator
+	// switched it off (PluginDisabled, MC5); nil otherwise. A disabled
+	// plugin is stopped, never blocked: blockers are what prevents a plugin
+	// the operator wants running.
+	StopReason  *Blocker             `json:"stop_reason,omitempty"`
 	Diagnostics []contrib.Diagnostic `json:"diagnostics"`
 	// TeardownPending is set while a deactivated generation still has work
 	// that ignored cancellation (DC26).
 	TeardownPending bool `json:"teardown_pending,omitempty"`
+	// LeakedGenerations counts this plugin's deactivated generations still
+	// pinned in memory, and RestartRecommended is the host-wide verdict of
+	// Stats (DC27, MC9). The host fills both; the manager leaves them zero.
+	LeakedGenerations  int  `json:"leaked_generations"`
+	RestartRecommended bool `json:"restart_recommended"`
 }
 
 // Stats are host-wide lifecycle figures (DC27).

@@ -181,6 +181,12 @@ func (d *dispatch) decide(res *DispatchResult, args any) (bool, ToolResult) {
 	if err != nil || !cl.Known {
 		cl.Classification = Classification{Risk: "medium", Permission: "ask"}
 	}
+	if err == nil {
+		if refusal, refused := d.toolHints(call.Name, &cl); refused {
+			res.Classification, res.Risk = cl.Classification, cl.Risk
+			return false, refusal // MC4: plan mode runs read-only tools only (toolpolicy.go)
+		}
+	}
 	res.Classification, res.Risk = cl.Classification, cl.Risk
 	if cl.Permission == "deny" {
 		return false, denied("the host's classification denies %s", call.Name)

@@ -58,6 +58,9 @@ func (h *Host) Environment() *builtins.Environment {
 
 // skipReason says in a few words why a plugin is not loaded.
 func skipReason(p PluginInfo) string {
+	if p.StopReason != nil {
+		return string(p.StopReason.Code)
+	}
 	if len(p.Blockers) > 0 {
 		return string(p.Blockers[0].Code)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -39,19 +37,37 @@ func cancelled(ctx context.Context) error {
 // candidate passed. A failing command is a note and passes too. When ctx
 // has already ended, nothing runs and the error is ErrCancelled.
 func (h *Host) Expand(ctx context.Context, name, args string) (text string, ok bool, err error) {
+	r, err := h.ExecuteCommand(ctx, name, args)
+	return r.Input, r.Produced, err
+}
+
+// CommandResult is what executing one command by name produced: this
+// turn's input, or Produced false when every candidate passed, and which
+// command produced it.
+type CommandResult struct {
+	Input    string        `json:"input"`
+	Produced bool          `json:"produced"`
+	Origin   CommandOrigin `json:"origin"` // "markdown" or "plugin"; "" when none produced
+	Plugin   string        `json:"plugin"` // the producing plugin, for origin plugin
+}
+
+// ExecuteCommand runs /name args by the resolution of Expand and says which
+// command produced the input: the command/execute surface (MC6) beside the
+// Commands listing. Errors are those of Expand.
+func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandResult, error) {
 	name = strings.TrimPrefix(name, "/")
 	if ctx.Err() != nil {
-		return "", false, fmt.Errorf("/%s: %w", name, cancelled(ctx))
+		return CommandResult{}, fmt.Errorf("/%s: %w", name, cancelled(ctx))
 	}
-	if slices.ContainsFunc(h.opts.BuiltinCommands, func(b string) bool { return strings.EqualFold(b, name) }) {
-		return "", false, ErrBuiltinCommand
+	if h.isBuiltinCommand(name) {
+		return CommandResult{}, ErrBuiltinCommand
 	}
-	if body, found := h.markdownCommand(name); found {
-		return strings.ReplaceAll(body, "$ARGUMENTS", args), true, nil
+	if md, found := h.markdownCommand(name); found {
+		return CommandResult{Input: strings.ReplaceAll(md.body, "$ARGUMENTS", args), Produced: true, Origin: OriginMarkdown}, nil
 	}
 	cands := h.registry.View().Commands(name)
 	if len(cands) == 0 {
-		return "", false, fmt.Errorf("/%s: %w", name, ErrUnknownCommand)
+		return CommandResult{}, fmt.Errorf("/%s: %w", name, ErrUnknownCommand)
 	}
 	inv := contrib.Invocation{Name: name, Args: args}
 	for _, c := range cands {
@@ -71,55 +87,29 @@ func (h *Host) Expand(ctx context.Context, name, args string) (text string, ok b
 			}
 		})
 		if produced {
-			return out, true, nil
+			return CommandResult{Input: out, Produced: true, Origin: OriginPlugin, Plugin: c.Plugin}, nil
 		}
 	}
 	if ctx.Err() != nil {
-		return "", false, fmt.Errorf("/%s: %w", name, cancelled(ctx))
+		return CommandResult{}, fmt.Errorf("/%s: %w", name, cancelled(ctx))
 	}
-	return "", false, nil
+	return CommandResult{}, nil
+}
+
+func (h *Host) isBuiltinCommand(name string) bool {
+	return slices.ContainsFunc(h.opts.BuiltinCommands, func(b string) bool { return strings.EqualFold(b, name) })
 }
 
 // markdownCommand reads <workspace>/.crystal/commands/NAME.md, which shadows
 // plugin commands of the same name (DC8). It is read on every call.
-func (h *Host) markdownCommand(name string) (string, bool) {
+func (h *Host) markdownCommand(name string) (markdownCmd, bool) {
 	if contrib.ToolNameProblem(name) != "" {
-		return "", false
+		return markdownCmd{}, false
 	}
-	dir := filepath.Join(h.opts.Workspace, ".crystal", "commands")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", false
-	}
-	for _, e := range entries {
-		if base, isMD := strings.CutSuffix(e.Name(), ".md"); isMD && strings.EqualFold(base, name) {
-			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			return string(data), err == nil
+	for _, md := range h.markdownCommands() {
+		if strings.EqualFold(md.name, name) {
+			return md, true
 		}
 	}
-	return "", false
-}
-
-// CommandInfo lists one command available to /name.
-type CommandInfo struct {
-	Name        string   `json:"name"`
-	Aliases     []string `json:"aliases"`
-	Description string   `json:"description"`
-	Plugin      string   `json:"plugin"`
-	Source      string   `json:"source"` // "plugin" or "markdown"
-}
-
-// Commands lists markdown and plugin commands (DC8: listed wherever the host
-// lists commands).
-func (h *Host) Commands() []CommandInfo {
-	var out []CommandInfo
-	matches, _ := filepath.Glob(filepath.Join(h.opts.Workspace, ".crystal", "commands", "*.md"))
-	for _, m := range matches {
-		out = append(out, CommandInfo{Name: strings.TrimSuffix(filepath.Base(m), ".md"), Aliases: []string{}, Source: "markdown"})
-	}
-	for _, c := range h.registry.View().AllCommands() {
-		out = append(out, CommandInfo{Name: c.Command.Name, Aliases: append([]string{}, c.Command.Aliases...),
-			Description: c.Command.Description, Plugin: c.Plugin, Source: "plugin"})
-	}
-	return out
+	return markdownCmd{}, false
 }

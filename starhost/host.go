@@ -86,6 +86,10 @@ type Options struct {
 	BuiltinCommands     []string
 	HostPlaceholders    []string
 	BuiltinStatusFields []string
+	// BuiltinCommandInfo describes built-in verbs for Commands (MC6): name,
+	// aliases, description, argument hint. Verbs of BuiltinCommands not
+	// described here are listed by name only.
+	BuiltinCommandInfo []CommandInfo
 
 	// BuiltinStatus returns the text of a built-in status field (model,
 	// thinking, ...) for the operator's line; nil leaves them empty.
@@ -294,17 +298,23 @@ func (h *Host) roots() []lifecycle.Root {
 	return roots
 }
 
+// StateStopped is the state of a plugin with no live generation; a
+// disabled plugin is stopped, with PluginInfo.StopReason saying so (MC5).
+const StateStopped = lifecycle.Stopped
+
 // PluginInfo is the projection of one plugin (state, generation,
 // fingerprint, blockers and diagnostics).
 type PluginInfo = lifecycle.Projection
 
 // Plugins returns every discovered plugin, in load order, with its trust
-// verdict.
+// verdict and its reclaim facts (leaked_generations, restart_recommended).
 func (h *Host) Plugins() []PluginInfo {
 	ps := h.manager.Plugins()
 	f, err := h.trustStore().Load()
+	leaked, restart := h.manager.LeakedBy(), h.manager.Stats().RestartRecommended
 	for i := range ps {
 		p := &ps[i]
+		p.LeakedGenerations, p.RestartRecommended = leaked[p.ID], restart
 		switch {
 		case p.Source == contrib.SourceDev:
 			p.Trust = "dev"

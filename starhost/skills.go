@@ -1,14 +1,11 @@
 package starhost
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -53,22 +50,11 @@ func readSkill(path string) (Skill, bool) {
 		return Skill{}, false
 	}
 	s := Skill{Name: filepath.Base(filepath.Dir(path)), path: path}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "---" {
-		return s, true
+	fields, _ := frontMatter(data)
+	if v := fields["name"]; v != "" {
+		s.Name = v
 	}
-	for sc.Scan() && strings.TrimSpace(sc.Text()) != "---" {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		v = strings.Trim(strings.TrimSpace(v), `"'`)
-		switch strings.TrimSpace(k) {
-		case "name":
-			if ok && v != "" {
-				s.Name = v
-			}
-		case "description":
-			s.Description = v
-		}
-	}
+	s.Description = fields["description"]
 	return s, true
 }
 
@@ -81,6 +67,7 @@ func (h *Host) skillTool() *contrib.ExternalTool {
 		Name:        "skill",
 		Description: "Loads a skill's instructions by name.",
 		Catalogs:    contrib.PlanAndWork,
+		ReadOnly:    true, // reads a SKILL.md: runs in plan mode without a prompt (MC4)
 		Parameters:  []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
 		Run: func(_ context.Context, args any) contrib.Result {
 			name, _ := args.(map[string]any)["name"].(string)

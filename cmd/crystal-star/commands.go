@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -41,9 +42,7 @@ func runPlugins(e *env, args []string) error {
 			gen = "-"
 		}
 		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, p.Version, p.State, p.Source, gen, p.Directory)
-		for _, b := range p.Blockers {
-			fmt.Fprintf(e.stdout, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
-		}
+		printReasons(e.stdout, p)
 		for _, d := range p.Diagnostics {
 			fmt.Fprintf(e.stdout, "  %s\n", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
@@ -53,22 +52,50 @@ func runPlugins(e *env, args []string) error {
 			}
 		}
 	}
+	fmt.Fprintln(e.stdout, reclaimLine(h))
 	return nil
+}
+
+// printReasons prints why a plugin does not run: its stop reason (MC5)
+// and its blockers, one indented line each.
+func printReasons(w io.Writer, p starhost.PluginInfo) {
+	if r := p.StopReason; r != nil {
+		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", r.Message, r.Code, r.Remedy)
+	}
+	for _, b := range p.Blockers {
+		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
+	}
+}
+
+// reclaimLine is the operator's one-line view of the reclaim facts (DC27,
+// MC9), printed after the plugin list by `plugins` and dev `/plugins`.
+func reclaimLine(h *starhost.Host) string {
+	s := h.Stats()
+	advice := "no restart needed"
+	if s.RestartRecommended {
+		advice = "restart recommended"
+	}
+	return fmt.Sprintf("reclaim: %d reclaiming, leaked_generations %d, %s", s.Reclaiming, s.LeakedGenerations, advice)
 }
 
 // pluginJSON is the stable shape of `plugins --json` (docs/cli.md).
 type pluginJSON struct {
-	ID          string           `json:"id"`
-	Directory   string           `json:"directory"`
-	Source      string           `json:"source"`
-	DisplayName string           `json:"display_name"`
-	Version     string           `json:"version"`
-	State       string           `json:"state"`
-	Generation  string           `json:"generation"`
-	Fingerprint string           `json:"fingerprint"`
-	Trust       string           `json:"trust"`
-	Blockers    []blockerJSON    `json:"blockers"`
+	ID          string        `json:"id"`
+	Directory   string        `json:"directory"`
+	Source      string        `json:"source"`
+	DisplayName string        `json:"display_name"`
+	Version     string        `json:"version"`
+	State       string        `json:"state"`
+	Generation  string        `json:"generation"`
+	Fingerprint string        `json:"fingerprint"`
+	Trust       string        `json:"trust"`
+	Blockers    []blockerJSON `json:"blockers"`
+	// StopReason is why a stopped plugin is off (MC5), or null.
+	StopReason  *blockerJSON     `json:"stop_reason"`
 	Diagnostics []diagnosticJSON `json:"diagnostics"`
+	// MC9: the reclaim facts, visible to the operator (DC27).
+	LeakedGenerations  int  `json:"leaked_generations"`
+	RestartRecommended bool `json:"restart_recommended"`
 }
 
 type blockerJSON struct {
@@ -89,9 +116,13 @@ type diagnosticJSON struct {
 func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 	out := pluginJSON{ID: p.ID, Directory: p.Directory, Source: string(p.Source), DisplayName: p.DisplayName,
 		Version: p.Version, State: string(p.State), Generation: p.Generation, Fingerprint: p.Fingerprint,
-		Trust: p.Trust, Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{}}
+		Trust: p.Trust, Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{},
+		LeakedGenerations: p.LeakedGenerations, RestartRecommended: p.RestartRecommended}
 	for _, b := range p.Blockers {
 		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: b.Remedy})
+	}
+	if r := p.StopReason; r != nil {
+		out.StopReason = &blockerJSON{Code: string(r.Code), Message: r.Message, Remedy: r.Remedy}
 	}
 	for _, d := range p.Diagnostics {
 		out.Diagnostics = append(out.Diagnostics, diagnosticJSON{Code: string(d.Code), Severity: string(d.Severity),

@@ -159,6 +159,10 @@ func (c *console) event(ev starhost.Event) {
 		c.printf("faulted %s", ev.Plugin)
 	case "blocked":
 		c.printf("blocked %s", ev.Plugin)
+	case "stopped":
+		if ev.State == starhost.StateStopped { // switched off (MC5), not a retired generation
+			c.printf("stopped %s", ev.Plugin)
+		}
 	}
 	serving := ev.Kind == "activated" || ev.Kind == "reloaded" || ev.Kind == "unchanged"
 	c.failMu.Lock()
@@ -194,13 +198,14 @@ func (c *console) run(line string) bool {
 	case "quit", "exit":
 		return true
 	case "help":
-		c.printf("/plugins  /tools  /call TOOL JSON  /render TEXT  /statusline [add NAME|remove NAME|on|off|reset]  /reload  /wait REGEX  /quit  and any plugin or markdown /command")
-		for _, h := range consoleHelp {
-			c.printf("%s", h)
-		}
+		c.helpCommands() // MC6: one listing for /help, `commands` and embedders
+		c.printf("/wait REGEX  block until the transcript matches (scripts)")
 	case "plugins":
 		for _, p := range c.h.Plugins() {
 			c.printf("%s %s %s %s %s", p.ID, p.Version, p.State, orDash(p.Generation), p.Directory)
+			if r := p.StopReason; r != nil {
+				c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, r.Remedy)
+			}
 			for _, b := range p.Blockers {
 				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
 			}
@@ -208,9 +213,10 @@ func (c *console) run(line string) bool {
 				c.printf("  %s", d)
 			}
 		}
+		c.printf("%s", reclaimLine(c.h))
 	case "tools":
 		for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
-			c.printf("%s (%s) %s", t.Name, orDash(t.Plugin), t.Catalogs)
+			c.printf("%s (%s) %s %s", t.Name, orDash(t.Plugin), t.Catalogs, toolFlags(t))
 		}
 	case "call":
 		name, args, _ := strings.Cut(rest, " ")
@@ -253,11 +259,8 @@ func (c *console) run(line string) bool {
 }
 
 // consoleCommands are dev-console verbs added by other files of this
-// package in init (each also belongs in cliBuiltinCommands and /help).
+// package in init (each also belongs in cliBuiltinCommands and cliCommandInfo, which /help lists).
 var consoleCommands = map[string]func(c *console, rest string){}
-
-// consoleHelp lists the verbs of consoleCommands for /help.
-var consoleHelp []string
 
 // expand runs a plugin or markdown command.
 func (c *console) expand(ctx context.Context, name, args string) {

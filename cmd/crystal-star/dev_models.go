@@ -18,10 +18,6 @@ func init() {
 	consoleCommands["speed"] = func(c *console, rest string) { c.setting(rest, unset(c.h.SetSpeed)) }
 	consoleCommands["approval"] = (*console).approval
 	consoleCommands["classify"] = (*console).classify
-	consoleHelp = append(consoleHelp,
-		"/model [PROVIDER/MODEL]  /thinking LEVEL  /tier TIER|unset  /speed SPEED|unset  change the session plugins see",
-		"/approval [MODE | model PROVIDER/MODEL|off | thinking LEVEL]  the approval mode and the independent review model",
-		"/classify TOOL [JSON]  the risk and permission of one tool call")
 }
 
 // unset maps the console's "unset" to the empty token (tier, speed).

@@ -22,7 +22,7 @@ var (
 	cliStatusFields     = []string{"model", "thinking", "tier", "speed", "context", "cwd", "mode", "approval"}
 	cliBuiltinCommands  = []string{"help", "quit", "exit", "plugins", "tools", "call", "render", "reload",
 		"statusline", "model", "thinking", "tier", "speed", "approval", "classify", "prompt", "hook", "points",
-		"turn", "dispatch"}
+		"turn", "dispatch", "mode"}
 )
 
 // env is one command's environment: streams, flags and, once needed, the
@@ -53,7 +53,7 @@ func (e *env) start() (*starhost.Host, error) {
 		BuiltinStatus: func(name string) string { return cliStatusText(hostRef)(name) },
 		Home:          e.global.home, Workspace: e.global.workspace, Dev: devDirs(e.global.dev),
 		Clock:        clock,
-		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
+		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands, BuiltinCommandInfo: cliCommandInfo,
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
 		Notes: e.note, Events: e.events,
 		Classifications: cliClassifications, ModelCalls: e.modelCall,

@@ -39,12 +39,6 @@ func init() {
 	consoleCommands["points"] = (*console).points
 	consoleCommands["turn"] = (*console).turn
 	consoleCommands["dispatch"] = (*console).dispatch
-	consoleHelp = append(consoleHelp,
-		"/prompt  the assembled system prompt of thread dev, each section with its origin",
-		"/hook EVENT JSON  run one hook event on a payload; print the result and the skipped hooks",
-		"/points  every contribution point with its tiers and entries, and the hooks",
-		"/turn [TEXT]  one turn of thread dev: user_message, turn_started and turn_finished",
-		"/dispatch TOOL [JSON]  one tool call through the dispatch pipeline (hooks, policy, approval, recorder, normalizer)")
 }
 
 // devState is a console's thread: started once, turns counted.

@@ -14,7 +14,9 @@ import (
 func init() {
 	commands = append(commands, command{"test", testUsage, runTest})
 	consoleCommands["advance"] = (*console).advance
-	consoleHelp = append(consoleHelp, "/advance DURATION  run the plugin timers due in DURATION (CRYSTAL_CLOCK=manual, as under crystal-star test)")
+	cliBuiltinCommands = append(cliBuiltinCommands, "advance")
+	cliCommandInfo = append(cliCommandInfo, starhost.CommandInfo{Name: "advance", ArgumentHint: "DURATION",
+		Description: "run the plugin timers due in DURATION (CRYSTAL_CLOCK=manual, as under crystal-star test)"})
 }
 
 // testUsage is the summary of `crystal-star test`, e.g.

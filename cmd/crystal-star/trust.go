@@ -74,9 +74,7 @@ func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
 		}
 		if p := res.Plugin; p != nil {
 			fmt.Fprintf(e.stdout, "%s %s %s\n", p.ID, p.Version, p.State)
-			for _, b := range p.Blockers {
-				fmt.Fprintf(e.stdout, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
-			}
+			printReasons(e.stdout, *p)
 		}
 	}
 	if err != nil {
