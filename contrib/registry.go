@@ -138,19 +138,32 @@ func (r *Registry) Defer() (done func()) {
 // It reports whether anything was removed.
 // Every entry the generation added at run time is released with it (DC11).
 func (r *Registry) Revoke(plugin, gen string) bool {
+	return r.RevokeAll(map[string]string{plugin: gen}) == 1
+}
+
+// RevokeAll is Revoke of many generations (plugin id → generation) in one
+// step: one view rebuild and one invalidation for the whole batch, so
+// stopping n plugins costs linear, not quadratic, time. Generations no
+// longer live are skipped; it returns how many were removed.
+func (r *Registry) RevokeAll(gens map[string]string) int {
 	r.mu.Lock()
-	p, ok := r.gens[plugin]
-	if !ok || p.Generation != gen {
-		r.mu.Unlock()
-		return false
+	removed := map[string]bool{}
+	for plugin, gen := range gens {
+		if p, ok := r.gens[plugin]; ok && p.Generation == gen {
+			delete(r.gens, plugin)
+			removed[plugin] = true
+		}
 	}
-	delete(r.gens, plugin)
-	r.dropRuntime(func(e *runtimeEntry) bool { return e.plugin == plugin })
+	if len(removed) == 0 {
+		r.mu.Unlock()
+		return 0
+	}
+	r.dropRuntime(func(e *runtimeEntry) bool { return removed[e.plugin] })
 	r.dirty = false
 	r.rebuild()
 	r.mu.Unlock()
 	r.invalidate(Invalidation{}) // DC12: every point may have changed
-	return true
+	return len(removed)
 }
 
 // View returns the current immutable view.

@@ -266,15 +266,12 @@ func (m *Manager) deactivate(p *plugin) {
 	r := &retiredGen{plugin: g.pub.Plugin, id: g.id, ref: weak.Make(g.pub.Set)}
 	m.mu.Lock()
 	p.gen = nil
-	// Forget generations the collector already released, so the list stays
-	// as long as what is still in memory.
-	m.retired = slices.DeleteFunc(m.retired, func(r *retiredGen) bool { return r.ref.Value() == nil })
-	m.retired = append(m.retired, r)
+	m.retire(r) // reclaim bookkeeping, amortised (reclaim.go)
 	m.mu.Unlock()
 	finish := func() {
 		g.inst.Close()
 		m.mu.Lock()
-		r.doneCycles = gcCycles()
+		m.tornDown(r) // once per batch in bulk deactivation (reclaim.go)
 		p.teardown = false
 		if p.state == Deactivating {
 			p.state = Reclaiming

@@ -179,11 +179,13 @@ func (m *Manager) reevaluate(ctx context.Context) {
 			stopping[p.cand.Manifest.ID] = true
 		}
 	}
-	for i := len(ps) - 1; i >= 0; i-- {
-		if stopping[ps[i].cand.ID()] {
-			m.deactivate(ps[i])
+	var stop []*plugin
+	for _, p := range ps {
+		if stopping[p.cand.ID()] {
+			stop = append(stop, p)
 		}
 	}
+	m.deactivateAll(stop) // consumers first, one revocation for all
 	var retry []*plugin
 	for _, p := range ps {
 		// DC25: a faulted plugin that is now disabled becomes blocked, so

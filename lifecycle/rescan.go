@@ -44,12 +44,12 @@ func (m *Manager) Rescan(ctx context.Context) {
 		}
 		ps = append(ps, p)
 	}
-	for _, gone := range old {
-		m.deactivate(gone)
+	var gone []*plugin
+	for _, p := range old {
+		gone = append(gone, p)
 	}
-	m.mu.Lock()
-	m.plugins = ps
-	m.mu.Unlock()
+	m.deactivateAll(m.dependencyOrder(gone))
+	m.setPlugins(ps)
 	m.activateAndAttach(ctx, m.dependencyOrder(fresh), nil)
 	m.reevaluate(ctx)
 }
