@@ -204,18 +204,25 @@ func (m *Manager) reevaluate(ctx context.Context) {
 }
 
 // activateAndAttach activates ps in order (first gets its already-read
-// bundle) and then runs the attach stages of every generation that is new:
-// an unchanged plugin keeps its generation and is not attached again
-// (CC17, CC20: once per loaded generation).
+// bundle) and then runs the attach stages of every generation that is new
+// (activateBundles).
 func (m *Manager) activateAndAttach(ctx context.Context, ps []*plugin, first *Bundle) {
+	bundles := make([]*Bundle, len(ps))
+	if len(ps) > 0 {
+		bundles[0] = first
+	}
+	m.activateBundles(ctx, ps, bundles)
+}
+
+// activateBundles activates ps in order, each with its already-read bundle
+// (nil: read it now), and then runs the attach stages of every generation
+// that is new: an unchanged plugin keeps its generation and is not attached
+// again (CC17, CC20: once per loaded generation).
+func (m *Manager) activateBundles(ctx context.Context, ps []*plugin, bundles []*Bundle) {
 	changed := map[string]bool{}
 	for i, p := range ps {
 		before := p.gen
-		var b *Bundle
-		if i == 0 {
-			b = first
-		}
-		m.activate(ctx, p, b)
+		m.activate(ctx, p, bundles[i])
 		if p.gen != nil && p.gen != before {
 			changed[p.cand.ID()] = true
 		}

@@ -64,11 +64,10 @@ func Discover(roots []Root, display func(string) string) []*Candidate {
 			if r.Source == contrib.SourceProject {
 				taken[name] = true
 			}
-			c := &Candidate{Dir: dir, Name: name, Display: display(dir), Source: r.Source, Rank: len(out)}
-			c.load()
-			out = append(out, c)
+			out = append(out, &Candidate{Dir: dir, Name: name, Display: display(dir), Source: r.Source, Rank: len(out)})
 		}
 	}
+	loadAll(out) // reads only (AT4), on all cores
 	owner := map[string]*Candidate{}
 	for _, c := range out {
 		if c.Manifest == nil {

@@ -129,8 +129,12 @@ func NewManager(opts Options) *Manager {
 	if opts.Disabled == nil {
 		opts.Disabled = func(string) bool { return false }
 	}
+	opts.Activator = &precompiler{Activator: opts.Activator}
 	return &Manager{opts: opts}
 }
+
+// precompiler returns the wrapper NewManager put around the activator.
+func (m *Manager) precompiler() *precompiler { return m.opts.Activator.(*precompiler) }
 
 func (m *Manager) note(d contrib.Diagnostic) {
 	if m.opts.Services != nil {
@@ -162,9 +166,12 @@ func (m *Manager) Start(ctx context.Context) {
 	}
 	m.setPlugins(ps)
 	done := m.opts.Registry.Defer() // one view rebuild for the whole start
-	for _, p := range m.dependencyOrder(ps) {
-		m.activate(ctx, p, nil)
+	order := m.dependencyOrder(ps)
+	bundles := m.prepare(order) // reads and compiles on all cores (parallel.go)
+	for i, p := range order {
+		m.activate(ctx, p, bundles[i])
 	}
+	m.precompiler().forget()
 	done()
 	m.attachAll(ctx, nil)
 }

@@ -50,7 +50,9 @@ func (m *Manager) Rescan(ctx context.Context) {
 	}
 	m.deactivateAll(m.dependencyOrder(gone))
 	m.setPlugins(ps)
-	m.activateAndAttach(ctx, m.dependencyOrder(fresh), nil)
+	order := m.dependencyOrder(fresh)
+	m.activateBundles(ctx, order, m.prepare(order)) // reads and compiles on all cores
+	m.precompiler().forget()
 	m.reevaluate(ctx)
 }
 
