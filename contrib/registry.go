@@ -1,7 +1,7 @@
 package contrib
 
 import (
-	"cmp"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -58,6 +58,9 @@ type Registry struct {
 
 	deferring int  // Defer calls not yet done
 	dirty     bool // a deferred Publish awaits its rebuild
+
+	sorted   []*Published // r.gens in catalog order, when sortedOK (order.go)
+	sortedOK bool
 }
 
 // NewRegistry returns an empty registry. External tools whose parameters do
@@ -98,6 +101,7 @@ func (r *Registry) note(d Diagnostic) {
 // the previous generation (AT2).
 func (r *Registry) Publish(p *Published) {
 	r.mu.Lock()
+	r.placed(r.gens[p.Plugin], p)
 	r.gens[p.Plugin] = p
 	r.dropRuntime(func(e *runtimeEntry) bool { return e.plugin == p.Plugin && e.gen != p.Generation })
 	if r.deferring > 0 {
@@ -158,6 +162,7 @@ func (r *Registry) RevokeAll(gens map[string]string) int {
 		r.mu.Unlock()
 		return 0
 	}
+	r.unplaced(removed)
 	r.dropRuntime(func(e *runtimeEntry) bool { return removed[e.plugin] })
 	r.dirty = false
 	r.rebuild()
@@ -172,22 +177,8 @@ func (r *Registry) View() *View { return r.view.Load() }
 // rebuild computes a new view from r.gens; r.mu is held.
 func (r *Registry) rebuild() {
 	v := &View{gens: make(map[string]*Published, len(r.gens)), conflicts: map[string][]Diagnostic{}}
-	order := make([]*Published, 0, len(r.gens))
-	for id, p := range r.gens {
-		v.gens[id] = p
-		order = append(order, p)
-	}
-	// Catalog order (CC6): built-in plugins, then disk plugins by load order.
-	slices.SortFunc(order, func(a, b *Published) int {
-		if a.Source == SourceBuiltin != (b.Source == SourceBuiltin) {
-			if a.Source == SourceBuiltin {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(a.Plugin, b.Plugin))
-	})
-	v.order = order
+	maps.Copy(v.gens, r.gens)
+	v.order = r.ordered() // catalog order (CC6, order.go)
 	v.buildTools(r.external)
 	v.buildCommands()
 	v.buildPlaceholders()

@@ -330,6 +330,9 @@ func (m *Manager) attachAll(ctx context.Context, only map[string]bool) {
 			if g == nil || (stage != contrib.AttachEnv && only != nil && !only[g.pub.Plugin]) {
 				continue
 			}
+			if !attaches(g.inst, stage) {
+				continue // nothing to run: no empty call through the gate (attach.go)
+			}
 			g.pub.Gate.Do(ctx, func(ctx context.Context) {
 				if _, err := g.inst.Attach(ctx, stage); err != nil {
 					m.recordFailure(p, err)

@@ -140,6 +140,9 @@ func (m *Manager) consumersOf(id string) []*plugin {
 			}
 		}
 	}
+	if len(affected) == 1 {
+		return nil // nobody depends on id: no need to order everyone
+	}
 	var out []*plugin
 	for _, p := range m.dependencyOrder(ps) {
 		if p.cand.Manifest != nil && p.cand.Manifest.ID != id && affected[p.cand.Manifest.ID] {
@@ -163,15 +166,34 @@ func (m *Manager) reevaluate(ctx context.Context) {
 		return
 	}
 	m.mu.RLock()
-	ps := m.dependencyOrder(slices.Clone(m.plugins))
+	all := slices.Clone(m.plugins)
 	m.mu.RUnlock()
+	// One pass in load order finds what there is to do; when nothing lost
+	// admission and nothing waits, ordering every plugin by its
+	// dependencies (a reload asks this each time) is skipped.
+	lostAdmission := map[*plugin]bool{}
+	work := false
+	for _, p := range all {
+		switch {
+		case p.state == Active && p.gen != nil:
+			if len(m.admit(p.cand, p.gen.fp)) > 0 || !p.cand.Manifest.IsEnabled() || m.opts.Disabled(p.cand.Manifest.ID) {
+				lostAdmission[p], work = true, true
+			}
+		case p.state == Faulted && p.cand.Manifest != nil, p.state == Blocked, p.deferred && !p.teardown:
+			work = true
+		}
+	}
+	if !work {
+		return
+	}
+	ps := m.dependencyOrder(all)
 	// Active plugins that lost admission stop, consumers first (DC21).
 	stopping := map[string]bool{}
 	for _, p := range ps {
 		if p.state != Active || p.gen == nil {
 			continue
 		}
-		lost := len(m.admit(p.cand, p.gen.fp)) > 0 || !p.cand.Manifest.IsEnabled() || m.opts.Disabled(p.cand.Manifest.ID)
+		lost := lostAdmission[p]
 		for dep := range p.cand.Manifest.Dependencies {
 			lost = lost || stopping[dep]
 		}
