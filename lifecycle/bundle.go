@@ -33,45 +33,53 @@ type Bundle struct {
 func ReadBundle(dir string) (*Bundle, error) {
 	b := &Bundle{files: map[string][]byte{}}
 	// The plugin directory itself may be a link (a dev root); links inside
-	// it are not followed.
-	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = resolved
+	// it are not followed. One Lstat tells; resolving every component of
+	// every plugin's path was a good part of starting many plugins.
+	if st, err := os.Lstat(dir); err != nil {
+		return nil, err
+	} else if st.Mode()&fs.ModeSymlink != 0 {
+		if dir, err = filepath.EvalSymlinks(dir); err != nil {
+			return nil, err
+		}
 	}
 	total := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			// desktop/ is not part of the fingerprint (DC18), so it is not
-			// part of what can execute either.
-			if rel == "desktop" || d.Name() == ".git" && p != dir {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if rel == BuiltinMarker {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if total += len(data); total > MaxBundleBytes {
-			return fmt.Errorf("plugin bundle %s is larger than %d bytes", dir, MaxBundleBytes)
-		}
-		b.files[rel] = data
-		return nil
-	})
-	if err != nil {
+	if err := b.read(dir, "", &total); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// read adds the regular files below dir/rel to b, in name order.
+func (b *Bundle) read(dir, rel string, total *int) error {
+	entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := path.Join(rel, e.Name())
+		switch {
+		case e.IsDir():
+			// desktop/ is not part of the fingerprint (DC18), so it is not
+			// part of what can execute either.
+			if name == "desktop" || e.Name() == ".git" {
+				continue
+			}
+			if err := b.read(dir, name, total); err != nil {
+				return err
+			}
+		case name == BuiltinMarker, !e.Type().IsRegular():
+		default:
+			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+			if err != nil {
+				return err
+			}
+			if *total += len(data); *total > MaxBundleBytes {
+				return fmt.Errorf("plugin bundle %s is larger than %d bytes", dir, MaxBundleBytes)
+			}
+			b.files[name] = data
+		}
+	}
+	return nil
 }
 
 // NewBundle returns a bundle of the given files (paths slash-separated).
