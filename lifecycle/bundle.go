@@ -30,8 +30,14 @@ type Bundle struct {
 // ReadBundle reads every regular file below dir, except the desktop/ tree
 // and the .builtin marker, which are not part of the fingerprint. Symbolic links are not
 // followed; a bundle larger than MaxBundleBytes is an error.
-func ReadBundle(dir string) (*Bundle, error) {
-	b := &Bundle{files: map[string][]byte{}}
+func ReadBundle(dir string) (*Bundle, error) { return readBundle(dir, "", nil) }
+
+// readBundle is ReadBundle where the top-level file named known, when the
+// directory still lists it, takes the bytes given instead of being read
+// again (discovery has just read plugin.toml; the snapshot then holds
+// exactly the manifest that was parsed).
+func readBundle(dir, known string, data []byte) (*Bundle, error) {
+	r := &bundleReader{b: &Bundle{files: map[string][]byte{}}, known: known, data: data}
 	// The plugin directory itself may be a link (a dev root); links inside
 	// it are not followed. One Lstat tells; resolving every component of
 	// every plugin's path was a good part of starting many plugins.
@@ -42,15 +48,25 @@ func ReadBundle(dir string) (*Bundle, error) {
 			return nil, err
 		}
 	}
-	total := 0
-	if err := b.read(dir, "", &total); err != nil {
+	r.dir = dir
+	if err := r.read(""); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return r.b, nil
 }
 
-// read adds the regular files below dir/rel to b, in name order.
-func (b *Bundle) read(dir, rel string, total *int) error {
+// bundleReader reads one bundle snapshot.
+type bundleReader struct {
+	b     *Bundle
+	dir   string
+	known string // a top-level file already read, and its bytes
+	data  []byte
+	total int
+}
+
+// read adds the regular files below dir/rel to the bundle, in name order.
+func (r *bundleReader) read(rel string) error {
+	dir := r.dir
 	entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return err
@@ -64,19 +80,22 @@ func (b *Bundle) read(dir, rel string, total *int) error {
 			if name == "desktop" || e.Name() == ".git" {
 				continue
 			}
-			if err := b.read(dir, name, total); err != nil {
+			if err := r.read(name); err != nil {
 				return err
 			}
 		case name == BuiltinMarker, !e.Type().IsRegular():
 		default:
-			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
-			if err != nil {
-				return err
+			data := r.data
+			if name != r.known || data == nil {
+				var err error
+				if data, err = os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+					return err
+				}
 			}
-			if *total += len(data); *total > MaxBundleBytes {
+			if r.total += len(data); r.total > MaxBundleBytes {
 				return fmt.Errorf("plugin bundle %s is larger than %d bytes", dir, MaxBundleBytes)
 			}
-			b.files[name] = data
+			r.b.files[name] = data
 		}
 	}
 	return nil

@@ -32,6 +32,8 @@ type Candidate struct {
 	// KnownID is the id an earlier, valid manifest of this directory gave;
 	// it keeps the plugin's identity while its manifest is broken.
 	KnownID string
+
+	manifestData []byte // the plugin.toml bytes Manifest was parsed from
 }
 
 // ID returns the manifest id or, when the manifest is unusable, the id it
@@ -94,6 +96,7 @@ func (c *Candidate) load() {
 			"cannot read %s: %v", ManifestName, unwrapPath(err)).WithRemedy("add a plugin.toml with id and version"))
 		return
 	}
+	c.manifestData = data
 	m, diags := ParseManifest(file, data, c.Name)
 	c.Diagnostics = append(c.Diagnostics, diags...)
 	if m == nil {

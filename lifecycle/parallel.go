@@ -100,7 +100,7 @@ func (m *Manager) prepare(ps []*plugin) []*Bundle {
 		if c.Manifest == nil || c.Shadowed || p.teardown || len(p.blockers) > 0 {
 			return
 		}
-		b, err := ReadBundle(c.Dir)
+		b, err := readBundle(c.Dir, ManifestName, c.manifestData)
 		if err != nil {
 			return
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,6 +50,9 @@ func scaleSizes(tb testing.TB) []int {
 //     rawpar-ms the same on GOMAXPROCS goroutines (the same cores the host
 //     uses); start/raw and start/rawpar are the ratios;
 //   - close-ms: Close of that host;
+//   - cpu-start/raw: the same ratio in CPU time (user + system, all
+//     threads, garbage collection included), which the other work on a
+//     shared machine does not move;
 //   - heap-KB/plugin: the live heap the started host adds, per plugin
 //     (after two collections);
 //   - reload-p50-ms / reload-p99-ms: Host.Reload of one edited plugin with
@@ -101,23 +105,28 @@ func benchScale(b *testing.B, n int) {
 		}
 	}
 	var start, closing, rawSeq, rawPar time.Duration
-	timed := func(f func()) time.Duration {
+	var startCPU, rawCPU time.Duration
+	timed := func(f func(), cpu *time.Duration) time.Duration {
 		runtime.GC() // each part starts on a clean heap
-		t := time.Now()
+		c, t := cpuTime(), time.Now()
 		f()
-		return time.Since(t)
+		wall := time.Since(t)
+		if cpu != nil {
+			*cpu += cpuTime() - c
+		}
+		return wall
 	}
 	b.ResetTimer()
 	for range b.N {
 		var h *starhost.Host
-		start += timed(func() { h = newHost() })
-		closing += timed(func() { h.Close(context.Background()) })
+		start += timed(func() { h = newHost() }, &startCPU)
+		closing += timed(func() { h.Close(context.Background()) }, nil)
 		rawSeq += timed(func() {
 			for i := range n {
 				raw(i)
 			}
-		})
-		rawPar += timed(func() { parallelFor(n, raw) })
+		}, &rawCPU)
+		rawPar += timed(func() { parallelFor(n, raw) }, nil)
 	}
 	b.StopTimer()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
@@ -126,10 +135,20 @@ func benchScale(b *testing.B, n int) {
 	b.ReportMetric(ms(rawPar), "rawpar-ms")
 	b.ReportMetric(float64(start)/float64(rawSeq), "start/raw")
 	b.ReportMetric(float64(start)/float64(rawPar), "start/rawpar")
+	b.ReportMetric(float64(startCPU)/float64(rawCPU), "cpu-start/raw")
 	b.ReportMetric(ms(closing), "close-ms")
 	b.ReportMetric(heapPer, "heap-KB/plugin")
 	b.ReportMetric(p50, "reload-p50-ms")
 	b.ReportMetric(p99, "reload-p99-ms")
+}
+
+// cpuTime is the CPU time (user and system, every thread, the collector's
+// included) this process has used: on a shared machine it is the figure
+// other processes do not move.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // liveHeap is the live heap after two collections.
