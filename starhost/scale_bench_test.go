@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/starhost"
-	"github.com/crystal-star/crystal-star/starhost/internal/scalegen"
+	"github.com/crystal-star/crystal-star/internal/scalegen"
 )
 
 // scaleSizes are the plugin counts of BenchmarkScale: CRYSTAL_SCALE

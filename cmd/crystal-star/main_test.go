@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/crystal-star/crystal-star/internal/scalegen"
 )
 
 func TestMain(m *testing.M) {
@@ -36,9 +38,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode":  cmdExitcode,
-			"waitmatch": cmdWaitmatch,
-			"fakemodel": cmdFakeModel,
+			"exitcode":   cmdExitcode,
+			"waitmatch":  cmdWaitmatch,
+			"fakemodel":  cmdFakeModel,
+			"genplugins": cmdGenPlugins,
 		},
 	})
 }
@@ -64,6 +67,20 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdGenPlugins runs `genplugins N DIR`: it writes N generated one-tool
+// plugins (plugin i contributes the tool echo_i, id scale.p0000i) into DIR,
+// relative to $WORK. Scenarios with many plugins generate them at run time.
+func cmdGenPlugins(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: genplugins N DIR")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("genplugins: %v", err)
+	}
+	ts.Check(scalegen.Write(ts.MkAbs(args[1]), n))
 }
 
 // cmdWaitmatch runs `waitmatch FILE REGEX`: it polls FILE (relative to

@@ -7,8 +7,8 @@
 # `rawstar DIR TOOL JSON`, interleaved run by run, reporting the median of
 # each and their ratio.
 #
-#   starhost/internal/scalegen/scale.sh [N...]     # default: 100 1000
-#   RUNS=21 starhost/internal/scalegen/scale.sh 1000 10000
+#   internal/scalegen/scale.sh [N...]     # default: 100 1000
+#   RUNS=21 internal/scalegen/scale.sh 1000 10000
 #
 # Then the library figures (Start, Close, heap, reload) in one run:
 #   CRYSTAL_SCALE=100,1000,10000 go test ./starhost -run '^$' -bench BenchmarkScale -benchtime 3x
@@ -20,7 +20,7 @@ sizes=("$@")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/crystal-star" ./cmd/crystal-star
-go build -o "$work/rawstar" ./starhost/internal/scalegen/rawstar
+go build -o "$work/rawstar" ./internal/scalegen/rawstar
 
 now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -28,7 +28,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 printf '%-8s %-14s %-14s %s\n' plugins call-ms raw-ms ratio
 for n in "${sizes[@]}"; do
 	dir="$work/p$n"
-	go run ./starhost/internal/scalegen/genplugins -n "$n" "$dir"
+	go run ./internal/scalegen/genplugins -n "$n" "$dir"
 	tool="echo_$((n / 2))"
 	args='{"text": "hello"}'
 	home="$work/home" ws="$work/ws"

@@ -1,5 +1,5 @@
 // Command genplugins writes n generated one-tool plugins into a directory
-// (scale.sh uses it): go run ./starhost/internal/scalegen/genplugins -n 1000 DIR
+// (scale.sh uses it): go run ./internal/scalegen/genplugins -n 1000 DIR
 package main
 
 import (
@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/crystal-star/crystal-star/starhost/internal/scalegen"
+	"github.com/crystal-star/crystal-star/internal/scalegen"
 )
 
 func main() {
