@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/internal/scalegen"
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // scaleSizes are the plugin counts of BenchmarkScale: CRYSTAL_SCALE
