@@ -241,6 +241,14 @@ func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bo
 	return true, err
 }
 
+// Attaches reports whether Attach of stage would do anything: the plugin
+// gave a callback for it, or the stage does something for every generation
+// (contrib.AttachProber).
+func (inst *instance) Attaches(stage contrib.AttachStage) bool {
+	_, ok := inst.callbacks[stage]
+	return ok || attachAlways[stage] != nil
+}
+
 // attachPreparers decide, per stage, whether the callback runs for this
 // generation (a capability, an accepted status field) and which arguments
 // follow ctx. A stage without one runs with ctx alone. Feature files fill

@@ -81,6 +81,15 @@ type Instance interface {
 	Close()
 }
 
+// AttachProber is implemented by instances that can tell, without running
+// anything, whether Attach of a stage would do anything. Every reload runs
+// `attach` of every plugin again (CC3) and most plugins have none, so the
+// lifecycle skips the others instead of admitting an empty call through
+// each generation's gate.
+type AttachProber interface {
+	Attaches(stage AttachStage) bool
+}
+
 // Starter is implemented by instances that own background work (plugin
 // timers). The lifecycle calls Start once the generation is published and
 // attached; the work must go through gate and stop when the instance closes.

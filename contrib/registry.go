@@ -1,7 +1,7 @@
 package contrib
 
 import (
-	"cmp"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -62,6 +62,9 @@ type Registry struct {
 
 	deferring int  // Defer calls not yet done
 	dirty     bool // a deferred Publish awaits its rebuild
+
+	sorted   []*Published // r.gens in catalog order, when sortedOK (order.go)
+	sortedOK bool
 }
 
 // NewRegistry returns an empty registry. External tools whose parameters do
@@ -104,6 +107,7 @@ func (r *Registry) note(d Diagnostic) {
 // lifecycle) drains the replaced generation afterwards.
 func (r *Registry) Publish(p *Published) {
 	r.mu.Lock()
+	r.placed(r.gens[p.Plugin], p)
 	r.gens[p.Plugin] = p
 	r.dropRuntime(func(e *runtimeEntry) bool { return e.plugin == p.Plugin && e.gen != p.Generation })
 	if r.deferring > 0 {
@@ -144,19 +148,33 @@ func (r *Registry) Defer() (done func()) {
 // It reports whether anything was removed.
 // Every entry the generation added at run time is released with it (DC11).
 func (r *Registry) Revoke(plugin, gen string) bool {
+	return r.RevokeAll(map[string]string{plugin: gen}) == 1
+}
+
+// RevokeAll is Revoke of many generations (plugin id → generation) in one
+// step: one view rebuild and one invalidation for the whole batch, so
+// stopping n plugins costs linear, not quadratic, time. Generations no
+// longer live are skipped; it returns how many were removed.
+func (r *Registry) RevokeAll(gens map[string]string) int {
 	r.mu.Lock()
-	p, ok := r.gens[plugin]
-	if !ok || p.Generation != gen {
-		r.mu.Unlock()
-		return false
+	removed := map[string]bool{}
+	for plugin, gen := range gens {
+		if p, ok := r.gens[plugin]; ok && p.Generation == gen {
+			delete(r.gens, plugin)
+			removed[plugin] = true
+		}
 	}
-	delete(r.gens, plugin)
-	r.dropRuntime(func(e *runtimeEntry) bool { return e.plugin == plugin })
+	if len(removed) == 0 {
+		r.mu.Unlock()
+		return 0
+	}
+	r.unplaced(removed)
+	r.dropRuntime(func(e *runtimeEntry) bool { return removed[e.plugin] })
 	r.dirty = false
 	r.rebuild()
 	r.mu.Unlock()
 	r.invalidate(Invalidation{}) // DC12: every point may have changed
-	return true
+	return len(removed)
 }
 
 // View returns the current immutable view.
@@ -165,22 +183,8 @@ func (r *Registry) View() *View { return r.view.Load() }
 // rebuild computes a new view from r.gens; r.mu is held.
 func (r *Registry) rebuild() {
 	v := &View{gens: make(map[string]*Published, len(r.gens)), conflicts: map[string][]Diagnostic{}}
-	order := make([]*Published, 0, len(r.gens))
-	for id, p := range r.gens {
-		v.gens[id] = p
-		order = append(order, p)
-	}
-	// Catalog order (CC6): built-in plugins, then disk plugins by load order.
-	slices.SortFunc(order, func(a, b *Published) int {
-		if a.Source == SourceBuiltin != (b.Source == SourceBuiltin) {
-			if a.Source == SourceBuiltin {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(a.Plugin, b.Plugin))
-	})
-	v.order = order
+	maps.Copy(v.gens, r.gens)
+	v.order = r.ordered() // catalog order (CC6, order.go)
 	v.buildTools(r.external)
 	v.buildCommands()
 	v.buildPlaceholders()

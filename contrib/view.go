@@ -52,8 +52,15 @@ func (v *View) addConflict(d Diagnostic) {
 func (v *View) Conflicts(plugin string) []Diagnostic { return v.conflicts[plugin] }
 
 func (v *View) buildTools(external []toolEntry) {
-	owner := map[string]string{}
-	v.toolIndex = map[string]int{}
+	n := len(external)
+	for _, p := range v.order {
+		n += len(p.Set.Tools)
+	}
+	// Sized once: the view is rebuilt on every publication, so growing the
+	// map and the list step by step dominated a reload with many plugins.
+	owner := make(map[string]string, n)
+	v.toolIndex = make(map[string]int, n)
+	v.tools = make([]toolEntry, 0, n)
 	for _, p := range v.order {
 		for i, t := range p.Set.Tools {
 			key := fold(t.Name)

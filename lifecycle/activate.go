@@ -192,7 +192,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	// previous one drains (which may take up to the cleanup timeout).
 	m.emit(Event{Plugin: id, Kind: kind, Generation: gen, State: Active, Elapsed: time.Since(start), Instance: inst, Previous: prevInst})
 	if prev != nil {
-		m.retire(p, prev)
+		m.retireReplaced(p, prev)
 	}
 }
 
@@ -275,15 +275,12 @@ func (m *Manager) drain(p *plugin, g *generation) {
 	if p.gen == g {
 		p.gen = nil
 	}
-	// Forget generations the collector already released, so the list stays
-	// as long as what is still in memory.
-	m.retired = slices.DeleteFunc(m.retired, func(r *retiredGen) bool { return r.ref.Value() == nil })
-	m.retired = append(m.retired, r)
+	m.retire(r) // reclaim bookkeeping, amortised (reclaim.go)
 	m.mu.Unlock()
 	finish := func() {
 		g.inst.Close()
 		m.mu.Lock()
-		r.doneCycles = gcCycles()
+		m.tornDown(r) // once per batch in bulk deactivation (reclaim.go)
 		p.teardown = false
 		if p.state == Deactivating {
 			p.state = Reclaiming
@@ -341,6 +338,9 @@ func (m *Manager) attachAll(ctx context.Context, only map[string]bool) {
 			g := p.gen
 			if g == nil || g.staged || (stage != contrib.AttachEnv && only != nil && !only[g.pub.Plugin]) {
 				continue
+			}
+			if !attaches(g.inst, stage) {
+				continue // nothing to run: no empty call through the gate (attach.go)
 			}
 			g.pub.Gate.Do(ctx, func(ctx context.Context) {
 				if _, err := g.inst.Attach(ctx, stage); err != nil {

@@ -30,48 +30,75 @@ type Bundle struct {
 // ReadBundle reads every regular file below dir, except the desktop/ tree
 // and the .builtin marker, which are not part of the fingerprint. Symbolic links are not
 // followed; a bundle larger than MaxBundleBytes is an error.
-func ReadBundle(dir string) (*Bundle, error) {
-	b := &Bundle{files: map[string][]byte{}}
+func ReadBundle(dir string) (*Bundle, error) { return readBundle(dir, "", nil) }
+
+// readBundle is ReadBundle where the top-level file named known, when the
+// directory still lists it, takes the bytes given instead of being read
+// again (discovery has just read plugin.toml; the snapshot then holds
+// exactly the manifest that was parsed).
+func readBundle(dir, known string, data []byte) (*Bundle, error) {
+	r := &bundleReader{b: &Bundle{files: map[string][]byte{}}, known: known, data: data}
 	// The plugin directory itself may be a link (a dev root); links inside
-	// it are not followed.
-	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = resolved
+	// it are not followed. One Lstat tells; resolving every component of
+	// every plugin's path was a good part of starting many plugins.
+	if st, err := os.Lstat(dir); err != nil {
+		return nil, err
+	} else if st.Mode()&fs.ModeSymlink != 0 {
+		if dir, err = filepath.EvalSymlinks(dir); err != nil {
+			return nil, err
+		}
 	}
-	total := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			// desktop/ is not part of the fingerprint (DC18), so it is not
-			// part of what can execute either.
-			if rel == "desktop" || d.Name() == ".git" && p != dir {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if rel == BuiltinMarker {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if total += len(data); total > MaxBundleBytes {
-			return fmt.Errorf("plugin bundle %s is larger than %d bytes", dir, MaxBundleBytes)
-		}
-		b.files[rel] = data
-		return nil
-	})
-	if err != nil {
+	r.dir = dir
+	if err := r.read(""); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return r.b, nil
+}
+
+// bundleReader reads one bundle snapshot.
+type bundleReader struct {
+	b     *Bundle
+	dir   string
+	known string // a top-level file already read, and its bytes
+	data  []byte
+	total int
+}
+
+// read adds the regular files below dir/rel to the bundle, in name order.
+func (r *bundleReader) read(rel string) error {
+	dir := r.dir
+	entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := path.Join(rel, e.Name())
+		switch {
+		case e.IsDir():
+			// desktop/ is not part of the fingerprint (DC18), so it is not
+			// part of what can execute either.
+			if name == "desktop" || e.Name() == ".git" {
+				continue
+			}
+			if err := r.read(name); err != nil {
+				return err
+			}
+		case name == BuiltinMarker, !e.Type().IsRegular():
+		default:
+			data := r.data
+			if name != r.known || data == nil {
+				var err error
+				if data, err = os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+					return err
+				}
+			}
+			if r.total += len(data); r.total > MaxBundleBytes {
+				return fmt.Errorf("plugin bundle %s is larger than %d bytes", dir, MaxBundleBytes)
+			}
+			r.b.files[name] = data
+		}
+	}
+	return nil
 }
 
 // NewBundle returns a bundle of the given files (paths slash-separated).

@@ -114,3 +114,21 @@ func TestDC23_SymlinkedPluginDirIsRead(t *testing.T) {
 		t.Errorf("paths = %v, want the plugin's files", got)
 	}
 }
+
+// TestDC23_StartSnapshotHoldsTheParsedManifest: Start reuses the
+// plugin.toml bytes discovery parsed instead of reading the file again, so
+// the snapshot (and its fingerprint) holds exactly the manifest in force;
+// every other file is read from disk as usual.
+func TestDC23_StartSnapshotHoldsTheParsedManifest(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{ManifestName: "on disk", "plugin.star": "src", "lib/" + ManifestName: "nested"})
+	b, err := readBundle(dir, ManifestName, []byte("parsed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{ManifestName: "parsed", "plugin.star": "src", "lib/" + ManifestName: "nested"} {
+		if got, _ := b.ReadFile(name); string(got) != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -32,14 +32,19 @@ func (c *Candidate) KeyPos(key ...string) contrib.Pos {
 // a dependency cycle keep their load order.
 func DependencyOrder(cands []*Candidate) []*Candidate {
 	byID := providers(cands)
-	var out []*Candidate
-	state := map[*Candidate]int{} // 1 visiting, 2 done
+	out := make([]*Candidate, 0, len(cands))
+	state := make(map[*Candidate]int, len(cands)) // 1 visiting, 2 done
 	var visit func(c *Candidate)
 	visit = func(c *Candidate) {
 		if state[c] != 0 {
 			return
 		}
 		state[c] = 1
+		if len(c.Manifest.Dependencies) == 0 {
+			state[c] = 2
+			out = append(out, c)
+			return
+		}
 		for _, dep := range slices.Sorted(mapKeys(c.Manifest.Dependencies)) {
 			if q := byID[dep]; q != nil {
 				visit(q)
@@ -58,7 +63,7 @@ func DependencyOrder(cands []*Candidate) []*Candidate {
 
 // providers maps each id to the candidate that would run under it.
 func providers(cands []*Candidate) map[string]*Candidate {
-	byID := map[string]*Candidate{}
+	byID := make(map[string]*Candidate, len(cands))
 	for _, c := range cands {
 		if c.Manifest != nil && !c.Shadowed {
 			byID[c.Manifest.ID] = c

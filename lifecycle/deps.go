@@ -140,6 +140,9 @@ func (m *Manager) consumersOf(id string) []*plugin {
 			}
 		}
 	}
+	if len(affected) == 1 {
+		return nil // nobody depends on id: no need to order everyone
+	}
 	var out []*plugin
 	for _, p := range m.dependencyOrder(ps) {
 		if p.cand.Manifest != nil && p.cand.Manifest.ID != id && affected[p.cand.Manifest.ID] {
@@ -163,15 +166,34 @@ func (m *Manager) reevaluate(ctx context.Context) {
 		return
 	}
 	m.mu.RLock()
-	ps := m.dependencyOrder(slices.Clone(m.plugins))
+	all := slices.Clone(m.plugins)
 	m.mu.RUnlock()
+	// One pass in load order finds what there is to do; when nothing lost
+	// admission and nothing waits, ordering every plugin by its
+	// dependencies (a reload asks this each time) is skipped.
+	lostAdmission := map[*plugin]bool{}
+	work := false
+	for _, p := range all {
+		switch {
+		case p.state == Active && p.gen != nil:
+			if len(m.admit(p.cand, p.gen.fp)) > 0 || !p.cand.Manifest.IsEnabled() || m.opts.Disabled(p.cand.Manifest.ID) {
+				lostAdmission[p], work = true, true
+			}
+		case p.state == Faulted && p.cand.Manifest != nil, p.state == Blocked, p.deferred && !p.teardown:
+			work = true
+		}
+	}
+	if !work {
+		return
+	}
+	ps := m.dependencyOrder(all)
 	// Active plugins that lost admission stop, consumers first (DC21).
 	stopping := map[string]bool{}
 	for _, p := range ps {
 		if p.state != Active || p.gen == nil {
 			continue
 		}
-		lost := len(m.admit(p.cand, p.gen.fp)) > 0 || !p.cand.Manifest.IsEnabled() || m.opts.Disabled(p.cand.Manifest.ID)
+		lost := lostAdmission[p]
 		for dep := range p.cand.Manifest.Dependencies {
 			lost = lost || stopping[dep]
 		}
@@ -179,11 +201,13 @@ func (m *Manager) reevaluate(ctx context.Context) {
 			stopping[p.cand.Manifest.ID] = true
 		}
 	}
-	for i := len(ps) - 1; i >= 0; i-- {
-		if stopping[ps[i].cand.ID()] {
-			m.deactivate(ps[i])
+	var stop []*plugin
+	for _, p := range ps {
+		if stopping[p.cand.ID()] {
+			stop = append(stop, p)
 		}
 	}
+	m.deactivateAll(stop) // consumers first, one revocation for all
 	var retry []*plugin
 	for _, p := range ps {
 		// DC25: a faulted plugin that is now disabled becomes blocked, so
@@ -202,18 +226,25 @@ func (m *Manager) reevaluate(ctx context.Context) {
 }
 
 // activateAndAttach activates ps in order (first gets its already-read
-// bundle) and then runs the attach stages of every generation that is new:
-// an unchanged plugin keeps its generation and is not attached again
-// (CC17, CC20: once per loaded generation).
+// bundle) and then runs the attach stages of every generation that is new
+// (activateBundles).
 func (m *Manager) activateAndAttach(ctx context.Context, ps []*plugin, first *Bundle) {
+	bundles := make([]*Bundle, len(ps))
+	if len(ps) > 0 {
+		bundles[0] = first
+	}
+	m.activateBundles(ctx, ps, bundles)
+}
+
+// activateBundles activates ps in order, each with its already-read bundle
+// (nil: read it now), and then runs the attach stages of every generation
+// that is new: an unchanged plugin keeps its generation and is not attached
+// again (CC17, CC20: once per loaded generation).
+func (m *Manager) activateBundles(ctx context.Context, ps []*plugin, bundles []*Bundle) {
 	changed := map[string]bool{}
 	for i, p := range ps {
 		before := p.gen
-		var b *Bundle
-		if i == 0 {
-			b = first
-		}
-		m.activate(ctx, p, b)
+		m.activate(ctx, p, bundles[i])
 		if p.gen != nil && p.gen != before {
 			changed[p.cand.ID()] = true
 		}

@@ -32,6 +32,8 @@ type Candidate struct {
 	// KnownID is the id an earlier, valid manifest of this directory gave;
 	// it keeps the plugin's identity while its manifest is broken.
 	KnownID string
+
+	manifestData []byte // the plugin.toml bytes Manifest was parsed from
 }
 
 // ID returns the manifest id or, when the manifest is unusable, the id it
@@ -64,11 +66,10 @@ func Discover(roots []Root, display func(string) string) []*Candidate {
 			if r.Source == contrib.SourceProject {
 				taken[name] = true
 			}
-			c := &Candidate{Dir: dir, Name: name, Display: display(dir), Source: r.Source, Rank: len(out)}
-			c.load()
-			out = append(out, c)
+			out = append(out, &Candidate{Dir: dir, Name: name, Display: display(dir), Source: r.Source, Rank: len(out)})
 		}
 	}
+	loadAll(out) // reads only (AT4), on all cores
 	owner := map[string]*Candidate{}
 	for _, c := range out {
 		if c.Manifest == nil {
@@ -95,6 +96,7 @@ func (c *Candidate) load() {
 			"cannot read %s: %v", ManifestName, unwrapPath(err)).WithRemedy("add a plugin.toml with id and version"))
 		return
 	}
+	c.manifestData = data
 	m, diags := ParseManifest(file, data, c.Name)
 	c.Diagnostics = append(c.Diagnostics, diags...)
 	if m == nil {

@@ -6,7 +6,7 @@ package lifecycle
 // The host puts these counts on each plugin's projection so the operator
 // sees them (plugins --json, dev /plugins), not only the embedder.
 func (m *Manager) LeakedBy() map[string]int {
-	cycles := gcCycles()
+	cycles := m.gcCycles()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	out := map[string]int{}

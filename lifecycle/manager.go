@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"sync"
@@ -74,10 +73,17 @@ type Manager struct {
 	opts Options
 	op   sync.Mutex // serialises operations (and so every transition)
 
-	mu      sync.RWMutex // guards the fields below
-	plugins []*plugin    // load order
+	mu      sync.RWMutex       // guards the fields below
+	plugins []*plugin          // load order
+	byID    map[string]*plugin // the active-eligible plugin of each id (find)
 	retired []*retiredGen
 	pending sync.WaitGroup // teardowns past the cleanup timeout
+
+	// Reclaim bookkeeping (reclaim.go).
+	retiredPruned int           // len(retired) after the last prune
+	batching      bool          // a bulk deactivation is running
+	unstamped     []*retiredGen // torn down in this batch, cycles not read yet
+	cycles        func() uint64 // reads the GC cycle counter; nil: the runtime's
 
 	genSeq  atomic.Uint64
 	closing atomic.Bool // Close has begun: nothing activates any more
@@ -127,8 +133,12 @@ func NewManager(opts Options) *Manager {
 	if opts.Disabled == nil {
 		opts.Disabled = func(string) bool { return false }
 	}
+	opts.Activator = &precompiler{Activator: opts.Activator}
 	return &Manager{opts: opts}
 }
+
+// precompiler returns the wrapper NewManager put around the activator.
+func (m *Manager) precompiler() *precompiler { return m.opts.Activator.(*precompiler) }
 
 func (m *Manager) note(d contrib.Diagnostic) {
 	if m.opts.Services != nil {
@@ -158,13 +168,14 @@ func (m *Manager) Start(ctx context.Context) {
 			m.note(d)
 		}
 	}
-	m.mu.Lock()
-	m.plugins = ps
-	m.mu.Unlock()
+	m.setPlugins(ps)
 	done := m.opts.Registry.Defer() // one view rebuild for the whole start
-	for _, p := range m.dependencyOrder(ps) {
-		m.activate(ctx, p, nil)
+	order := m.dependencyOrder(ps)
+	bundles := m.prepare(order) // reads and compiles on all cores (parallel.go)
+	for i, p := range order {
+		m.activate(ctx, p, bundles[i])
 	}
+	m.precompiler().forget()
 	done()
 	m.attachAll(ctx, nil)
 }
@@ -250,7 +261,7 @@ func (m *Manager) stillReclaiming(plugin string) bool {
 // generation counts as leaked only once two collections have run since its
 // teardown finished and it is still reachable.
 func (m *Manager) Stats() Stats {
-	cycles := gcCycles()
+	cycles := m.gcCycles()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var s Stats
@@ -267,23 +278,23 @@ func (m *Manager) Stats() Stats {
 		}
 	}
 	m.retired = live
+	m.retiredPruned = len(live)
 	s.RestartRecommended = s.LeakedGenerations > 0
 	return s
-}
-
-func gcCycles() uint64 {
-	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return sample[0].Value.Uint64() + 1 // never 0, which means "pending"
 }
 
 // Generation returns the live generation id of plugin, or "".
 func (m *Manager) Generation(id string) string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	if p := m.byID[id]; p != nil && p.cand.ID() == id && !p.cand.Shadowed {
+		// Indexed: constant time, as the host asks on every "stopped"
+		// event (a scan would make Close quadratic).
+		if p.gen == nil {
+			return ""
+		}
+		return p.gen.id
+	}
 	for _, p := range m.plugins {
 		if p.gen != nil && p.gen.pub.Plugin == id {
 			return p.gen.id
@@ -292,10 +303,29 @@ func (m *Manager) Generation(id string) string {
 	return ""
 }
 
-// find returns the plugin with id, or nil. m.mu must not be held.
+// setPlugins replaces the plugin list and its index by id. m.op is held.
+func (m *Manager) setPlugins(ps []*plugin) {
+	byID := make(map[string]*plugin, len(ps))
+	for _, p := range ps {
+		if id := p.cand.ID(); !p.cand.Shadowed && byID[id] == nil {
+			byID[id] = p
+		}
+	}
+	m.mu.Lock()
+	m.plugins, m.byID = ps, byID
+	m.mu.Unlock()
+}
+
+// find returns the plugin with id, or nil. m.mu must not be held. The index
+// answers in constant time (dependency checks ask for every plugin, so a
+// scan would make Start quadratic); a reload can change a plugin's id
+// without rediscovery, so a miss or a stale entry falls back to the scan.
 func (m *Manager) find(id string) *plugin {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	if p := m.byID[id]; p != nil && p.cand.ID() == id && !p.cand.Shadowed {
+		return p
+	}
 	for _, p := range m.plugins {
 		if p.cand.ID() == id && !p.cand.Shadowed {
 			return p

@@ -15,8 +15,8 @@ func TestMC9_LeakedGenerationsPerPlugin(t *testing.T) {
 	pinned := &contrib.Set{}
 	m := NewManager(Options{Registry: contrib.NewRegistry(contrib.RegistryOptions{})})
 	m.retired = []*retiredGen{
-		{plugin: "acme.leaky", id: "g1", ref: weak.Make(pinned), doneCycles: gcCycles()},
-		{plugin: "acme.clean", id: "g2", ref: weak.Make(&contrib.Set{}), doneCycles: gcCycles()},
+		{plugin: "acme.leaky", id: "g1", ref: weak.Make(pinned), doneCycles: readGCCycles()},
+		{plugin: "acme.clean", id: "g2", ref: weak.Make(&contrib.Set{}), doneCycles: readGCCycles()},
 	}
 	runtime.GC()
 	runtime.GC()

@@ -44,13 +44,15 @@ func (m *Manager) Rescan(ctx context.Context) {
 		}
 		ps = append(ps, p)
 	}
-	for _, gone := range old {
-		m.deactivate(gone)
+	var gone []*plugin
+	for _, p := range old {
+		gone = append(gone, p)
 	}
-	m.mu.Lock()
-	m.plugins = ps
-	m.mu.Unlock()
-	m.activateAndAttach(ctx, m.dependencyOrder(fresh), nil)
+	m.deactivateAll(m.dependencyOrder(gone))
+	m.setPlugins(ps)
+	order := m.dependencyOrder(fresh)
+	m.activateBundles(ctx, order, m.prepare(order)) // reads and compiles on all cores
+	m.precompiler().forget()
 	m.reevaluate(ctx)
 }
 

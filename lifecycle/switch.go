@@ -106,10 +106,10 @@ func (m *Manager) attachStaged(ctx context.Context, p *plugin, g *generation) {
 	g.staged = true
 }
 
-// retire drains prev, the generation a reload just replaced: calls admitted
+// retireReplaced drains prev, the generation a reload just replaced: calls admitted
 // before the switch finish on it, later ones already run on the new one.
 // Its registry entry is gone with the publication that replaced it, so there
 // is nothing to revoke. m.op is held.
-func (m *Manager) retire(p *plugin, prev *generation) {
+func (m *Manager) retireReplaced(p *plugin, prev *generation) {
 	m.drain(p, prev)
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/crystal-star/crystal-star/internal/scalegen"
 	"github.com/crystal-star/crystal-star/starhost/plugintest"
 )
 
@@ -42,5 +44,20 @@ func TestScripts(t *testing.T) {
 func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := plugintest.Commands()
 	cmds["mcpsignal"] = cmdMCPSignal
+	cmds["genplugins"] = cmdGenPlugins
 	return cmds
+}
+
+// cmdGenPlugins runs `genplugins N DIR`: it writes N generated one-tool
+// plugins (plugin i contributes the tool echo_i, id scale.p0000i) into DIR,
+// relative to $WORK. Scenarios with many plugins generate them at run time.
+func cmdGenPlugins(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: genplugins N DIR")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("genplugins: %v", err)
+	}
+	ts.Check(scalegen.Write(ts.MkAbs(args[1]), n))
 }
