@@ -179,9 +179,12 @@ func (m *Manager) reevaluate(ctx context.Context) {
 			if len(m.admit(p.cand, p.gen.fp)) > 0 || !p.cand.Manifest.IsEnabled() || m.opts.Disabled(p.cand.Manifest.ID) {
 				lostAdmission[p], work = true, true
 			}
-		case p.state == Faulted && p.cand.Manifest != nil, p.state == Blocked, p.deferred && !p.teardown:
+		case p.state == Faulted && p.cand.Manifest != nil, p.state == Blocked:
 			work = true
 		}
+		// A deferred reload waits while its plugin still serves the
+		// previous generation (make-before-break), so it is not a state.
+		work = work || p.deferred && !p.teardown
 	}
 	if !work {
 		return

@@ -97,6 +97,9 @@ func (m *Manager) attachStaged(ctx context.Context, p *plugin, g *generation) {
 		m.opts.BeforeAttach()
 	}
 	for _, stage := range contrib.AttachStages {
+		if !attaches(g.inst, stage) {
+			continue // nothing to run: no empty call through the gate (attach.go)
+		}
 		g.pub.Gate.Do(ctx, func(ctx context.Context) {
 			if _, err := g.inst.Attach(ctx, stage); err != nil {
 				m.recordFailure(p, err)
