@@ -375,7 +375,9 @@ func (ck *checker) lint(p *checkPlugin) {
 	}
 	ck.add(p, res.Diagnostics...)
 	for _, name := range names {
-		ck.add(p, builtins.Lint(p.cand.ID(), p.cand.Display+"/"+name, p.files[name])...)
+		if f := files[name]; f != nil {
+			ck.add(p, builtins.LintTree(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
+		}
 	}
 }
 
