@@ -46,11 +46,7 @@ func runCheck(e *env, args []string) error {
 	defer stop()
 	// The same names as a started CLI host (env.start), so check finds
 	// exactly what the CLI host would leave out.
-	opts := starhost.CheckOptions{Paths: f.args, Options: starhost.Options{
-		Home: e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
-		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
-		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
-	}}
+	opts := starhost.CheckOptions{Paths: f.args, Options: e.checkHostOptions()}
 	if f.has("watch") {
 		return e.checkWatch(ctx, opts, f.has("json"))
 	}
