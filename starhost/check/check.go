@@ -191,19 +191,19 @@ func (c *checker) lookupFunc(fi *fileInfo, name string) *function {
 // predeclaredUse reports whether id refers to the predeclared name, not to
 // a global, local or loaded name of the same spelling.
 func predeclaredUse(fi *fileInfo, id *syntax.Ident) bool {
-	if b, ok := id.Binding.(*resolve.Binding); ok && b != nil {
-		return b.Scope == resolve.Predeclared
-	}
-	_, def := fi.defs[id.Name]
-	_, load := fi.loads[id.Name]
-	return !def && !load && !fi.other[id.Name]
+	return builtinUse(fi, id, resolve.Predeclared)
 }
 
 // universalUse reports whether id refers to a name of Starlark's universe
 // (None, True, len, ...), not a name of the file.
-func universalUse(fi *fileInfo, id *syntax.Ident) bool {
+func universalUse(fi *fileInfo, id *syntax.Ident) bool { return builtinUse(fi, id, resolve.Universal) }
+
+// builtinUse reports whether id is resolved in scope; for a file the
+// resolver did not annotate (it was not compiled), whether the file
+// defines, assigns or loads no name of that spelling.
+func builtinUse(fi *fileInfo, id *syntax.Ident, scope resolve.Scope) bool {
 	if b, ok := id.Binding.(*resolve.Binding); ok && b != nil {
-		return b.Scope == resolve.Universal
+		return b.Scope == scope
 	}
 	_, def := fi.defs[id.Name]
 	_, load := fi.loads[id.Name]
