@@ -212,13 +212,17 @@ func (c *checker) checkCtxChain(fn *function, kinds []builtins.CtxKind, chain []
 	field := chain[0]
 	m := builtins.LookupCtxMember(field.Name)
 	if m == nil {
-		c.report(contrib.CtxFieldUnknown, field.NamePos, "ctx has no field %s%s", field.Name,
-			contrib.DidYouMean(field.Name, ctxNames(kinds)))
+		names := ctxNames(kinds)
+		hint := contrib.DidYouMean(field.Name, names)
+		if hint == "" {
+			hint = "; its fields are " + strings.Join(names, ", ")
+		}
+		c.report(contrib.CtxFieldUnknown, field.NamePos, "ctx has no field %s%s", field.Name, hint)
 		return
 	}
 	if len(kinds) > 0 && !slices.ContainsFunc(kinds, m.Has) {
-		c.report(contrib.CtxFieldUnknown, field.NamePos, "ctx.%s exists only in the ctx of %s; %s is %s",
-			field.Name, kindNames(m.Kinds), fn.name, whatOf(fn))
+		c.report(contrib.CtxFieldUnknown, field.NamePos, "ctx.%s exists only in the ctx of %s; %s is %s, whose ctx has no %s",
+			field.Name, kindNames(m.Kinds), fn.name, whatOf(fn), field.Name)
 		return
 	}
 	if m.Capability != "" && !slices.Contains(c.b.Capabilities, m.Capability) {

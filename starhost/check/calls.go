@@ -116,7 +116,11 @@ func (c *checker) checkArg(k *call, p *builtins.Param, v syntax.Expr) {
 	pos, _ := v.Span()
 	class := evident(k.fi, v, c)
 	if class != "" && !accepts(p.Kind, class) {
-		c.fail(k, pos, "%s(%s = ...) wants %s, not %s", k.name(), p.Name, p.Kind, class)
+		hint := kindExample[p.Kind]
+		if s, ok := stringLiteral(v); ok && p.Callback != nil && c.lookupFunc(k.fi, s) != nil {
+			hint = s + ", the function itself, without quotes"
+		}
+		c.fail(k, pos, "%s(%s = ...) wants %s, not %s; write %s = %s", k.name(), p.Name, p.Kind, class, p.Name, hint)
 		return
 	}
 	if s, ok := stringLiteral(v); ok {
@@ -273,6 +277,14 @@ func evident(fi *fileInfo, v syntax.Expr, c *checker) builtins.ReturnClass {
 		}
 	}
 	return ""
+}
+
+// kindExample shows a value of each kind, for the fix in a message.
+var kindExample = map[builtins.ValueKind]string{
+	builtins.KindString: `"..."`, builtins.KindStringOrNone: `"..."`, builtins.KindBool: "True or False",
+	builtins.KindInt: "a number such as 10", builtins.KindList: `["...", ...]`, builtins.KindEntries: "[...(...), ...]",
+	builtins.KindDict: "{...}", builtins.KindDictOrNone: "{...} or None",
+	builtins.KindCallable: "the name of a def, or a lambda", builtins.KindCallableOrNone: "the name of a def, or a lambda",
 }
 
 // accepts reports whether a parameter of kind k takes a value of class c.
