@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -145,6 +146,9 @@ func Hover(text string, line, char int) string {
 			kind = "raw hook event"
 		}
 		return "`" + last + "` (" + kind + "): " + h.Powers
+	}
+	if doc := targetDoc(last); doc != "" && len(chain) == 1 {
+		return doc
 	}
 	if len(chain) == 1 && builtins.IsPredeclared(last) {
 		if s := apiSection(last); s != "" {
@@ -369,4 +373,21 @@ func declaredStatusFields(text string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// targetDoc documents the predeclared TARGET_x and ORDER_x of a point's
+// named default (contrib.Points).
+func targetDoc(name string) string {
+	for _, p := range contrib.Points {
+		for _, t := range p.Targets {
+			up := strings.ToUpper(t.Name)
+			switch name {
+			case "TARGET_" + up:
+				return fmt.Sprintf("`%s` = %q: the named default of `%s` — %s. Pass it as `replace = %s`.", name, t.Name, p.Name, t.Doc, name)
+			case "ORDER_" + up:
+				return fmt.Sprintf("`%s` = %d: where the default %q of `%s` stands; give `order` relative to it.", name, t.Order, t.Name, p.Name)
+			}
+		}
+	}
+	return ""
 }

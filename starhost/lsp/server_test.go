@@ -183,7 +183,8 @@ func TestLSPSession(t *testing.T) {
 		t.Errorf("diagnostics after save = %+v; want none", diags)
 	}
 
-	if h := c.hover(uri, 6, 14); !strings.Contains(h, "tool(name, run, description") || !strings.Contains(h, "model-facing name") {
+	if h := c.hover(uri, 6, 14); !strings.Contains(h, "tool(name, run, description") || !strings.Contains(h, "model-facing name") ||
+		!strings.Contains(h, "Returns a `tool` entry") { // the table, then docs/api.md
 		t.Errorf("hover on tool = %s", h)
 	}
 	if h := c.hover(uri, 6, 36); !strings.Contains(h, "catalogs = ...") || !strings.Contains(h, "plan_and_work") {
@@ -232,5 +233,18 @@ func TestLSPSession(t *testing.T) {
 	_ = c.conn.Notify(context.Background(), "exit", nil)
 	if err := <-done; err != nil {
 		t.Errorf("Serve = %v", err)
+	}
+}
+
+func TestHoverTargetsAndHooks(t *testing.T) {
+	text := "prompt_section(run = f, replace = TARGET_IDENTITY)\nhook(\"tool_call\", f)\n"
+	if h := Hover(text, 0, 40); !strings.Contains(h, "named default of `prompt_section`") {
+		t.Errorf("hover on TARGET_IDENTITY = %q", h)
+	}
+	if h := Hover(text, 1, 8); !strings.Contains(h, "replaces the name or the arguments") {
+		t.Errorf("hover on a hook event = %q", h)
+	}
+	if h := Hover(text, 0, 17); !strings.Contains(h, "run(ctx, req") {
+		t.Errorf("hover on a point keyword = %q", h)
 	}
 }
