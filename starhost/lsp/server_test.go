@@ -141,7 +141,7 @@ func TestLSPSession(t *testing.T) {
 		done <- Serve(context.Background(), serverEnd, Options{Debounce: time.Millisecond,
 			Check: starhost.Options{Home: t.TempDir(), Workspace: t.TempDir()}})
 	}()
-	c := &client{t: t, diags: make(chan published, 16)}
+	c := &client{t: t, diags: make(chan published, 64)}
 	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}),
 		jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 			if req.Method == "textDocument/publishDiagnostics" && req.Params != nil {
