@@ -157,7 +157,20 @@ func undefinedHint(msg string) string {
 	if !ok || strings.Contains(name, " ") {
 		return msg
 	}
+	if why, ok := notProvided[name]; ok {
+		return msg + " (" + why + ")"
+	}
 	return msg + contrib.DidYouMean(name, PredeclaredNames())
+}
+
+// notProvided explains the modules authors reach for that plugins do not
+// have by design, instead of suggesting a lookalike (time is not timer).
+var notProvided = map[string]string{
+	"time":   "plugins have no clock: a module runs deterministically; a timer(every, run) runs code periodically",
+	"random": "plugins have no randomness: a module runs deterministically",
+	"os":     "plugins have no file or process access; use ctx.data with the data capability",
+	"math":   "there is no math module; use the arithmetic operators, float() and int()",
+	"re":     "there is no regular-expression module; use the string methods",
 }
 
 // PredeclaredNames lists, sorted, every name a plugin module can use
