@@ -13,6 +13,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -246,5 +248,33 @@ func TestHoverTargetsAndHooks(t *testing.T) {
 	}
 	if h := Hover(text, 0, 17); !strings.Contains(h, "run(ctx, req") {
 		t.Errorf("hover on a point keyword = %q", h)
+	}
+}
+
+// TestAPIDocNamesEveryKeyword keeps docs/api.md, which hover shows, in step
+// with the signature table check and completion use: the section of every
+// hand-written constructor names each of its keywords.
+func TestAPIDocNamesEveryKeyword(t *testing.T) {
+	generated := func(name string) bool {
+		p := contrib.LookupPoint(contrib.PointName(name))
+		return p != nil && !p.Kind
+	}
+	for _, sig := range builtins.Signatures() {
+		if generated(sig.Name) {
+			continue // points share one section, generated from the table (docs/points.md)
+		}
+		section := apiSection(sig.Name)
+		if section == "" {
+			t.Errorf("docs/api.md has no section for %s", sig.Name)
+			continue
+		}
+		for _, p := range sig.Params {
+			if generated(p.Entry) {
+				continue // contribute's point keywords: one row names them all
+			}
+			if !strings.Contains(section, p.Name) {
+				t.Errorf("docs/api.md, section %s, never names the keyword %s", sig.Name, p.Name)
+			}
+		}
 	}
 }
