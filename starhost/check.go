@@ -8,8 +8,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.starlark.net/syntax"
@@ -206,8 +208,8 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 	for _, p := range ck.published {
 		ck.add(p, view.Conflicts(p.cand.Manifest.ID)...)
 	}
-	for _, p := range ck.plugins {
-		ck.lint(p)
+	for i, res := range lintAll(ck.plugins) {
+		ck.applyLint(ck.plugins[i], res)
 	}
 	slices.SortFunc(ck.diags, compareNotes)
 	report.Diagnostics = slices.CompactFunc(ck.diags, func(a, b Note) bool { return compareNotes(a, b) == 0 })
@@ -341,11 +343,40 @@ func (ck *checker) addFailure(p *checkPlugin, err error) {
 	ck.add(p, contrib.Diag(contrib.ExecutionFailed, p.cand.ID(), contrib.Pos{}, "%v", err))
 }
 
+// lintResult is what the static checks and the style warnings found in
+// one plugin.
+type lintResult struct {
+	static check.Result
+	style  []Note
+}
+
+// lintAll lints every plugin, on as many cores as there are: linting reads
+// only the plugin's own trees and bytes, so plugins are independent.
+func lintAll(plugins []*checkPlugin) []lintResult {
+	out := make([]lintResult, len(plugins))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(plugins)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = lint(plugins[i])
+			}
+		}()
+	}
+	for i := range plugins {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
 // lint runs the static checks (starhost/check) over p's bundle and the
 // style warnings over each .star file, on the compiler's parse where there
-// is one. A dry-run failure at a constructor call the static checks found
-// broken says nothing new and is dropped.
-func (ck *checker) lint(p *checkPlugin) {
+// is one.
+func lint(p *checkPlugin) lintResult {
 	var names []string
 	for _, name := range slices.Sorted(maps.Keys(p.files)) {
 		if strings.HasSuffix(name, ".star") {
@@ -367,18 +398,27 @@ func (ck *checker) lint(p *checkPlugin) {
 	if p.cand.Manifest != nil {
 		caps = p.cand.Manifest.Capabilities
 	}
-	res := check.Run(check.Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
-	if len(res.Broken) > 0 {
-		ck.diags = slices.DeleteFunc(ck.diags, func(d Note) bool {
-			return d.Code == contrib.ExecutionFailed && d.Plugin == p.cand.ID() && slices.Contains(res.Broken, d.Pos)
-		})
-	}
-	ck.add(p, res.Diagnostics...)
+	var res lintResult
+	res.static = check.Run(check.Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
 	for _, name := range names {
 		if f := files[name]; f != nil {
-			ck.add(p, builtins.LintTree(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
+			res.style = append(res.style, builtins.LintTree(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
 		}
 	}
+	return res
+}
+
+// applyLint records a plugin's lint findings. A dry-run failure at a
+// constructor call the static checks found broken says nothing new and is
+// dropped.
+func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
+	if broken := res.static.Broken; len(broken) > 0 {
+		ck.diags = slices.DeleteFunc(ck.diags, func(d Note) bool {
+			return d.Code == contrib.ExecutionFailed && d.Plugin == p.cand.ID() && slices.Contains(broken, d.Pos)
+		})
+	}
+	ck.add(p, res.static.Diagnostics...)
+	ck.add(p, res.style...)
 }
 
 // add records diagnostics of p: notes are dropped; a missing place becomes
