@@ -100,8 +100,9 @@ func (c *checker) checkReturns(fn *function, cb *builtins.Callback) {
 		return
 	}
 	valued := false
-	walkStmts(fn.body, func(r *syntax.ReturnStmt) {
-		if r.Result == nil {
+	walkBody(fn.body, func(s syntax.Stmt) {
+		r, ok := s.(*syntax.ReturnStmt)
+		if !ok || r.Result == nil {
 			return
 		}
 		valued = true
@@ -109,26 +110,41 @@ func (c *checker) checkReturns(fn *function, cb *builtins.Callback) {
 			bad(r.Return, class)
 		}
 	})
-	if !valued && slices.Contains(cb.Reject, builtins.ReturnNone) {
+	if !valued && !fails(fn.body) && slices.Contains(cb.Reject, builtins.ReturnNone) {
 		c.report(contrib.CallbackReturn, fn.pos, "%s never returns a value, so it returns None, but %s must return %s",
 			fn.name, cb.What, cb.Returns)
 	}
 }
 
-// walkStmts calls f for every return statement of a function body, not
-// descending into nested functions.
-func walkStmts(stmts []syntax.Stmt, f func(*syntax.ReturnStmt)) {
+// fails reports whether a function body calls fail(...) as a statement
+// somewhere: such a function may end by failing, not by returning None.
+func fails(body []syntax.Stmt) bool {
+	found := false
+	walkBody(body, func(s syntax.Stmt) {
+		if x, ok := s.(*syntax.ExprStmt); ok {
+			if call, ok := x.X.(*syntax.CallExpr); ok {
+				if id, ok := call.Fn.(*syntax.Ident); ok && id.Name == "fail" {
+					found = true
+				}
+			}
+		}
+	})
+	return found
+}
+
+// walkBody calls f for every statement of a function body, in if, for and
+// while bodies too, not descending into nested functions.
+func walkBody(stmts []syntax.Stmt, f func(syntax.Stmt)) {
 	for _, s := range stmts {
+		f(s)
 		switch s := s.(type) {
-		case *syntax.ReturnStmt:
-			f(s)
 		case *syntax.IfStmt:
-			walkStmts(s.True, f)
-			walkStmts(s.False, f)
+			walkBody(s.True, f)
+			walkBody(s.False, f)
 		case *syntax.ForStmt:
-			walkStmts(s.Body, f)
+			walkBody(s.Body, f)
 		case *syntax.WhileStmt:
-			walkStmts(s.Body, f)
+			walkBody(s.Body, f)
 		}
 	}
 }

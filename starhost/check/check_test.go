@@ -66,11 +66,17 @@ def anything(*args):
 def helper(c):
     return c.whatever
 
+def unfinished(ctx):
+    fail("not written yet")
+
 name = "x"
 contribute(
     tools = [tool(nam = 1)],
     commands = [command(name = name, run = anything)],
-    placeholders = [placeholder(name = name, resolve = lambda ctx: ctx.site or helper(ctx))],
+    placeholders = [
+        placeholder(name = name, resolve = lambda ctx: ctx.site or helper(ctx)),
+        placeholder(name = "todo", resolve = unfinished),
+    ],
 )
 `
 	res := Run(Bundle{Plugin: "acme.t", Files: map[string]*syntax.File{"plugin.star": parse(t, "p/plugin.star", src)}})
