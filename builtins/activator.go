@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -16,6 +17,11 @@ import (
 type Options struct {
 	// Steps is the step budget of each run (top level and each callback).
 	Steps uint64
+	// Parsed, when set, receives every bundle file the compiler parses
+	// (bundle-relative path), comments retained, after it was resolved,
+	// so that a static checker reuses the compiler's parse instead of
+	// parsing again. It must not modify f.
+	Parsed func(plugin, file string, f *syntax.File)
 }
 
 // Activator compiles and executes plugin modules (contrib.Activator). It
@@ -124,7 +130,7 @@ var activated []func(inst *instance)
 // Compile compiles the entry file and everything it loads without running
 // any of it (AT3).
 func (a *Activator) Compile(req contrib.ActivationRequest) error {
-	c, err := compileBundle(req)
+	c, err := a.compileBundle(req)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err != nil {
@@ -146,11 +152,11 @@ func (a *Activator) take(req contrib.ActivationRequest) (*bundleCompiler, error)
 	if ok && kept.bundle == any(req.Bundle) && kept.entry == req.Entry && kept.root == req.SourceRoot {
 		return kept.c, nil
 	}
-	return compileBundle(req)
+	return a.compileBundle(req)
 }
 
-func compileBundle(req contrib.ActivationRequest) (*bundleCompiler, error) {
-	c := &bundleCompiler{plugin: req.Plugin, fsys: req.Bundle, root: req.SourceRoot, progs: map[string]*program{}}
+func (a *Activator) compileBundle(req contrib.ActivationRequest) (*bundleCompiler, error) {
+	c := &bundleCompiler{plugin: req.Plugin, fsys: req.Bundle, root: req.SourceRoot, progs: map[string]*program{}, parsed: a.opts.Parsed}
 	c.compile(req.Entry, nil, contrib.Pos{File: c.display(req.Entry)})
 	if len(c.diags) > 0 {
 		return nil, &contrib.ActivationError{Compile: true, Diagnostics: c.diags}

@@ -3,8 +3,11 @@ package builtins
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -34,6 +37,7 @@ type bundleCompiler struct {
 	root   string // display prefix for file names
 	progs  map[string]*program
 	diags  []contrib.Diagnostic
+	parsed func(plugin, file string, f *syntax.File) // Options.Parsed
 }
 
 func (c *bundleCompiler) display(p string) string {
@@ -68,7 +72,11 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 		}
 		return
 	}
-	f, err := Dialect.Parse(c.display(p), src, 0)
+	var mode syntax.Mode
+	if c.parsed != nil {
+		mode = syntax.RetainComments
+	}
+	f, err := Dialect.Parse(c.display(p), src, mode)
 	if err != nil {
 		c.reportCompile(contrib.SyntaxError, err)
 		c.progs[p] = nil
@@ -81,6 +89,9 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 	} else {
 		pr = &program{path: p, prog: prog}
 		c.progs[p] = pr
+	}
+	if c.parsed != nil {
+		c.parsed(c.plugin, p, f)
 	}
 	for _, stmt := range f.Stmts {
 		ld, ok := stmt.(*syntax.LoadStmt)
@@ -109,7 +120,7 @@ func (c *bundleCompiler) reportCompile(code contrib.Code, err error) {
 	switch {
 	case errors.As(err, &list):
 		for _, e := range list {
-			c.report(code, posOf(e.Pos), "%s", e.Msg)
+			c.report(code, posOf(e.Pos), "%s", undefinedHint(e.Msg))
 		}
 	case errors.As(err, &serr):
 		c.report(code, posOf(serr.Pos), "%s", serr.Msg)
@@ -137,3 +148,40 @@ func resolveLoad(from, module string) (string, string) {
 func posOf(p syntax.Position) contrib.Pos {
 	return contrib.Pos{File: p.Filename(), Line: int(p.Line), Col: int(p.Col)}
 }
+
+// undefinedHint adds the nearest predeclared or universal name to the
+// resolver's "undefined: x" (go.starlark.net suggests only the file's own
+// names, as it cannot enumerate the predeclared ones).
+func undefinedHint(msg string) string {
+	name, ok := strings.CutPrefix(msg, "undefined: ")
+	if !ok || strings.Contains(name, " ") {
+		return msg
+	}
+	if why, ok := notProvided[name]; ok {
+		return msg + " (" + why + ")"
+	}
+	return msg + contrib.DidYouMean(name, PredeclaredNames())
+}
+
+// notProvided explains the modules authors reach for that plugins do not
+// have by design, instead of suggesting a lookalike (time is not timer).
+var notProvided = map[string]string{
+	"time":   "plugins have no clock: a module runs deterministically; a timer(every, run) runs code periodically",
+	"random": "plugins have no randomness: a module runs deterministically",
+	"os":     "plugins have no file or process access; use ctx.data with the data capability",
+	"math":   "there is no math module; use the arithmetic operators, float() and int()",
+	"re":     "there is no regular-expression module; use the string methods",
+}
+
+// PredeclaredNames lists, sorted, every name a plugin module can use
+// without defining it: the predeclared names and Starlark's universe.
+func PredeclaredNames() []string { return slices.Clone(predeclaredNames()) }
+
+// predeclaredNames is computed on first use: feature files add to
+// predeclared in their init functions, which run after package variables.
+var predeclaredNames = sync.OnceValue(func() []string {
+	names := slices.Collect(maps.Keys(predeclared))
+	names = append(names, slices.Collect(maps.Keys(starlark.Universe))...)
+	slices.Sort(names)
+	return slices.Compact(names)
+})

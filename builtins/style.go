@@ -7,6 +7,7 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 	"github.com/bazelbuild/buildtools/warn"
+	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -105,21 +106,33 @@ func styleWarning(name string) (StyleWarning, bool) {
 
 // Lint runs StyleWarnings over one Starlark file and returns a warning per
 // finding, at its file:line:col, for plugin. file names the file in
-// positions. A file buildifier's parser cannot read (a syntax error, which
-// the compiler reports, or a while loop) yields nothing. An unused
-// parameter is not reported: callbacks receive (ctx, args) whether they use
-// them or not. Lint never exits the process; a panic inside the library is
-// recovered and yields nothing. It is safe for concurrent use.
-func Lint(plugin, file string, src []byte) (diags []contrib.Diagnostic) {
-	f, err := build.ParseDefault(file, src)
+// positions. A file that does not parse (a syntax error, which the compiler
+// reports) yields nothing. See LintTree.
+func Lint(plugin, file string, src []byte) []contrib.Diagnostic {
+	f, err := Dialect.Parse(file, src, syntax.RetainComments)
 	if err != nil {
 		return nil
 	}
+	return LintTree(plugin, file, f, src)
+}
+
+// LintTree is Lint on a file already parsed from src with
+// syntax.RetainComments (the compiler's parse, so check parses each file
+// once). A file with a while loop yields nothing: buildifier, whose
+// warnings these are, has no while. An unused parameter is not reported:
+// callbacks receive (ctx, args) whether they use them or not. LintTree
+// never exits the process; a panic inside the library is recovered and
+// yields nothing. It is safe for concurrent use and does not modify f.
+func LintTree(plugin, file string, tree *syntax.File, src []byte) (diags []contrib.Diagnostic) {
 	defer func() {
 		if recover() != nil {
 			diags = nil
 		}
 	}()
+	f, ok := buildTree(tree, src)
+	if !ok {
+		return nil
+	}
 	params := parameterPositions(f)
 	for _, fd := range warn.FileWarnings(f, styleNames, nil, warn.ModeWarn, nil) {
 		w, ok := styleWarning(fd.Category)

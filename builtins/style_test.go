@@ -1,8 +1,16 @@
 package builtins
 
 import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bazelbuild/buildtools/build"
+	"github.com/bazelbuild/buildtools/warn"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -67,5 +75,58 @@ func TestLintReportsThePluginAndSeverity(t *testing.T) {
 	if d.Plugin != "acme.test" || d.Severity != contrib.SeverityWarning || d.Code != contrib.StyleIntegerDivision ||
 		d.Pos != (contrib.Pos{File: "lib/x.star", Line: 1, Col: 8}) {
 		t.Errorf("Lint = %+v", d)
+	}
+}
+
+// lintByBuildifierParse is Lint as it was before LintTree: buildifier's own
+// parser, then the same warnings. The equivalence test below holds the
+// translated tree to it.
+func lintByBuildifierParse(t *testing.T, file string, src []byte) []string {
+	f, err := build.ParseDefault(file, src)
+	if err != nil {
+		return nil
+	}
+	params := parameterPositions(f)
+	var out []string
+	for _, fd := range warn.FileWarnings(f, styleNames, nil, warn.ModeWarn, nil) {
+		w, ok := styleWarning(fd.Category)
+		if !ok || (w.Code == contrib.StyleUnusedVariable && params[fd.Start.Byte]) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d:%d %s", fd.Start.Line, fd.Start.LineRune, w.Code))
+	}
+	return out
+}
+
+// TestLintTreeMatchesBuildifierParse proves that the style warnings on the
+// compiler's tree (translated) are exactly those on buildifier's own
+// parse, for every .star file of the example plugins and the check corpus.
+func TestLintTreeMatchesBuildifierParse(t *testing.T) {
+	n := 0
+	for _, root := range []string{"../plugins", "../testdata/check"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".star") {
+				return err
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			var got []string
+			for _, d := range Lint("acme.test", p, src) {
+				got = append(got, fmt.Sprintf("%d:%d %s", d.Pos.Line, d.Pos.Col, d.Code))
+			}
+			if want := lintByBuildifierParse(t, p, src); !slices.Equal(got, want) {
+				t.Errorf("%s: on the compiler's tree %v; on buildifier's parse %v", p, got, want)
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n < 50 {
+		t.Errorf("compared %d files; want the whole corpus", n)
 	}
 }

@@ -116,6 +116,14 @@ const (
 	StyleDictMethodNamedArg Code = "StyleDictMethodNamedArg"
 	StyleConfusingName      Code = "StyleConfusingName"
 	StyleNameConventions    Code = "StyleNameConventions"
+
+	// Static checks of `crystal-star check`: what would fail only when a
+	// callback runs, found before anything runs (starhost/check).
+	ArgumentInvalid   Code = "ArgumentInvalid"
+	CallbackArity     Code = "CallbackArity"
+	CallbackReturn    Code = "CallbackReturn"
+	CtxFieldUnknown   Code = "CtxFieldUnknown"
+	CapabilityMissing Code = "CapabilityMissing"
 )
 
 // Catalogue lists every code once, in documentation order.
@@ -194,6 +202,11 @@ var Catalogue = []CodeInfo{
 	{StyleDictMethodNamedArg, SeverityWarning, "A dict method is called with a named argument it accepts only by position.", "Pass the argument positionally."},
 	{StyleConfusingName, SeverityWarning, "A variable is named l, I or O, which are easily mistaken for 1 and 0.", "Choose a longer name."},
 	{StyleNameConventions, SeverityWarning, "A variable name is neither lower_snake_case nor UPPER_SNAKE_CASE.", "Rename it: lower_snake_case for variables, UPPER_SNAKE_CASE for constants."},
+	{ArgumentInvalid, SeverityError, "A constructor call has an unknown keyword, lacks a required one, or passes a literal of the wrong type or value; the module would fail there.", "Correct the keyword or value as the message says; the nearest known name is suggested."},
+	{CallbackArity, SeverityError, "A callback takes a different number of parameters than the host passes it; every call of it would fail.", "Declare the parameters the message shows, e.g. run(ctx, args)."},
+	{CallbackReturn, SeverityError, "A callback evidently returns a value its host refuses (a number from a command, None from a placeholder, a function from a tool).", "Return what the message says the callback must return."},
+	{CtxFieldUnknown, SeverityError, "A callback reads a ctx field (or a member of one) that its ctx does not have; the read would fail when it runs.", "Correct the name; the nearest field is suggested, and docs/api.md lists each callback's ctx."},
+	{CapabilityMissing, SeverityError, "A callback uses ctx.models or ctx.data, but plugin.toml does not declare the capability, so the field is absent.", "Add the capability to capabilities = [...] in plugin.toml."},
 }
 
 var codeIndex = func() map[Code]CodeInfo {

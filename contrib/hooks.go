@@ -451,19 +451,28 @@ func entryFailure(err error, plugin string, pos Pos, what string) Diagnostic {
 // table, or a raw event given as an ordinary one (or the reverse), is left
 // out with a PointEntryInvalid diagnostic.
 func (s *Staging) AddHook(h HookEntry) {
-	spec := LookupHook(h.Event)
-	switch {
-	case spec == nil:
-		s.Report(PointEntryInvalid, h.Pos, "hook event %q is not one of %s; it is left out", h.Event, strings.Join(HookEventNames(h.Raw), ", "))
-		return
-	case spec.Raw != h.Raw && h.Raw:
-		s.Report(PointEntryInvalid, h.Pos, "%s is an ordinary hook event; use hook(%q, ...); it is left out", h.Event, h.Event)
-		return
-	case spec.Raw != h.Raw:
-		s.Report(PointEntryInvalid, h.Pos, "%s is a raw hook event; use raw_hook(%q, ...); it is left out", h.Event, h.Event)
+	if why := HookEventProblem(h.Event, h.Raw); why != "" {
+		s.Report(PointEntryInvalid, h.Pos, "%s; it is left out", why)
 		return
 	}
 	s.set.Hooks = append(s.set.Hooks, h)
+}
+
+// HookEventProblem returns why event cannot be used by hook(...) (raw
+// false) or raw_hook(...) (raw true), with the nearest event when it looks
+// misspelled; "" when it can.
+func HookEventProblem(event HookEvent, raw bool) string {
+	spec := LookupHook(event)
+	switch {
+	case spec == nil:
+		names := HookEventNames(raw)
+		return fmt.Sprintf("hook event %q is not one of %s%s", event, strings.Join(names, ", "), DidYouMean(string(event), names))
+	case spec.Raw != raw && raw:
+		return fmt.Sprintf("%s is an ordinary hook event; use hook(%q, ...)", event, event)
+	case spec.Raw != raw:
+		return fmt.Sprintf("%s is a raw hook event; use raw_hook(%q, ...)", event, event)
+	}
+	return ""
 }
 
 // ModelItemsProblem checks that v is a list of {id, role, text} items the

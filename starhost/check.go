@@ -8,13 +8,18 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // DefaultCheckTimeout bounds the dry run of one plugin's module in Check.
@@ -130,11 +135,16 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 	ck := &checker{
 		opts:     opts,
 		sandbox:  sandbox,
-		act:      builtins.NewActivator(builtins.Options{Steps: opts.Steps}),
 		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
 		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},
 	}
+	// The static checks and the style warnings reuse the compiler's parse.
+	ck.act = builtins.NewActivator(builtins.Options{Steps: opts.Steps, Parsed: func(_, file string, f *syntax.File) {
+		if ck.current != nil {
+			ck.current.parsed[file] = f
+		}
+	}})
 	return ck.run(ctx, lifecycle.Discover(roots, opts.Display))
 }
 
@@ -160,6 +170,7 @@ type checker struct {
 	byID      map[string]*checkPlugin
 	published []*checkPlugin
 	diags     []Note
+	current   *checkPlugin // the plugin being compiled, for Options.Parsed
 }
 
 // checkPlugin is one candidate as the checker sees it.
@@ -169,6 +180,7 @@ type checkPlugin struct {
 	failed  bool              // the host would not make it active
 	exports map[string]any    // after a successful dry run (DC13)
 	lines   map[string][]string
+	parsed  map[string]*syntax.File // by bundle path, from the compiler
 }
 
 func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*CheckReport, error) {
@@ -196,8 +208,8 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 	for _, p := range ck.published {
 		ck.add(p, view.Conflicts(p.cand.Manifest.ID)...)
 	}
-	for _, p := range ck.plugins {
-		ck.lint(p)
+	for i, res := range lintAll(ck.plugins) {
+		ck.applyLint(ck.plugins[i], res)
 	}
 	slices.SortFunc(ck.diags, compareNotes)
 	report.Diagnostics = slices.CompactFunc(ck.diags, func(a, b Note) bool { return compareNotes(a, b) == 0 })
@@ -208,7 +220,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 // diagnostics; a plugin whose manifest is unusable is compiled here, as it
 // has no dry run.
 func (ck *checker) load(c *lifecycle.Candidate) {
-	p := &checkPlugin{cand: c, failed: c.Manifest == nil, lines: map[string][]string{}}
+	p := &checkPlugin{cand: c, failed: c.Manifest == nil, lines: map[string][]string{}, parsed: map[string]*syntax.File{}}
 	ck.plugins, ck.byCand[c] = append(ck.plugins, p), p
 	if c.Manifest != nil && !c.Shadowed {
 		ck.byID[c.Manifest.ID] = p
@@ -220,7 +232,7 @@ func (ck *checker) load(c *lifecycle.Candidate) {
 		ck.add(p, contrib.Diag(contrib.ExecutionFailed, c.ID(), contrib.Pos{File: c.Display},
 			"cannot read the plugin bundle: %v", err))
 	}
-	for _, d := range c.Diagnostics {
+	for _, d := range explainManifest(c) {
 		if d.Code == contrib.DuplicatePluginID && d.Pos.Line == 0 {
 			d.Pos = c.KeyPos("id")
 		}
@@ -240,6 +252,8 @@ func compareNotes(a, b Note) int {
 // would block it for its dependencies, and returns the instance of a
 // successful activation.
 func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contrib.Diagnostic) contrib.Instance {
+	ck.current = p
+	defer func() { ck.current = nil }()
 	c, mf := p.cand, p.cand.Manifest
 	ck.add(p, problems...)
 	blocked := p.files == nil
@@ -310,6 +324,8 @@ func (ck *checker) compileFallback(p *checkPlugin) {
 	if _, ok := p.files[entry]; !ok {
 		return
 	}
+	ck.current = p
+	defer func() { ck.current = nil }()
 	ck.addFailure(p, ck.act.Compile(contrib.ActivationRequest{Plugin: p.cand.ID(), Bundle: lifecycle.NewBundle(p.files),
 		Entry: entry, SourceRoot: p.cand.Display}))
 }
@@ -327,13 +343,82 @@ func (ck *checker) addFailure(p *checkPlugin, err error) {
 	ck.add(p, contrib.Diag(contrib.ExecutionFailed, p.cand.ID(), contrib.Pos{}, "%v", err))
 }
 
-// lint runs the style warnings over every .star file of p's bundle.
-func (ck *checker) lint(p *checkPlugin) {
+// lintResult is what the static checks and the style warnings found in
+// one plugin.
+type lintResult struct {
+	static check.Result
+	style  []Note
+}
+
+// lintAll lints every plugin, on as many cores as there are: linting reads
+// only the plugin's own trees and bytes, so plugins are independent.
+func lintAll(plugins []*checkPlugin) []lintResult {
+	out := make([]lintResult, len(plugins))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(plugins)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = lint(plugins[i])
+			}
+		}()
+	}
+	for i := range plugins {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+// lint runs the static checks (starhost/check) over p's bundle and the
+// style warnings over each .star file, on the compiler's parse where there
+// is one.
+func lint(p *checkPlugin) lintResult {
+	var names []string
 	for _, name := range slices.Sorted(maps.Keys(p.files)) {
 		if strings.HasSuffix(name, ".star") {
-			ck.add(p, builtins.Lint(p.cand.ID(), p.cand.Display+"/"+name, p.files[name])...)
+			names = append(names, name)
 		}
 	}
+	files := map[string]*syntax.File{}
+	for _, name := range names {
+		f := p.parsed[name]
+		if f == nil {
+			var err error
+			if f, err = builtins.Dialect.Parse(p.cand.Display+"/"+name, p.files[name], syntax.RetainComments); err != nil {
+				continue // a syntax error: the compiler reports it when the file is loaded
+			}
+		}
+		files[name] = f
+	}
+	caps := lifecycle.Capabilities // an unusable manifest: assume every capability
+	if p.cand.Manifest != nil {
+		caps = p.cand.Manifest.Capabilities
+	}
+	var res lintResult
+	res.static = check.Run(check.Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
+	for _, name := range names {
+		if f := files[name]; f != nil {
+			res.style = append(res.style, builtins.LintTree(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
+		}
+	}
+	return res
+}
+
+// applyLint records a plugin's lint findings. A dry-run failure at a
+// constructor call the static checks found broken says nothing new and is
+// dropped.
+func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
+	if broken := res.static.Broken; len(broken) > 0 {
+		ck.diags = slices.DeleteFunc(ck.diags, func(d Note) bool {
+			return d.Code == contrib.ExecutionFailed && d.Plugin == p.cand.ID() && slices.Contains(broken, d.Pos)
+		})
+	}
+	ck.add(p, res.static.Diagnostics...)
+	ck.add(p, res.style...)
 }
 
 // add records diagnostics of p: notes are dropped; a missing place becomes

@@ -125,7 +125,6 @@ var notStatic = map[contrib.Code]string{
 	contrib.ConfigUnknownKey:                "check reads no config.toml",
 	contrib.ConfigUnreadable:                "check reads no config.toml",
 	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
-	contrib.StatusFieldUnknown:              "status.set runs in callbacks, which never run in a dry run",
 	contrib.ProvidersInvalid:                "check reads no providers.json",
 	contrib.ModelUnknown:                    "check reads no config.toml or providers.json",
 	contrib.ClientFactoryTaken:              "protocol conflicts are resolved when the host builds a client, never in a dry run",

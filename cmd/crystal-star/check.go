@@ -16,7 +16,7 @@ import (
 
 func init() {
 	commands = append(commands,
-		command{"check", "lint manifests and Starlark: check [--json] [PATH...]; exit 1 on errors", runCheck},
+		command{"check", "lint manifests and Starlark: check [--json] [--watch] [PATH...]; exit 1 on errors", runCheck},
 		command{"fmt", "format .star files: fmt [-w] [-d] [PATH...|-]", runFmt},
 	)
 }
@@ -33,7 +33,7 @@ type checkJSON struct {
 }
 
 func runCheck(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := parseFlags(args, []string{"json", "watch"}, nil)
 	if err != nil {
 		return err
 	}
@@ -46,11 +46,11 @@ func runCheck(e *env, args []string) error {
 	defer stop()
 	// The same names as a started CLI host (env.start), so check finds
 	// exactly what the CLI host would leave out.
-	r, err := starhost.Check(ctx, starhost.CheckOptions{Paths: f.args, Options: starhost.Options{
-		Home: e.global.home, Workspace: e.global.workspace, Dev: e.global.dev,
-		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands,
-		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
-	}})
+	opts := starhost.CheckOptions{Paths: f.args, Options: e.checkHostOptions()}
+	if f.has("watch") {
+		return e.checkWatch(ctx, opts, f.has("json"))
+	}
+	r, err := starhost.Check(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,341 @@
+// Package lsp is the language server of `crystal-star lsp`: diagnostics
+// from `crystal-star check` as the author types, hover documentation and
+// completion from the tables check uses and the text of docs/api.md,
+// go-to-definition across load(), and formatting through `crystal-star
+// fmt`.
+//
+// The protocol types and method dispatch are github.com/tliron/glsp's
+// (LSP 3.16); the JSON-RPC transport is github.com/sourcegraph/jsonrpc2,
+// which glsp's own server is built on. glsp's server package is not used:
+// it reads os.Stdin and writes os.Stdout only and logs through its own
+// logging library, and Serve must run over any stream (a test's pipe).
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// Options configure Serve.
+type Options struct {
+	// Check are the host options diagnostics are computed with (home,
+	// workspace, built-in names), as `crystal-star check` reads them.
+	Check starhost.Options
+	// Debounce is how long diagnostics wait for typing to pause
+	// (DefaultDebounce when zero).
+	Debounce time.Duration
+}
+
+// DefaultDebounce is the pause after the last change before a plugin is
+// checked again.
+const DefaultDebounce = 250 * time.Millisecond
+
+// Serve speaks the Language Server Protocol over stream until the client
+// sends exit, the stream closes or ctx ends. It returns nil then.
+func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	s := &server{opts: opts, docs: map[string]string{}, timers: map[string]*time.Timer{}, published: map[string][]string{}}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	h := &protocol.Handler{
+		Initialize:                     s.initialize,
+		Initialized:                    func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:                       func(*glsp.Context) error { return nil },
+		Exit:                           func(*glsp.Context) error { return nil },
+		SetTrace:                       func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		TextDocumentDidOpen:            s.didOpen,
+		TextDocumentDidChange:          s.didChange,
+		TextDocumentDidSave:            s.didSave,
+		TextDocumentDidClose:           s.didClose,
+		TextDocumentHover:              s.hover,
+		TextDocumentCompletion:         s.completion,
+		TextDocumentDefinition:         s.definition,
+		TextDocumentFormatting:         s.formatting,
+		WorkspaceDidChangeWatchedFiles: func(*glsp.Context, *protocol.DidChangeWatchedFilesParams) error { return nil },
+	}
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, jsonrpc2.VSCodeObjectCodec{}),
+		jsonrpc2.HandlerWithError(func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+			return s.handle(ctx, conn, req, h)
+		}))
+	s.mu.Lock()
+	s.conn = conn
+	s.mu.Unlock()
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	cancel()
+	s.stopTimers()
+	s.checks.Wait()
+	return nil
+}
+
+// server is one session.
+type server struct {
+	opts   Options
+	ctx    context.Context
+	checks sync.WaitGroup // running checks
+
+	mu        sync.Mutex
+	conn      *jsonrpc2.Conn
+	docs      map[string]string      // open documents by path
+	timers    map[string]*time.Timer // pending checks by plugin directory
+	published map[string][]string    // plugin directory -> paths given diagnostics
+	runMu     sync.Mutex             // one check at a time
+}
+
+// handle dispatches one request or notification through glsp's handler,
+// as glsp's own server does.
+func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request, h *protocol.Handler) (any, error) {
+	gctx := &glsp.Context{Method: req.Method,
+		Notify: func(method string, params any) { _ = conn.Notify(ctx, method, params) },
+		Call:   func(method string, params, result any) { _ = conn.Call(ctx, method, params, result) },
+	}
+	if req.Params != nil {
+		gctx.Params = *req.Params
+	}
+	if req.Method == string(protocol.MethodExit) {
+		return nil, conn.Close()
+	}
+	r, validMethod, validParams, err := h.Handle(gctx)
+	switch {
+	case !validMethod:
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not supported: " + req.Method}
+	case !validParams:
+		msg := "invalid params"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: msg}
+	case err != nil:
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidRequest, Message: err.Error()}
+	}
+	return r, nil
+}
+
+func (s *server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any, error) {
+	full := protocol.TextDocumentSyncKindFull
+	yes := true
+	version := "0.1.0"
+	return protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync: protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &full,
+				Save: protocol.SaveOptions{IncludeText: &yes}},
+			HoverProvider:              true,
+			CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{".", "\"", "(", ","}},
+			DefinitionProvider:         true,
+			DocumentFormattingProvider: true,
+		},
+		ServerInfo: &protocol.InitializeResultServerInfo{Name: "crystal-star", Version: &version},
+	}, nil
+}
+
+// pathOf returns the file path of a file:// URI.
+func pathOf(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// uriOf returns the file:// URI of a path.
+func uriOf(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+func (s *server) setDoc(uri string, text *string) {
+	p := pathOf(uri)
+	s.mu.Lock()
+	if text == nil {
+		delete(s.docs, p)
+	} else {
+		s.docs[p] = *text
+	}
+	s.mu.Unlock()
+	s.schedule(p)
+}
+
+func (s *server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
+	s.setDoc(p.TextDocument.URI, &p.TextDocument.Text)
+	return nil
+}
+
+func (s *server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
+	for _, ch := range p.ContentChanges {
+		if whole, ok := ch.(protocol.TextDocumentContentChangeEventWhole); ok {
+			s.setDoc(p.TextDocument.URI, &whole.Text)
+		}
+	}
+	return nil
+}
+
+func (s *server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
+	if p.Text != nil {
+		s.setDoc(p.TextDocument.URI, p.Text)
+	} else {
+		s.schedule(pathOf(p.TextDocument.URI))
+	}
+	return nil
+}
+
+func (s *server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
+	s.setDoc(p.TextDocument.URI, nil) // the file on disk is what counts now
+	return nil
+}
+
+// text returns the editor's text of path, else the file's.
+func (s *server) text(path string) (string, bool) {
+	s.mu.Lock()
+	t, ok := s.docs[path]
+	s.mu.Unlock()
+	if ok {
+		return t, true
+	}
+	data, err := os.ReadFile(path)
+	return string(data), err == nil
+}
+
+func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	text, _ := s.text(pathOf(p.TextDocument.URI))
+	doc := Hover(text, int(p.Position.Line), int(p.Position.Character))
+	if doc == "" {
+		return nil, nil
+	}
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: doc}}, nil
+}
+
+var completionKinds = map[CompletionKind]protocol.CompletionItemKind{
+	KindKeyword: protocol.CompletionItemKindProperty, KindField: protocol.CompletionItemKindField,
+	KindValue: protocol.CompletionItemKindEnumMember, KindFunction: protocol.CompletionItemKindFunction,
+}
+
+func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
+	text, _ := s.text(pathOf(p.TextDocument.URI))
+	items := []protocol.CompletionItem{}
+	for _, c := range Complete(text, int(p.Position.Line), int(p.Position.Character)) {
+		kind := completionKinds[c.Kind]
+		item := protocol.CompletionItem{Label: c.Label, Kind: &kind}
+		if c.Detail != "" {
+			item.Detail = &c.Detail
+		}
+		if c.Doc != "" {
+			item.Documentation = protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: c.Doc}
+		}
+		if c.Insert != "" {
+			item.InsertText = &c.Insert
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
+
+func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
+	path := pathOf(p.TextDocument.URI)
+	text, _ := s.text(path)
+	loc, ok := Definition(path, text, int(p.Position.Line), int(p.Position.Character), s.text)
+	if !ok {
+		return nil, nil
+	}
+	pos := protocol.Position{Line: protocol.UInteger(loc.Line), Character: protocol.UInteger(loc.Char)}
+	return protocol.Location{URI: uriOf(loc.Path), Range: protocol.Range{Start: pos, End: pos}}, nil
+}
+
+// formatting formats the whole document with `crystal-star fmt`; a
+// document that does not parse is left as it is.
+func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
+	path := pathOf(p.TextDocument.URI)
+	text, _ := s.text(path)
+	out, err := starhost.FormatSource(filepath.Base(path), []byte(text))
+	if err != nil || string(out) == text {
+		return []protocol.TextEdit{}, nil
+	}
+	lines := strings.Count(text, "\n") + 1
+	return []protocol.TextEdit{{
+		Range:   protocol.Range{End: protocol.Position{Line: protocol.UInteger(lines)}},
+		NewText: string(out),
+	}}, nil
+}
+
+// errNoPlugin: the file is in no plugin directory.
+var errNoPlugin = errors.New("no plugin.toml above the file")
+
+// pluginDir returns the nearest directory at or above path's that holds a
+// plugin.toml.
+func pluginDir(path string) (string, error) {
+	for dir := filepath.Dir(path); ; {
+		if _, err := os.Stat(filepath.Join(dir, "plugin.toml")); err == nil {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("%s: %w", path, errNoPlugin)
+		}
+		dir = up
+	}
+}
+
+// schedule checks path's plugin once typing pauses.
+func (s *server) schedule(path string) {
+	dir, err := pluginDir(path)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.timers[dir]; t != nil && t.Stop() {
+		s.checks.Done() // the stopped timer's check never runs
+	}
+	if s.ctx.Err() != nil {
+		return
+	}
+	s.checks.Add(1)
+	s.timers[dir] = time.AfterFunc(s.opts.Debounce, func() {
+		defer s.checks.Done()
+		s.check(dir)
+	})
+}
+
+func (s *server) stopTimers() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for dir, t := range s.timers {
+		if t.Stop() {
+			s.checks.Done()
+		}
+		delete(s.timers, dir)
+	}
+}
+
+func (s *server) notify(method string, params any) {
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	if conn != nil {
+		_ = conn.Notify(s.ctx, method, params)
+	}
+}
+
+// publish sends the diagnostics of one file.
+func (s *server) publish(path string, diags []protocol.Diagnostic) {
+	s.notify(string(protocol.ServerTextDocumentPublishDiagnostics),
+		protocol.PublishDiagnosticsParams{URI: uriOf(path), Diagnostics: diags})
+}
