@@ -11,8 +11,11 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
+var pluginsCmd = command{name: "plugins", summary: "every discovered plugin: state, generation, trust, blockers, diagnostics",
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: "plugins --dev plugins", run: runPlugins}
+
 func runPlugins(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -100,8 +103,12 @@ func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 	return out
 }
 
+var toolsCmd = command{name: "tools", summary: "the tool catalog, in order",
+	flags:   []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}, {"catalog", "plan|work", "only the tools of one catalog"}},
+	example: "tools --dev plugins --catalog plan", run: runTools}
+
 func runTools(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, []string{"catalog"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -142,8 +149,11 @@ type callJSON struct {
 	Error *contrib.ToolError `json:"error"`
 }
 
+var callCmd = command{name: "call", args: "TOOL [JSON]", summary: "invoke one tool; exit 1 on a tool error",
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: `call --dev plugins/todo todo_add '{"text": "write docs"}'`, run: runCall}
+
 func runCall(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -185,8 +195,11 @@ func nullIfEmpty(b json.RawMessage) json.RawMessage {
 	return b
 }
 
+var expandCmd = command{name: "expand", args: "/NAME [ARGS...]", summary: "the turn input a slash command produces",
+	example: "expand --dev plugins/review /triage backend", run: runExpand}
+
 func runExpand(e *env, args []string) error {
-	f, err := parseFlags(args, nil, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -212,8 +225,12 @@ func runExpand(e *env, args []string) error {
 	return nil
 }
 
+var renderCmd = command{name: "render", args: "TEMPLATE", summary: "bind a template's {{placeholders}}",
+	flags:   []flagSpec{{"site", "SITE", "prompt (default), attachment, review, compaction or image_description"}},
+	example: "render 'Mode: {{mode}}'", run: runRender}
+
 func runRender(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"site"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}

@@ -16,9 +16,10 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() {
-	commands = append(commands, command{"dev", "hot-reload console: dev [DIR...] [--log FILE]; DIRs are dev plugins; reads /commands on stdin", runDev})
-}
+var devCmd = command{name: "dev", args: "DIR...",
+	summary: "hot-reload console: DIRs are dev plugins, each save reloads; type /commands (/help lists them)",
+	flags:   []flagSpec{{"log", "FILE", "also write every console line to FILE"}},
+	example: "dev plugins/review", run: runDev}
 
 // console is the dev console: it prints one line per lifecycle event and
 // runs the commands read from stdin, interactive or piped.
@@ -32,7 +33,7 @@ type console struct {
 }
 
 func runDev(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"log"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -53,6 +54,10 @@ func runDev(e *env, args []string) error {
 		return err
 	}
 	c.h = h
+	ps := h.Plugins()
+	if len(ps) == 0 {
+		return nothingFound("dev", "watch")
+	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -77,7 +82,6 @@ func runDev(e *env, args []string) error {
 		}
 	})()
 	active := 0
-	ps := h.Plugins()
 	for _, p := range ps {
 		if p.State == "active" {
 			active++

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -28,6 +27,8 @@ var (
 // started host.
 type env struct {
 	global         global
+	cmd            *command // the command running
+	style          style
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	mu             sync.Mutex // serialises writes to stderr
@@ -77,11 +78,7 @@ func (e *env) close() {
 func (e *env) note(n starhost.Note) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	line := n.String()
-	if !strings.HasPrefix(line, "note: ") { // a placeless note already says so
-		line = "note: " + line
-	}
-	fmt.Fprintln(e.stderr, line)
+	e.printDiag(e.stderr, "", n)
 }
 
 func (e *env) printJSON(v any) error {
@@ -125,7 +122,7 @@ func parseFlags(args []string, bools, values []string) (*cmdFlags, error) {
 			}
 			f.set[name] = value
 		default:
-			return nil, usagef("unknown flag --%s", name)
+			return nil, unknownFlag("--"+name, append(append([]string{}, bools...), values...))
 		}
 	}
 	return f, nil

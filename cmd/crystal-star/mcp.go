@@ -15,9 +15,9 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() {
-	commands = append(commands, command{"mcp", "serve the plugins' tools over MCP on stdin/stdout: mcp [--catalog plan|work]", runMCP})
-}
+var mcpCmd = command{name: "mcp", summary: "serve the plugins' tools over MCP on stdin/stdout",
+	flags:   []flagSpec{{"catalog", "plan|work", "only the tools of one catalog"}},
+	example: "mcp --dev plugins", run: runMCP}
 
 // mcpListChangedKinds are the lifecycle events that may change the tool
 // catalog; each sends notifications/tools/list_changed to the client.
@@ -26,7 +26,7 @@ var mcpListChangedKinds = map[string]bool{
 }
 
 func runMCP(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"catalog"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,8 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() {
-	commands = append(commands, command{"status", "the operator's status line: status [--json]", runStatus})
-}
+var statusCmd = command{name: "status", summary: "the operator's status line",
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: "status --dev plugins", run: runStatus}
 
 // cliStatusText returns the CLI's own built-in status fields.
 func cliStatusText(h *starhost.Host) func(string) string {
@@ -60,7 +59,7 @@ type statusRowJSON struct {
 }
 
 func runStatus(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
