@@ -132,9 +132,9 @@ func runTools(e *env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	for _, t := range list {
-		owner := t.Plugin
-		if owner == "" {
-			owner = "(external)"
+		owner := toolOwner(t)
+		if t.Plugin == "" {
+			owner = "(" + owner + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, t.Description)
 	}
@@ -249,6 +249,15 @@ func runRender(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, h.Bind(e.ctx, f.args[0], site))
 	return nil
+}
+
+// toolOwner is the plugin that contributes a tool, or "external" for the
+// host's own: `tools` and the console's /tools show the same word.
+func toolOwner(t contrib.ToolInfo) string {
+	if t.Plugin == "" {
+		return "external"
+	}
+	return t.Plugin
 }
 
 // catalogFlag reads --catalog plan|work; without it, both catalogs.

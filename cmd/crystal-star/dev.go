@@ -30,6 +30,9 @@ type console struct {
 	mu   sync.Mutex
 	cond *sync.Cond
 	seen []string // every line printed, for /wait
+
+	status      consoleStatus
+	unsubscribe func()
 }
 
 func runDev(e *env, args []string) error {
@@ -68,19 +71,8 @@ func runDev(e *env, args []string) error {
 	case err := <-watchDone:
 		return err
 	}
-	// The console reprints the operator's line whenever it changes.
-	last := h.StatusLine()
-	var lastMu sync.Mutex
-	defer h.SubscribeStatus(func() {
-		line := h.StatusLine()
-		lastMu.Lock()
-		changed := line != last
-		last = line
-		lastMu.Unlock()
-		if changed {
-			c.printf("status: %s", line)
-		}
-	})()
+	// The console prints its status line at ready and whenever it changes.
+	c.unsubscribe = h.SubscribeStatus(c.refreshStatus)
 	active := 0
 	for _, p := range ps {
 		if p.State == "active" {
@@ -88,6 +80,7 @@ func runDev(e *env, args []string) error {
 		}
 	}
 	c.printf("ready: %d plugins, %d active; watching for changes (type /help)", len(ps), active)
+	c.startStatus()
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
@@ -114,6 +107,7 @@ func runDev(e *env, args []string) error {
 }
 
 func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) error {
+	c.unsubscribe() // the texts the plugins drop at close are no news
 	cancel()
 	<-watchDone
 	start := time.Now()
@@ -192,7 +186,7 @@ func (c *console) run(line string) bool {
 		}
 	case "tools":
 		for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
-			c.printf("%s (%s) %s", t.Name, orDash(t.Plugin), t.Catalogs)
+			c.printf("%s (%s) %s", t.Name, toolOwner(t), t.Catalogs)
 		}
 	case "call":
 		name, args, _ := strings.Cut(rest, " ")

@@ -81,39 +81,3 @@ func runStatus(e *env, args []string) error {
 	fmt.Fprintln(e.stdout, h.StatusLine())
 	return nil
 }
-
-// statuslineView prints the /statusline listing (CC16).
-func (c *console) statuslineView() {
-	for _, r := range c.h.StatusView() {
-		mark := " "
-		if r.OnLine {
-			mark = "*"
-		}
-		owner := "built-in"
-		if !r.Builtin {
-			owner = r.Plugin
-		}
-		if r.Unavailable {
-			owner += ", unavailable"
-		}
-		c.printf("%s %-16s %s (%s)", mark, r.Name, r.Description, owner)
-	}
-}
-
-// statusline runs /statusline [add NAME | remove NAME | on | off | reset].
-func (c *console) statusline(rest string) {
-	if rest == "" {
-		c.statuslineView()
-		return
-	}
-	verb, arg, _ := cutSpace(rest)
-	changed, err := c.h.EditStatusLine(verb, arg)
-	switch {
-	case err != nil:
-		c.printf("/statusline: %v", err)
-	case !changed:
-		c.printf("/statusline: no change")
-	default:
-		c.printf("status line saved; now: %s", c.h.StatusLine())
-	}
-}
