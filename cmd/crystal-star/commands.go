@@ -180,7 +180,15 @@ func runCall(e *env, args []string) error {
 			fmt.Fprintln(e.stdout, res.Text)
 		}
 	} else {
-		fmt.Fprintf(e.stderr, "%s: %s\n", res.Err.Code, res.Err.Message)
+		hint := ""
+		if res.Err.Code == contrib.ErrUnknownTool {
+			var names []string
+			for _, t := range h.Tools(contrib.PlanAndWork).List() {
+				names = append(names, t.Name)
+			}
+			hint = didYouMean(f.args[0], names, "")
+		}
+		fmt.Fprintf(e.stderr, "%s: %s%s\n", res.Err.Code, res.Err.Message, hint)
 	}
 	if !res.OK() {
 		return &exitError{code: 1}

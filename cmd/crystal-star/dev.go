@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -81,15 +82,8 @@ func runDev(e *env, args []string) error {
 	}
 	c.printf("ready: %d plugins, %d active; watching for changes (type /help)", len(ps), active)
 	c.startStatus()
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(e.stdin)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines, stopInput := c.input()
+	defer stopInput()
 	for {
 		select {
 		case <-e.ctx.Done(): // Ctrl-C
@@ -170,7 +164,7 @@ func (c *console) run(line string) bool {
 	case "quit", "exit":
 		return true
 	case "help":
-		c.printf("/plugins  /tools  /call TOOL JSON  /render TEXT  /statusline [add NAME|remove NAME|on|off|reset]  /reload  /wait REGEX  /quit  and any plugin or markdown /command")
+		c.printf("/plugins  /tools  /call TOOL JSON  /render TEXT  /statusline [add NAME|remove NAME|on|off|reset]  /reload [ID]  /wait REGEX  /quit  and any plugin or markdown /command; Tab completes")
 		for _, h := range consoleHelp {
 			c.printf("%s", h)
 		}
@@ -200,7 +194,7 @@ func (c *console) run(line string) bool {
 		res := c.h.Tools(contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
 		switch {
 		case res.Err != nil:
-			c.printf("error %s: %s", res.Err.Code, res.Err.Message)
+			c.printf("error %s: %s%s", res.Err.Code, res.Err.Message, c.toolHint(name, res.Err))
 		case res.Data != nil:
 			c.printf("%s", res.Data)
 		default:
@@ -209,11 +203,7 @@ func (c *console) run(line string) bool {
 	case "render":
 		c.printf("%s", c.h.Bind(ctx, rest, starhost.SitePrompt))
 	case "reload":
-		c.h.Rescan(ctx)
-		for _, p := range c.h.Plugins() {
-			c.h.Reload(ctx, p.Directory)
-		}
-		c.printf("reload done")
+		c.reload(rest)
 	case "wait":
 		c.wait(rest)
 	case "statusline":
@@ -239,6 +229,12 @@ var consoleHelp []string
 func (c *console) expand(ctx context.Context, name, args string) {
 	text, ok, err := c.h.Expand(ctx, name, args)
 	switch {
+	case errors.Is(err, starhost.ErrUnknownCommand):
+		hint := didYouMean(name, c.verbs(), "/")
+		if hint == "" {
+			hint = "; /help lists the commands"
+		}
+		c.printf("%v%s", err, hint)
 	case err != nil:
 		c.printf("%v", err)
 	case !ok:
@@ -276,6 +272,36 @@ func (c *console) wait(pattern string) {
 		}
 		c.cond.Wait()
 	}
+}
+
+// reload rescans the plugin roots and reloads every plugin, or only the
+// plugin whose id is given.
+func (c *console) reload(id string) {
+	ctx := c.e.ctx
+	if id != "" {
+		for _, p := range c.h.Plugins() {
+			if p.ID == id {
+				c.h.Reload(ctx, p.Directory)
+				c.printf("reload done")
+				return
+			}
+		}
+		c.printf("/reload: no plugin %s%s", id, didYouMean(id, c.pluginIDs(), ""))
+		return
+	}
+	c.h.Rescan(ctx)
+	for _, p := range c.h.Plugins() {
+		c.h.Reload(ctx, p.Directory)
+	}
+	c.printf("reload done")
+}
+
+// toolHint suggests the nearest tool name when a call names no tool.
+func (c *console) toolHint(name string, err *contrib.ToolError) string {
+	if err.Code != contrib.ErrUnknownTool || slices.Contains(c.toolNames(), name) {
+		return ""
+	}
+	return didYouMean(name, c.toolNames(), "")
 }
 
 func orDash(s string) string {
