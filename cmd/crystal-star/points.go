@@ -44,7 +44,7 @@ func init() {
 		"/hook EVENT JSON  run one hook event on a payload; print the result and the skipped hooks",
 		"/points  every contribution point with its tiers and entries, and the hooks",
 		"/turn [TEXT]  one turn of thread dev: user_message, turn_started and turn_finished",
-		"/dispatch TOOL [JSON]  one tool call through the dispatch pipeline (hooks, policy, approval, recorder, normalizer)")
+		"/dispatch TOOL [JSON]  one tool call through the dispatch pipeline (classify, policy, approval hooks, approval, tool_call hooks, invoke, tool_result hooks, recorder, normalizer)")
 }
 
 // devState is a console's thread: started once, turns counted.
