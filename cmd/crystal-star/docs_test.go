@@ -37,15 +37,18 @@ func docBlocks(t *testing.T) []docBlock {
 			t.Fatal(err)
 		}
 		var cur *docBlock
+		indent := "" // of the opening fence: a block in a list item is indented
 		for i, line := range strings.Split(string(data), "\n") {
+			fence := strings.HasPrefix(strings.TrimLeft(line, " "), "```")
 			switch {
-			case cur == nil && strings.HasPrefix(line, "```"):
-				cur = &docBlock{file: strings.TrimPrefix(f, "../../"), line: i + 1, lang: strings.TrimSpace(line[3:])}
-			case cur != nil && strings.HasPrefix(line, "```"):
+			case cur == nil && fence:
+				indent = line[:len(line)-len(strings.TrimLeft(line, " "))]
+				cur = &docBlock{file: strings.TrimPrefix(f, "../../"), line: i + 1, lang: strings.TrimSpace(line[len(indent)+3:])}
+			case cur != nil && fence:
 				blocks = append(blocks, *cur)
 				cur = nil
 			case cur != nil:
-				cur.text += line + "\n"
+				cur.text += strings.TrimPrefix(line, indent) + "\n"
 			}
 		}
 	}
@@ -146,5 +149,138 @@ func TestDocsPluginsPassCheck(t *testing.T) {
 	}
 	if n < 8 {
 		t.Errorf("found %d plugins in the docs; the extraction is broken", n)
+	}
+}
+
+// docCommand is one "$ crystal-star …" line of a doc block with the output
+// shown below it and, when a "$ echo $?" follows, the exit code.
+type docCommand struct {
+	args []string
+	want []string
+	code int // -1: not shown
+}
+
+// docCommands parses the "$ " lines of a block.
+func docCommands(t *testing.T, b docBlock) []*docCommand {
+	var cmds []*docCommand
+	var cur *docCommand
+	lines := strings.Split(strings.TrimRight(b.text, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case line == "$ echo $?" && cur != nil && i+1 < len(lines):
+			i++
+			code, err := strconv.Atoi(lines[i])
+			if err != nil {
+				t.Errorf("%s: $ echo $? is followed by %q, not an exit code", b, lines[i])
+			}
+			cur.code = code
+		case strings.HasPrefix(line, "$ crystal-star ") || strings.HasPrefix(line, "$ go run ./cmd/crystal-star "):
+			args, err := shellWords(line[strings.Index(line, "crystal-star ")+len("crystal-star "):])
+			if err != nil {
+				t.Errorf("%s: %v", b, err)
+			}
+			cur = &docCommand{args: args, code: -1}
+			cmds = append(cmds, cur)
+		case strings.HasPrefix(line, "$ "), strings.HasPrefix(line, "  "):
+			// Another program (a pipeline into crystal-star mcp, say) is
+			// not run here.
+			cur = nil
+		case cur != nil && strings.TrimSpace(line) != "":
+			cur.want = append(cur.want, line)
+		}
+	}
+	return cmds
+}
+
+// shellWords splits a command line the way sh would for the simple quoting
+// the docs use: single quotes, double quotes, spaces.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated quote in %q", s)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// docLinePattern turns one line of shown output into a pattern: "…" stands
+// for any text, durations and fingerprints for any such value.
+func docLinePattern(line string) *regexp.Regexp {
+	var b strings.Builder
+	for i, part := range strings.Split(line, "…") {
+		if i > 0 {
+			b.WriteString(".*")
+		}
+		b.WriteString(regexp.QuoteMeta(part))
+	}
+	p := b.String()
+	p = regexp.MustCompile(`\d+(\\\.\d+)?(ns|µs|ms|s)\b`).ReplaceAllString(p, `[0-9.]+(ns|µs|ms|s)`)
+	p = regexp.MustCompile(`sha256:[0-9a-f]{64}`).ReplaceAllString(p, `sha256:[0-9a-f]{64}`)
+	return regexp.MustCompile(`^` + p + `$`)
+}
+
+// TestDocsCommandsShowTheirOutput runs every "$ crystal-star …" command of
+// the docs, in the repository's plugins (docWorkspace) with a fresh home per
+// block, and checks that each line shown below it is printed (stdout or
+// stderr) and that the exit code shown by "$ echo $?" is the one returned.
+func TestDocsCommandsShowTheirOutput(t *testing.T) {
+	blocks := docBlocks(t)
+	n := 0
+	for _, b := range blocks {
+		cmds := docCommands(t, b)
+		if len(cmds) == 0 {
+			continue
+		}
+		ws := docWorkspace(t, blocks)
+		t.Setenv("CRYSTAL_HOME", filepath.Join(ws, "home"))
+		for _, c := range cmds {
+			n++
+			code, stdout, stderr := runCLI(t, ws, append([]string{"--color=never"}, c.args...)...)
+			got := strings.Split(strings.TrimRight(stdout+stderr, "\n"), "\n")
+			used := make([]bool, len(got))
+			for _, want := range c.want {
+				re := docLinePattern(want)
+				found := false
+				for i, line := range got {
+					if !used[i] && re.MatchString(line) {
+						used[i], found = true, true
+						break
+					}
+				}
+				if !found {
+					t.Errorf("%s: crystal-star %s: the docs show\n\t%s\nbut it printed:\n%s%s", b, strings.Join(c.args, " "), want, stdout, stderr)
+				}
+			}
+			if c.code >= 0 && code != c.code {
+				t.Errorf("%s: crystal-star %s exited %d; the docs show %d", b, strings.Join(c.args, " "), code, c.code)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("found %d doc commands; the extraction is broken", n)
 	}
 }
