@@ -48,7 +48,7 @@ func runPlugins(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
 		}
 		for _, d := range p.Diagnostics {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
+			e.printDiag(e.stdout, "  ", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
 				if line != "" {
 					fmt.Fprintf(e.stdout, "    %s\n", line)

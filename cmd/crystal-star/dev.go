@@ -113,8 +113,20 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 // printf prints one console line on stdout (and the log).
 func (c *console) printf(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
+	c.print(line, line)
+}
+
+// printDiag prints a diagnostic the way every diagnostic is printed, with
+// colour on a coloured stdout and never in the log.
+func (c *console) printDiag(indent string, d starhost.Note) {
+	c.print(indent+formatDiag(d, c.e.style.out), indent+formatDiag(d, false))
+}
+
+// print prints shown on stdout and plain in the log and the transcript.
+func (c *console) print(shown, plain string) {
+	line := plain
 	c.e.mu.Lock()
-	fmt.Fprintln(c.e.stdout, line)
+	fmt.Fprintln(c.e.stdout, shown)
 	if c.log != nil {
 		fmt.Fprintln(c.log, line)
 	}
@@ -175,7 +187,7 @@ func (c *console) run(line string) bool {
 				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
 			}
 			for _, d := range p.Diagnostics {
-				c.printf("  %s", d)
+				c.printDiag("  ", d)
 			}
 		}
 	case "tools":

@@ -68,9 +68,10 @@ func (term *terminal) expect(pattern string) {
 }
 
 // TestDevConsoleTerminal drives the dev console on a real pseudo-terminal:
-// Tab completes console verbs and tool names, Up recalls the last line,
-// the history is kept in {home}/dev_history, and "did you mean" answers an
-// unknown command or tool.
+// Tab completes console verbs, plugin commands, tool names and plugin ids,
+// Up recalls the last line, the history is kept in {home}/dev_history,
+// "did you mean" answers an unknown command or tool, and notes are
+// coloured (--color=auto on a terminal).
 func TestDevConsoleTerminal(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
@@ -78,10 +79,15 @@ func TestDevConsoleTerminal(t *testing.T) {
 	os.MkdirAll(plugin, 0o755)
 	os.WriteFile(filepath.Join(plugin, "plugin.toml"), []byte("id = \"acme.echo\"\nversion = \"1.0.0\"\n"), 0o644)
 	os.WriteFile(filepath.Join(plugin, "plugin.star"), []byte(`
+print("loading")
+
 def echo(ctx, args):
     return "echo:" + args.get("text", "")
 
-contribute(tools = [tool(name = "echo_text", catalogs = "work", run = echo)])
+contribute(
+    tools = [tool(name = "echo_text", catalogs = "work", run = echo)],
+    commands = [command(name = "shout", run = lambda ctx, inv: inv.args.upper())],
+)
 `), 0o644)
 
 	ptmx, tty, err := pty.Open()
@@ -94,9 +100,10 @@ contribute(tools = [tool(name = "echo_text", catalogs = "work", run = echo)])
 	term := &terminal{t: t, ptmx: ptmx}
 	go term.read()
 
-	t.Setenv("NO_COLOR", "1")
+	t.Setenv("NO_COLOR", "")
 	code := make(chan int, 1)
 	go func() { code <- run([]string{"dev", plugin, "--home", home}, tty, tty, tty) }()
+	term.expect(`plugin.star:2:6: \x1b\[1;36mnote\x1b\[0m: acme.echo: print: loading \[Print\]`)
 	term.expect(`ready: 1 plugins, 1 active`)
 
 	// Tab completes a console verb ...
@@ -111,7 +118,19 @@ contribute(tools = [tool(name = "echo_text", catalogs = "work", run = echo)])
 	term.typeKeys(`{"text": "hi"}` + "\r")
 	term.expect(`echo:hi`)
 
+	// ... and a plugin command, and a plugin id after /reload.
+	term.typeKeys("/sho\t")
+	term.expect(`/shout `)
+	term.typeKeys("hey\r")
+	term.expect(`input: HEY`)
+	term.typeKeys("/reload acme.e\t")
+	term.expect(`/reload acme.echo `)
+	term.typeKeys("\r")
+	term.expect(`reload done`)
+
 	// Up recalls the last line; Enter runs it again.
+	term.typeKeys("/call echo_text {\"text\": \"hi\"}\r")
+	term.expect(`echo:hi`)
 	term.typeKeys("\x1b[A")
 	term.expect(`/call echo_text \{"text": "hi"\}`)
 	term.typeKeys("\r")
