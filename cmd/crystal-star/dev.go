@@ -17,7 +17,7 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-var devCmd = command{name: "dev", args: "DIR...",
+var devCmd = command{name: "dev", args: "[DIR...]",
 	summary: "hot-reload console: DIRs are dev plugins, each save reloads; type /commands (/help lists them)",
 	flags:   []flagSpec{{"log", "FILE", "also write every console line to FILE"}},
 	example: "dev plugins/review", run: runDev}
