@@ -1,8 +1,26 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/crystal-star/crystal-star/starhost"
 )
+
+// nearestPlugin adds "did you mean" to an error about an unknown plugin id.
+func (e *env) nearestPlugin(err error, id string) error {
+	if !errors.Is(err, starhost.ErrNoPlugin) || e.host == nil {
+		return err
+	}
+	var ids []string
+	for _, p := range e.host.Plugins() {
+		ids = append(ids, p.ID)
+	}
+	if hint := didYouMean(id, ids, ""); hint != "" {
+		return fmt.Errorf("%w%s", err, hint)
+	}
+	return err
+}
 
 // runOp builds the runner of a plugin operation taking one argument (an id,
 // or a directory for install) and an optional --project layer.
@@ -23,7 +41,7 @@ func runOp(name string, op func(h *starhost.Host, e *env, arg string, project bo
 			return err
 		}
 		res, err := op(h, e, f.args[0], f.has("project"))
-		return e.printOp(res, err, f.has("json"))
+		return e.printOp(res, e.nearestPlugin(err, f.args[0]), f.has("json"))
 	}
 }
 

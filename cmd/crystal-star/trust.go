@@ -54,7 +54,7 @@ func runTrust(e *env, args []string) error {
 		} else {
 			res, err = h.Revoke(e.ctx, rest[0], f.set["fingerprint"])
 		}
-		return e.printOp(res, err, f.has("json"))
+		return e.printOp(res, e.nearestPlugin(err, rest[0]), f.has("json"))
 	}
 	return usagef("unknown trust command %q; want grant, revoke or list", verb)
 }
