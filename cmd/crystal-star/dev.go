@@ -146,6 +146,7 @@ func round(d time.Duration) time.Duration {
 
 // event prints one lifecycle event.
 func (c *console) event(ev starhost.Event) {
+	c.forgetPlugins()
 	switch ev.Kind {
 	case "activated":
 		c.printf("loaded %s %s in %s", ev.Plugin, ev.Generation, round(ev.Elapsed))

@@ -18,6 +18,18 @@ type consoleStatus struct {
 	ready   bool            // printing starts with the ready line
 	last    string          // the line last printed (or saved)
 	removed map[string]bool // default fields /statusline remove hid
+	// devIDs caches the ids of the dev plugins (Host.Plugins reads the
+	// trust file); nil means stale: every lifecycle event clears it.
+	devIDs map[string]bool
+	epoch  int // counts the clears, so a slow refill cannot store stale ids
+}
+
+// forgetPlugins marks the cached dev plugin ids stale.
+func (c *console) forgetPlugins() {
+	c.status.mu.Lock()
+	c.status.devIDs = nil
+	c.status.epoch++
+	c.status.mu.Unlock()
 }
 
 // statusLine is the line the console shows.
@@ -35,14 +47,22 @@ func (c *console) statusLine() statusline.Line {
 // defaultFields are the fields of the dev plugins that the operator did not
 // remove, in board order.
 func (c *console) defaultFields() []string {
-	dev := map[string]bool{}
-	for _, p := range c.h.Plugins() {
-		if p.Source == contrib.SourceDev {
-			dev[p.ID] = true
+	c.status.mu.Lock()
+	dev, epoch := c.status.devIDs, c.status.epoch
+	c.status.mu.Unlock()
+	if dev == nil {
+		dev = map[string]bool{}
+		for _, p := range c.h.Plugins() {
+			if p.Source == contrib.SourceDev {
+				dev[p.ID] = true
+			}
 		}
 	}
 	c.status.mu.Lock()
 	defer c.status.mu.Unlock()
+	if c.status.epoch == epoch {
+		c.status.devIDs = dev
+	}
 	var names []string
 	for _, f := range c.h.StatusFields() {
 		if !f.Builtin && dev[f.Plugin] && !c.status.removed[f.Name] {
