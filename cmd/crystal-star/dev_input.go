@@ -15,7 +15,8 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-// The dev console reads its lines in one of two ways. On a terminal it
+// The dev console reads its lines in one of two ways. On a terminal (stdin
+// and stdout) it
 // edits them with github.com/chzyer/readline (docs/cli.md, "Line editing"):
 // cursor keys, Emacs keys, history kept in {home}/dev_history, Ctrl-R
 // search and Tab completion. Anything else — a pipe, a file, a test — is
@@ -28,7 +29,9 @@ const historyFileName = "dev_history"
 // closed at the end of input (Ctrl-D, or Ctrl-C on an empty line, on a
 // terminal), with the function that stops reading.
 func (c *console) input() (<-chan string, func()) {
-	if f, ok := c.e.stdin.(*os.File); ok && readline.IsTerminal(int(f.Fd())) {
+	// Both ends must be a terminal: a prompt redrawn into a pipe (dev | tee)
+	// would only be noise.
+	if f, ok := c.e.stdin.(*os.File); ok && isTerminal(f) && isTerminal(c.e.stdout) {
 		if lines, stop, err := c.terminalInput(f); err == nil {
 			return lines, stop
 		}

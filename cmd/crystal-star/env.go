@@ -38,7 +38,8 @@ type env struct {
 	stop           context.CancelFunc
 }
 
-// start creates and starts the host; notes go to stderr as "note: ...".
+// start creates and starts the host; notes go to stderr, one line each
+// (printDiag).
 func (e *env) start() (*starhost.Host, error) {
 	if e.host != nil {
 		return e.host, nil
