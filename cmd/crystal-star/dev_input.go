@@ -15,12 +15,12 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-// The dev console reads its lines in one of two ways. On a terminal (stdin
-// and stdout) it
-// edits them with github.com/chzyer/readline (docs/cli.md, "Line editing"):
-// cursor keys, Emacs keys, history kept in {home}/dev_history, Ctrl-R
-// search and Tab completion. Anything else — a pipe, a file, a test — is
-// read as plain lines, so scripts drive the console exactly as before.
+// The dev console reads its lines in one of two ways. When stdin and stdout
+// are a terminal it edits them with github.com/chzyer/readline (docs/cli.md,
+// "Line editing"): cursor keys, Emacs keys, history kept in
+// {home}/dev_history, Ctrl-R search and Tab completion. Anything else — a
+// pipe, a file, a test — is read as plain lines, so scripts drive the
+// console exactly as before.
 
 // historyFileName is the console history's file in the home directory.
 const historyFileName = "dev_history"
