@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -78,7 +79,7 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 	}
 	f, err := Dialect.Parse(c.display(p), src, mode)
 	if err != nil {
-		c.reportCompile(contrib.SyntaxError, err)
+		c.reportCompile(contrib.SyntaxError, endOfLine(src, err))
 		c.progs[p] = nil
 		return
 	}
@@ -143,6 +144,27 @@ func resolveLoad(from, module string) (string, string) {
 		return "", "leaves the plugin directory"
 	}
 	return p, ""
+}
+
+// endOfLine moves a syntax error found at a line break or at the end of
+// the file ("got newline, want ':'") back to the end of the last line with
+// code before it, where the missing token belongs: the scanner reports the
+// start of the next line, one line after the mistake.
+func endOfLine(src []byte, err error) error {
+	var serr syntax.Error
+	if !errors.As(err, &serr) || serr.Pos.Col != 1 ||
+		!(strings.HasPrefix(serr.Msg, "got newline") || strings.HasPrefix(serr.Msg, "got end of file")) {
+		return err
+	}
+	lines := strings.Split(string(src), "\n")
+	for l := int(serr.Pos.Line) - 1; l >= 1 && l <= len(lines); l-- {
+		text := strings.TrimRight(lines[l-1], " \t\r")
+		if strings.TrimSpace(text) != "" {
+			serr.Pos.Line, serr.Pos.Col = int32(l), int32(utf8.RuneCountInString(text)+1)
+			return serr
+		}
+	}
+	return err
 }
 
 func posOf(p syntax.Position) contrib.Pos {

@@ -81,11 +81,10 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// CheckLine formats d the way `crystal-star check` prints it, the form
-// editors and CI annotators read: `file:line:col: severity: message [Code]`.
-func CheckLine(d Note) string {
-	return fmt.Sprintf("%s: %s: %s [%s]", d.Pos, d.Severity, d.Message, d.Code)
-}
+// CheckLine formats d the way `crystal-star check` prints it, the one shape
+// of every diagnostic, which editors and CI annotators read:
+// `file:line:col: severity: plugin: message [Code]` (Note.String).
+func CheckLine(d Note) string { return d.String() }
 
 // Check finds every mistake in plugins that can be found before they run,
 // without trust and without effects, and reports it with its place (AT3,

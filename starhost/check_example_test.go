@@ -23,7 +23,7 @@ func ExampleCheck() {
 	}
 	fmt.Println(r.Summary())
 	// Output:
-	// ../testdata/check/tool_duplicate/plugin.star:6:9: error: tool "Summary" is declared twice in this plugin; the later one is left out [ToolDuplicate]
+	// ../testdata/check/tool_duplicate/plugin.star:6:9: error: acme.notes: tool "Summary" is declared twice in this plugin; the later one is left out [ToolDuplicate]
 	// 1 error, 0 warnings in 1 plugin
 }
 

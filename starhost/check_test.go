@@ -137,7 +137,7 @@ var notStatic = map[contrib.Code]string{
 	contrib.RawHookRegistered:               "a note; registering a raw hook is legitimate",
 }
 
-var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\]$`)
+var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\](;|$)`)
 
 // TestCheckCorpusCoversCatalogue proves that every code check can produce
 // has a case in the corpus, and that the codes it cannot produce are listed

@@ -89,6 +89,14 @@ func (h *Host) StatusLine() string {
 	return h.board.Render(h.statusLineConfig(), h.builtinStatusText)
 }
 
+// RenderStatusLine draws l the way StatusLine draws the operator's line,
+// with this host's fields and built-in texts. An embedder that shows more
+// than the saved line (the dev console adds the fields of the plugins under
+// development) renders its own with it. Safe for concurrent use.
+func (h *Host) RenderStatusLine(l statusline.Line) string {
+	return h.board.Render(l, h.builtinStatusText)
+}
+
 // SubscribeStatus calls fn after every change of a published status text
 // (never for an identical re-set). It returns the cancel function.
 func (h *Host) SubscribeStatus(fn func()) (cancel func()) { return h.board.Subscribe(fn) }

@@ -14,12 +14,15 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() {
-	commands = append(commands,
-		command{"check", "lint manifests and Starlark: check [--json] [--watch] [PATH...]; exit 1 on errors", runCheck},
-		command{"fmt", "format .star files: fmt [-w] [-d] [PATH...|-]", runFmt},
-	)
-}
+var checkCmd = command{name: "check", args: "[PATH...]",
+	summary: "lint manifests and Starlark without running the host; exit 1 on errors",
+	flags: []flagSpec{{name: "json", help: "print the diagnostics as JSON (docs/check.md)"},
+		{name: "watch", help: "re-check on every save and print only what changed (docs/check.md)"}},
+	example: "check plugins/review", run: runCheck}
+
+var fmtCmd = command{name: "fmt", args: "[-w] [-d] [PATH...|-]",
+	summary: "format .star files: print them, -w rewrite them, -d show a diff (exit 1 if any differ)",
+	example: "fmt -d plugins", run: runFmt}
 
 // checkJSON is the stable shape of one `check --json` entry (docs/check.md).
 type checkJSON struct {
@@ -33,7 +36,7 @@ type checkJSON struct {
 }
 
 func runCheck(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json", "watch"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -54,6 +57,9 @@ func runCheck(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(r.Plugins) == 0 {
+		return nothingFound("check", "check")
+	}
 	if f.has("json") {
 		out := make([]checkJSON, len(r.Diagnostics))
 		for i, d := range r.Diagnostics {
@@ -65,7 +71,7 @@ func runCheck(e *env, args []string) error {
 		}
 	} else {
 		for _, d := range r.Diagnostics {
-			fmt.Fprintln(e.stdout, starhost.CheckLine(d))
+			e.printDiag(e.stdout, "", d)
 		}
 		fmt.Fprintln(e.stdout, r.Summary())
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() {
-	commands = append(commands, command{"commands", "every /command in resolution order: commands [--json]", runCommands})
-}
+var commandsCmd = command{name: "commands",
+	summary: "every /command in resolution order: built-in, markdown and plugin (MC6)",
+	flags:   []flagSpec{{name: "json", help: "print the list as JSON (docs/cli.md)"}},
+	example: "--dev plugins/review commands", run: runCommands}
 
 // cliCommandInfo describes the dev console's built-in verbs for
 // Host.Commands (MC6); they are the verbs of cliBuiltinCommands.
@@ -21,7 +22,7 @@ var cliCommandInfo = []starhost.CommandInfo{
 	{Name: "tools", Description: "the tool catalog, in order"},
 	{Name: "call", ArgumentHint: "TOOL [JSON]", Description: "invoke one tool"},
 	{Name: "render", ArgumentHint: "TEXT", Description: "bind a template at the prompt site"},
-	{Name: "reload", Description: "rescan the roots and reload every plugin"},
+	{Name: "reload", ArgumentHint: "[ID]", Description: "rescan the roots and reload every plugin, or only plugin ID"},
 	{Name: "statusline", ArgumentHint: "[add NAME|remove NAME|on|off|reset]", Description: "the operator's status line"},
 	{Name: "model", ArgumentHint: "[PROVIDER/MODEL]", Description: "the session model plugins see"},
 	{Name: "thinking", ArgumentHint: "LEVEL", Description: "the session thinking level"},
@@ -38,7 +39,7 @@ var cliCommandInfo = []starhost.CommandInfo{
 }
 
 func runCommands(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}

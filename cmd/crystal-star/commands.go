@@ -12,8 +12,11 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
+var pluginsCmd = command{name: "plugins", summary: "every discovered plugin: state, generation, trust, blockers, diagnostics",
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: "plugins --dev plugins", run: runPlugins}
+
 func runPlugins(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -44,7 +47,7 @@ func runPlugins(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, p.Version, p.State, p.Source, gen, p.Directory)
 		printReasons(e.stdout, p)
 		for _, d := range p.Diagnostics {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
+			e.printDiag(e.stdout, "  ", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
 				if line != "" {
 					fmt.Fprintf(e.stdout, "    %s\n", line)
@@ -131,8 +134,12 @@ func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 	return out
 }
 
+var toolsCmd = command{name: "tools", summary: "the tool catalog, in order",
+	flags:   []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}, {"catalog", "plan|work", "only the tools of one catalog"}},
+	example: "tools --dev plugins --catalog plan", run: runTools}
+
 func runTools(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, []string{"catalog"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -156,9 +163,9 @@ func runTools(e *env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	for _, t := range list {
-		owner := t.Plugin
-		if owner == "" {
-			owner = "(external)"
+		owner := toolOwner(t)
+		if t.Plugin == "" {
+			owner = "(" + owner + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, t.Description)
 	}
@@ -173,8 +180,11 @@ type callJSON struct {
 	Error *contrib.ToolError `json:"error"`
 }
 
+var callCmd = command{name: "call", args: "TOOL [JSON]", summary: "invoke one tool; exit 1 on a tool error",
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: `call --dev plugins/todo todo_add '{"text": "write docs"}'`, run: runCall}
+
 func runCall(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -197,7 +207,15 @@ func runCall(e *env, args []string) error {
 	} else if res.OK() {
 		fmt.Fprintln(e.stdout, starhost.ResultText(res))
 	} else {
-		fmt.Fprintln(e.stderr, starhost.ResultText(res))
+		hint := ""
+		if res.Err.Code == contrib.ErrUnknownTool {
+			var names []string
+			for _, t := range h.Tools(contrib.PlanAndWork).List() {
+				names = append(names, t.Name)
+			}
+			hint = didYouMean(f.args[0], names, "")
+		}
+		fmt.Fprintf(e.stderr, "%s%s\n", starhost.ResultText(res), hint)
 	}
 	if !res.OK() {
 		return &exitError{code: 1}
@@ -212,8 +230,11 @@ func nullIfEmpty(b json.RawMessage) json.RawMessage {
 	return b
 }
 
+var expandCmd = command{name: "expand", args: "/NAME [ARGS...]", summary: "the turn input a slash command produces",
+	example: "expand --dev plugins/review /triage backend", run: runExpand}
+
 func runExpand(e *env, args []string) error {
-	f, err := parseFlags(args, nil, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -239,8 +260,12 @@ func runExpand(e *env, args []string) error {
 	return nil
 }
 
+var renderCmd = command{name: "render", args: "TEMPLATE", summary: "bind a template's {{placeholders}}",
+	flags:   []flagSpec{{"site", "SITE", "prompt (default), attachment, review, compaction or image_description"}},
+	example: "render 'Mode: {{mode}}'", run: runRender}
+
 func runRender(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"site"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -259,6 +284,15 @@ func runRender(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, h.Bind(e.ctx, f.args[0], site))
 	return nil
+}
+
+// toolOwner is the plugin that contributes a tool, or "external" for the
+// host's own: `tools` and the console's /tools show the same word.
+func toolOwner(t contrib.ToolInfo) string {
+	if t.Plugin == "" {
+		return "external"
+	}
+	return t.Plugin
 }
 
 // catalogFlag reads --catalog plan|work; without it, both catalogs.

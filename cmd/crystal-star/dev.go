@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,9 +17,10 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() {
-	commands = append(commands, command{"dev", "hot-reload console: dev [DIR...] [--log FILE]; DIRs are dev plugins; reads /commands on stdin", runDev})
-}
+var devCmd = command{name: "dev", args: "[DIR...]",
+	summary: "hot-reload console: DIRs are dev plugins, each save reloads; type /commands (/help lists them)",
+	flags:   []flagSpec{{"log", "FILE", "also write every console line to FILE"}},
+	example: "dev plugins/review", run: runDev}
 
 // console is the dev console: it prints one line per lifecycle event and
 // runs the commands read from stdin, interactive or piped.
@@ -30,12 +32,14 @@ type console struct {
 	cond *sync.Cond
 	seen []string // every line printed, for /wait
 
-	failMu  sync.Mutex
-	failing map[string]bool // plugins whose last attempt failed
+	failMu      sync.Mutex
+	failing     map[string]bool // plugins whose last attempt failed
+	status      consoleStatus
+	unsubscribe func()
 }
 
 func runDev(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"log"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -56,6 +60,10 @@ func runDev(e *env, args []string) error {
 		return err
 	}
 	c.h = h
+	ps := h.Plugins()
+	if len(ps) == 0 {
+		return nothingFound("dev", "watch")
+	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -66,36 +74,18 @@ func runDev(e *env, args []string) error {
 	case err := <-watchDone:
 		return err
 	}
-	// The console reprints the operator's line whenever it changes.
-	last := h.StatusLine()
-	var lastMu sync.Mutex
-	defer h.SubscribeStatus(func() {
-		line := h.StatusLine()
-		lastMu.Lock()
-		changed := line != last
-		last = line
-		lastMu.Unlock()
-		if changed {
-			c.printf("status: %s", line)
-		}
-	})()
+	// The console prints its status line at ready and whenever it changes.
+	c.unsubscribe = h.SubscribeStatus(c.refreshStatus)
 	active := 0
-	ps := h.Plugins()
 	for _, p := range ps {
 		if p.State == "active" {
 			active++
 		}
 	}
 	c.printf("ready: %d plugins, %d active; watching for changes (type /help)", len(ps), active)
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(e.stdin)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	c.startStatus()
+	lines, stopInput := c.input()
+	defer stopInput()
 	for {
 		select {
 		case <-e.ctx.Done(): // Ctrl-C
@@ -113,6 +103,7 @@ func runDev(e *env, args []string) error {
 }
 
 func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) error {
+	c.unsubscribe() // the texts the plugins drop at close are no news
 	cancel()
 	<-watchDone
 	start := time.Now()
@@ -124,8 +115,20 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 // printf prints one console line on stdout (and the log).
 func (c *console) printf(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
+	c.print(line, line)
+}
+
+// printDiag prints a diagnostic the way every diagnostic is printed, with
+// colour on a coloured stdout and never in the log.
+func (c *console) printDiag(indent string, d starhost.Note) {
+	c.print(indent+formatDiag(d, c.e.style.out), indent+formatDiag(d, false))
+}
+
+// print prints shown on stdout and plain in the log and the transcript.
+func (c *console) print(shown, plain string) {
+	line := plain
 	c.e.mu.Lock()
-	fmt.Fprintln(c.e.stdout, line)
+	fmt.Fprintln(c.e.stdout, shown)
 	if c.log != nil {
 		fmt.Fprintln(c.log, line)
 	}
@@ -148,6 +151,7 @@ func round(d time.Duration) time.Duration {
 // content again — says the error is gone, so the old error is not the last
 // word on screen.
 func (c *console) event(ev starhost.Event) {
+	c.forgetPlugins()
 	switch ev.Kind {
 	case "activated":
 		c.printf("loaded %s %s in %s", ev.Plugin, ev.Generation, round(ev.Elapsed))
@@ -199,7 +203,7 @@ func (c *console) run(line string) bool {
 		return true
 	case "help":
 		c.helpCommands() // MC6: one listing for /help, `commands` and embedders
-		c.printf("/wait REGEX  block until the transcript matches (scripts)")
+		c.printf("/wait REGEX  block until the transcript matches (scripts); Tab completes commands, tools and plugin ids")
 	case "plugins":
 		for _, p := range c.h.Plugins() {
 			c.printf("%s %s %s %s %s", p.ID, p.Version, p.State, orDash(p.Generation), p.Directory)
@@ -210,13 +214,13 @@ func (c *console) run(line string) bool {
 				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
 			}
 			for _, d := range p.Diagnostics {
-				c.printf("  %s", d)
+				c.printDiag("  ", d)
 			}
 		}
 		c.printf("%s", reclaimLine(c.h))
 	case "tools":
 		for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
-			c.printf("%s (%s) %s %s", t.Name, orDash(t.Plugin), t.Catalogs, toolFlags(t))
+			c.printf("%s (%s) %s %s", t.Name, toolOwner(t), t.Catalogs, toolFlags(t))
 		}
 	case "call":
 		name, args, _ := strings.Cut(rest, " ")
@@ -230,7 +234,7 @@ func (c *console) run(line string) bool {
 		res := c.h.Tools(contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
 		switch {
 		case res.Err != nil:
-			c.printf("error %s: %s", res.Err.Code, res.Err.Message)
+			c.printf("error %s: %s%s", res.Err.Code, res.Err.Message, c.toolHint(name, res.Err))
 		case res.Data != nil:
 			c.printf("%s", res.Data)
 		default:
@@ -239,11 +243,7 @@ func (c *console) run(line string) bool {
 	case "render":
 		c.printf("%s", c.h.Bind(ctx, rest, starhost.SitePrompt))
 	case "reload":
-		c.h.Rescan(ctx)
-		for _, p := range c.h.Plugins() {
-			c.h.Reload(ctx, p.Directory)
-		}
-		c.printf("reload done")
+		c.reload(rest)
 	case "wait":
 		c.wait(rest)
 	case "statusline":
@@ -266,6 +266,12 @@ var consoleCommands = map[string]func(c *console, rest string){}
 func (c *console) expand(ctx context.Context, name, args string) {
 	text, ok, err := c.h.Expand(ctx, name, args)
 	switch {
+	case errors.Is(err, starhost.ErrUnknownCommand):
+		hint := didYouMean(name, c.verbs(), "/")
+		if hint == "" {
+			hint = "; /help lists the commands"
+		}
+		c.printf("%v%s", err, hint)
 	case err != nil:
 		c.printf("%v", err)
 	case !ok:
@@ -303,6 +309,36 @@ func (c *console) wait(pattern string) {
 		}
 		c.cond.Wait()
 	}
+}
+
+// reload rescans the plugin roots and reloads every plugin, or only the
+// plugin whose id is given.
+func (c *console) reload(id string) {
+	ctx := c.e.ctx
+	if id != "" {
+		for _, p := range c.h.Plugins() {
+			if p.ID == id {
+				c.h.Reload(ctx, p.Directory)
+				c.printf("reload done")
+				return
+			}
+		}
+		c.printf("/reload: no plugin %s%s", id, didYouMean(id, c.pluginIDs(), ""))
+		return
+	}
+	c.h.Rescan(ctx)
+	for _, p := range c.h.Plugins() {
+		c.h.Reload(ctx, p.Directory)
+	}
+	c.printf("reload done")
+}
+
+// toolHint suggests the nearest tool name when a call names no tool.
+func (c *console) toolHint(name string, err *contrib.ToolError) string {
+	if err.Code != contrib.ErrUnknownTool || slices.Contains(c.toolNames(), name) {
+		return ""
+	}
+	return didYouMean(name, c.toolNames(), "")
 }
 
 func orDash(s string) string {

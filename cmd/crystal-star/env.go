@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -29,6 +28,8 @@ var (
 // started host.
 type env struct {
 	global         global
+	cmd            *command // the command running
+	style          style
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	mu             sync.Mutex // serialises writes to stderr
@@ -39,7 +40,8 @@ type env struct {
 	stop           context.CancelFunc
 }
 
-// start creates and starts the host; notes go to stderr as "note: ...".
+// start creates and starts the host; notes go to stderr, one line each
+// (printDiag).
 func (e *env) start() (*starhost.Host, error) {
 	if e.host != nil {
 		return e.host, nil
@@ -84,11 +86,7 @@ func (e *env) close() {
 func (e *env) note(n starhost.Note) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	line := n.String()
-	if !strings.HasPrefix(line, "note: ") { // a placeless note already says so
-		line = "note: " + line
-	}
-	fmt.Fprintln(e.stderr, line)
+	e.printDiag(e.stderr, "", n)
 }
 
 func (e *env) printJSON(v any) error {
@@ -132,7 +130,7 @@ func parseFlags(args []string, bools, values []string) (*cmdFlags, error) {
 			}
 			f.set[name] = value
 		default:
-			return nil, usagef("unknown flag --%s", name)
+			return nil, unknownFlag("--"+name, append(append([]string{}, bools...), values...))
 		}
 	}
 	return f, nil

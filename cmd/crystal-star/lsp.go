@@ -10,10 +10,9 @@ import (
 	"github.com/crystal-star/crystal-star/starhost/lsp"
 )
 
-func init() {
-	commands = append(commands,
-		command{"lsp", "the language server for editors, over stdio: lsp (docs/editors.md)", runLSP})
-}
+var lspCmd = command{name: "lsp",
+	summary: "the language server for editors, over stdin and stdout (docs/editors.md)",
+	example: "lsp", run: runLSP}
 
 // runLSP serves the Language Server Protocol on stdin and stdout until the
 // editor sends exit or closes the stream. Diagnostics are those of check,

@@ -17,96 +17,171 @@ func main() { os.Exit(Main()) }
 func Main() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }
 
 // usageError is a mistake in the command line: exit 2 with a one-line hint.
-type usageError struct{ msg string }
+type usageError struct {
+	msg  string
+	hint string // replaces the default hint when set
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
 // exitError carries a non-zero exit code whose message was already printed.
 type exitError struct{ code int }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
-// command is one subcommand.
-type command struct {
-	name    string
-	summary string
-	run     func(e *env, args []string) error
-}
-
-// commands lists every subcommand; files of this package append theirs in
-// init.
-var commands []command
-
-func init() {
-	commands = append(commands, []command{
-		{"plugins", "every discovered plugin: state, generation, trust, blockers, diagnostics", runPlugins},
-		{"tools", "the tool catalog, in order", runTools},
-		{"call", "invoke one tool: call TOOL [JSON]", runCall},
-		{"expand", "the turn input a command produces: expand /NAME [ARGS...]", runExpand},
-		{"render", "bind a template: render TEMPLATE [--site SITE]", runRender},
-		{"trust", "trust grant ID | trust revoke ID [--fingerprint FP] | trust list", runTrust},
-		{"install", "copy a plugin bundle into the home (or --project) plugins; grants nothing", runInstall},
-		{"enable", "enable a plugin (config.toml; --project for the workspace layer)", runEnable},
-		{"disable", "disable a plugin (config.toml; --project for the workspace layer)", runDisable},
-		{"remove", "delete an installed plugin's directory", runRemove},
-		{"help", "this list", runHelp},
-	}...)
+// commands is the CLI's command table, in the order help lists it. Each
+// entry's usage, flags and example live beside its runner; adding a
+// command is one line here and one command value in its own file.
+var commands = []*command{
+	&devCmd, &checkCmd, &fmtCmd,
+	&pluginsCmd, &toolsCmd, &callCmd, &expandCmd, &renderCmd, &statusCmd,
+	&trustCmd, &installCmd, &enableCmd, &disableCmd, &removeCmd,
+	&testCmd, &newCmd, &commandsCmd,
+	&mcpCmd, &lspCmd, &versionCmd, &helpCmd,
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g, rest, err := parseGlobal(args)
-	if err == nil && len(rest) == 0 {
-		err = usagef("no command given")
-	}
-	var cmd *command
+	e := &env{global: g, stdin: stdin, stdout: stdout, stderr: stderr}
 	if err == nil {
-		for i := range commands {
-			if commands[i].name == rest[0] {
-				cmd = &commands[i]
-			}
-		}
-		if cmd == nil {
-			err = usagef("unknown command %q", rest[0])
-		}
+		e.style, err = newStyle(g.color, stdout, stderr)
 	}
 	if err == nil {
-		e := &env{global: g, stdin: stdin, stdout: stdout, stderr: stderr}
-		err = cmd.run(e, rest[1:])
-		e.close()
+		err = dispatch(e, rest)
 	}
 	switch err := err.(type) {
 	case nil:
 		return 0
 	case *usageError:
-		fmt.Fprintf(stderr, "crystal-star: %s\nrun 'crystal-star help' for usage\n", err.msg)
+		hint := err.hint
+		if hint == "" {
+			hint = "run 'crystal-star help' for usage"
+			if e.cmd != nil && e.cmd != &helpCmd {
+				hint = fmt.Sprintf("run 'crystal-star %s --help' for usage", e.cmd.name)
+			}
+		}
+		fmt.Fprintf(stderr, "crystal-star: %s\n%s\n", e.style.errorText(err.msg), hint)
 		return 2
 	case *exitError:
 		return err.code
 	default:
-		fmt.Fprintf(stderr, "crystal-star: %v\n", err)
+		fmt.Fprintf(stderr, "crystal-star: %s\n", e.style.errorText(err.Error()))
 		return 1
 	}
 }
 
-func runHelp(e *env, _ []string) error {
-	fmt.Fprintln(e.stdout, "usage: crystal-star [--home DIR] [--workspace DIR] [--dev DIR]... COMMAND [ARGS]")
-	fmt.Fprintln(e.stdout, "\ncommands:")
+// dispatch finds the command named by rest[0] and runs it; no command, -h
+// and --help print the command list, --version the version.
+func dispatch(e *env, rest []string) error {
+	if len(rest) == 0 {
+		return printCommands(e)
+	}
+	switch rest[0] {
+	case "-h", "--help", "-help":
+		return runHelp(e, rest[1:])
+	case "--version", "-version":
+		return runVersion(e, rest[1:])
+	}
+	name := rest[0]
+	if strings.HasPrefix(name, "-") {
+		return unknownFlag(name, globalFlagNames())
+	}
+	cmd := findCommand(name)
+	if cmd == nil {
+		return &usageError{msg: fmt.Sprintf("unknown command %q", name) + didYouMean(name, commandNames(), "")}
+	}
+	e.cmd = cmd
+	if wantsHelp(rest[1:]) {
+		printUsage(e, cmd)
+		return nil
+	}
+	if cmd == &helpCmd { // the help runner reads the table: no cycle through helpCmd.run
+		return runHelp(e, rest[1:])
+	}
+	if err := e.checkDevPaths(); err != nil {
+		return err
+	}
+	defer e.close()
+	return cmd.run(e, rest[1:])
+}
+
+func findCommand(name string) *command {
 	for _, c := range commands {
-		fmt.Fprintf(e.stdout, "  %-8s %s\n", c.name, c.summary)
+		if c.name == name {
+			return c
+		}
 	}
 	return nil
+}
+
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// wantsHelp reports whether a command's arguments ask for its usage: -h or
+// --help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--help", "-help":
+			return true
+		}
+	}
+	return false
+}
+
+// checkDevPaths refuses a --dev path that does not exist: it would
+// otherwise load nothing, silently, in every command.
+func (e *env) checkDevPaths() error {
+	for _, d := range e.global.dev {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return &usageError{msg: fmt.Sprintf("--dev %s: no such directory", d),
+				hint: "--dev takes a plugin directory or a directory of plugins"}
+		}
+	}
+	return nil
+}
+
+// nothingFound is the usage error of a command that found no plugin to
+// work on: passing would hide a wrong path or directory (a trap in CI).
+func nothingFound(cmd, what string) error {
+	return &usageError{msg: fmt.Sprintf("%s: no plugins to %s", cmd, what),
+		hint: fmt.Sprintf("give a plugin directory (crystal-star %s plugins/NAME) or run it in a workspace with .crystal/plugins/", cmd)}
 }
 
 // global holds the flags accepted before or after the command name.
 type global struct {
 	home, workspace string
 	dev             []string
+	color           string
 }
 
-// parseGlobal pulls --home, --workspace and --dev (with "=value" or a
-// separate value) out of args, wherever they stand, and returns the rest.
+// globalFlags are the flags every command accepts, with their values.
+var globalFlags = []flagSpec{
+	{"home", "DIR", "the crystal home (default $CRYSTAL_HOME, else ~/.crystal)"},
+	{"workspace", "DIR", "the workspace directory (default: the current directory)"},
+	{"dev", "DIR", "a development plugin, or a directory of them; repeatable"},
+	{"color", "auto|always|never", "colour diagnostics (default auto: only on a terminal, never with NO_COLOR)"},
+}
+
+func globalFlagNames() []string {
+	names := []string{"help", "version"}
+	for _, f := range globalFlags {
+		names = append(names, f.name)
+	}
+	return names
+}
+
+// parseGlobal pulls the global flags (with "=value" or a separate value)
+// out of args, wherever they stand, and returns the rest.
 func parseGlobal(args []string) (global, []string, error) {
 	var g global
 	var rest []string
@@ -118,7 +193,7 @@ func parseGlobal(args []string) (global, []string, error) {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "-"), "=")
 		name = strings.TrimPrefix(name, "-")
-		if !strings.HasPrefix(a, "-") || (name != "home" && name != "workspace" && name != "dev") {
+		if !strings.HasPrefix(a, "-") || findFlag(globalFlags, name) == nil {
 			rest = append(rest, a)
 			continue
 		}
@@ -136,6 +211,8 @@ func parseGlobal(args []string) (global, []string, error) {
 			g.workspace = value
 		case "dev":
 			g.dev = append(g.dev, value)
+		case "color":
+			g.color = value
 		}
 	}
 	return g, rest, nil

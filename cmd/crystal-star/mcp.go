@@ -7,16 +7,16 @@ import (
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
 
-func init() {
-	commands = append(commands, command{"mcp", "serve the plugins' tools over MCP on stdin/stdout: mcp [--catalog plan|work]", runMCP})
-}
+var mcpCmd = command{name: "mcp", summary: "serve the plugins' tools over MCP on stdin/stdout",
+	flags:   []flagSpec{{"catalog", "plan|work", "only the tools of one catalog"}},
+	example: "mcp --dev plugins", run: runMCP}
 
 // runMCP starts the host, watches its plugin directories and serves the
 // catalog over stdin/stdout (starhost/mcpserve) until the end of input, or
 // SIGINT/SIGTERM: each is a clean shutdown with exit 0. The host is closed by
 // run's e.close.
 func runMCP(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"catalog"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}

@@ -11,19 +11,17 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() { commands = append(commands, command{"new", newUsage, runNew}) }
-
-// newUsage is the summary of `crystal-star new`, e.g.
-//
-//	crystal-star new acme.hello --dir plugins/hello
-const newUsage = "scaffold a plugin that passes check and test: new NAME [--dir DIR]"
+var newCmd = command{name: "new", args: "NAME",
+	summary: "scaffold a plugin that passes check and test",
+	flags:   []flagSpec{{name: "dir", value: "DIR", help: "where to write the plugin (default ./NAME)"}},
+	example: "new acme.hello --dir plugins/hello", run: runNew}
 
 // runNew writes a plugin whose id is NAME into DIR (default ./NAME): a
 // manifest, a module with one tool (with a schema), one command, one
 // placeholder and one status field, a scenario exercising each and a short
 // README. It refuses to overwrite any file.
 func runNew(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"dir"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,8 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func init() {
-	commands = append(commands, command{"status", "the operator's status line: status [--json]", runStatus})
-}
+var statusCmd = command{name: "status", summary: "the operator's status line",
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: "status --dev plugins", run: runStatus}
 
 // cliStatusText returns the CLI's own built-in status fields.
 func cliStatusText(h *starhost.Host) func(string) string {
@@ -60,7 +59,7 @@ type statusRowJSON struct {
 }
 
 func runStatus(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, nil)
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -81,40 +80,4 @@ func runStatus(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, h.StatusLine())
 	return nil
-}
-
-// statuslineView prints the /statusline listing (CC16).
-func (c *console) statuslineView() {
-	for _, r := range c.h.StatusView() {
-		mark := " "
-		if r.OnLine {
-			mark = "*"
-		}
-		owner := "built-in"
-		if !r.Builtin {
-			owner = r.Plugin
-		}
-		if r.Unavailable {
-			owner += ", unavailable"
-		}
-		c.printf("%s %-16s %s (%s)", mark, r.Name, r.Description, owner)
-	}
-}
-
-// statusline runs /statusline [add NAME | remove NAME | on | off | reset].
-func (c *console) statusline(rest string) {
-	if rest == "" {
-		c.statuslineView()
-		return
-	}
-	verb, arg, _ := cutSpace(rest)
-	changed, err := c.h.EditStatusLine(verb, arg)
-	switch {
-	case err != nil:
-		c.printf("/statusline: %v", err)
-	case !changed:
-		c.printf("/statusline: no change")
-	default:
-		c.printf("status line saved; now: %s", c.h.StatusLine())
-	}
 }

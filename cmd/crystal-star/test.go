@@ -12,17 +12,18 @@ import (
 )
 
 func init() {
-	commands = append(commands, command{"test", testUsage, runTest})
 	consoleCommands["advance"] = (*console).advance
 	cliBuiltinCommands = append(cliBuiltinCommands, "advance")
 	cliCommandInfo = append(cliCommandInfo, starhost.CommandInfo{Name: "advance", ArgumentHint: "DURATION",
 		Description: "run the plugin timers due in DURATION (CRYSTAL_CLOCK=manual, as under crystal-star test)"})
 }
 
-// testUsage is the summary of `crystal-star test`, e.g.
-//
-//	crystal-star test plugins/greet -run hello -v
-const testUsage = "run plugins' testdata/*.txtar scenarios: test [DIR...] [-run REGEX] [-v] [-update]"
+var testCmd = command{name: "test", args: "[DIR...]",
+	summary: "run plugins' testdata/*.txtar scenarios (docs/testing.md)",
+	flags: []flagSpec{{name: "run", value: "REGEX", help: "run only the scenarios whose name matches"},
+		{name: "v", help: "show every command of every scenario"},
+		{name: "update", help: "rewrite the files that cmp compares against"}},
+	example: "test plugins/review -run review -v", run: runTest}
 
 // runTest runs `crystal-star test [DIR...] [-run REGEX] [-v] [-update]`:
 // flags take one dash or two. Exit 0 when every scenario passed, 1 when

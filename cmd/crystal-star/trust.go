@@ -7,8 +7,12 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
+var trustCmd = command{name: "trust", args: "grant ID | revoke ID | list", summary: "the trust file: grant, revoke or list grants",
+	flags:   []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}, {"fingerprint", "FP", "revoke: only the grant of this fingerprint"}},
+	example: "trust grant acme.review", run: runTrust}
+
 func runTrust(e *env, args []string) error {
-	f, err := parseFlags(args, []string{"json"}, []string{"fingerprint"})
+	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
@@ -50,7 +54,7 @@ func runTrust(e *env, args []string) error {
 		} else {
 			res, err = h.Revoke(e.ctx, rest[0], f.set["fingerprint"])
 		}
-		return e.printOp(res, err, f.has("json"))
+		return e.printOp(res, e.nearestPlugin(err, rest[0]), f.has("json"))
 	}
 	return usagef("unknown trust command %q; want grant, revoke or list", verb)
 }
