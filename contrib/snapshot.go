@@ -44,6 +44,8 @@ type ToolInfo struct {
 	CanonicalName string `json:"canonical_name"`
 	// RequiresApproval is effective: declared, else !ReadOnly (MC4).
 	RequiresApproval bool `json:"requires_approval"`
+	// Multimodal: the tool may return content parts (MC1).
+	Multimodal bool `json:"multimodal"`
 }
 
 // List returns the projections, in catalog order.
@@ -75,7 +77,7 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 		return res
 	}
 	if t.external {
-		return guard(ctx, t.run, value)
+		return checked(guard(ctx, t.run, value))
 	}
 	tool, gate := s.reg.View().lookup(t)
 	if tool == nil {
@@ -86,7 +88,17 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 		// Not admitted, or cancelled because its generation was revoked.
 		return unavailable(t.Name)
 	}
-	return res
+	return checked(res)
+}
+
+// checked enforces the content size limits on every result (MC1).
+func checked(r Result) Result {
+	if len(r.Parts) > 0 {
+		if e := ContentProblem(r.Parts); e != nil {
+			return Result{Err: e}
+		}
+	}
+	return r
 }
 
 func unavailable(name string) Result {

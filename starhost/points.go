@@ -394,6 +394,9 @@ func toolResultValue(r ToolResult) map[string]any {
 	if r.Err != nil {
 		m["error"] = map[string]any{"code": r.Err.Code, "message": r.Err.Message}
 	}
+	if len(r.Parts) > 0 {
+		m["parts"] = partsValue(r.Parts) // MC1: metadata only (content.go)
+	}
 	return m
 }
 

@@ -209,6 +209,10 @@ func (c *console) run(line string) bool {
 		switch {
 		case res.Err != nil:
 			c.printf("error %s: %s", res.Err.Code, res.Err.Message)
+		case len(res.Parts) > 0:
+			for _, line := range partLines(res.Parts) {
+				c.printf("%s", line)
+			}
 		case res.Data != nil:
 			c.printf("%s", res.Data)
 		default:

@@ -239,6 +239,8 @@ func (s *mcpServer) call(ctx context.Context, p *mcp.CallToolParamsRaw) (*mcp.Ca
 	case res.Err != nil:
 		return &mcp.CallToolResult{IsError: true,
 			Content: []mcp.Content{&mcp.TextContent{Text: res.Err.Code + ": " + res.Err.Message}}}, nil
+	case len(res.Parts) > 0: // MC1: image → image content (content.go)
+		return &mcp.CallToolResult{Content: mcpContent(res.Parts)}, nil
 	case res.Data != nil:
 		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res.Data)}}}
 		if v, ok := jsonObject(res.Data); ok {
