@@ -53,6 +53,12 @@ func runDev(e *env, args []string) error {
 		return err
 	}
 	c.h = h
+	// MC8: the console is one session; the host runs each generation's
+	// session_started hooks after its attach (now and after every reload).
+	facts := h.Facts()
+	facts.SessionID = "dev"
+	h.SetFacts(facts)
+	h.SessionStarted(e.ctx)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -112,6 +118,7 @@ func runDev(e *env, args []string) error {
 func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) error {
 	cancel()
 	<-watchDone
+	c.h.SessionEnded(context.Background()) // MC8: /quit, end of input or Ctrl-C
 	start := time.Now()
 	_ = c.h.Close(context.Background())
 	c.printf("stopped in %s", round(time.Since(start)))
