@@ -240,7 +240,8 @@ type pointsState struct {
 
 // invalidate drops what an invalidation makes stale.
 func (s *pointsState) invalidate(inv Invalidation) {
-	s.prompts.invalidate(inv, contrib.PointPromptSection, contrib.PointPromptAssembler, contrib.PointThreadContext)
+	s.prompts.invalidate(inv, contrib.PointPromptSection, contrib.PointPromptAssembler, contrib.PointThreadContext,
+		contrib.PointContextTransform) // a memory replacement takes over the prompt (MC3)
 	s.pipes.invalidate(inv, contrib.PointChatMiddleware)
 	s.tools.invalidate(inv, contrib.PointToolRestriction)
 }
