@@ -330,6 +330,13 @@ func (inst *instance) badReturn(pos contrib.Pos, what string, v starlark.Value, 
 }
 
 func (inst *instance) toResult(what string, pos contrib.Pos, v starlark.Value) contrib.Result {
+	if parts, ok, err := contentParts(v); ok || err != nil { // MC1 (content.go)
+		if err != nil {
+			inst.note(contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos, "%s: result: %v", what, err))
+			return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
+		}
+		return contrib.PartsResult(parts)
+	}
 	switch v := v.(type) {
 	case starlark.String:
 		return contrib.Result{Text: string(v)}

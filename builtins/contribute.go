@@ -93,6 +93,9 @@ func (inst *instance) stageList(l listKind, list *starlark.List, pos contrib.Pos
 func stageTool(inst *instance, e *entry) {
 	t := e.tool
 	t.Run = inst.toolFunc(e.name, e.pos, e.fn)
+	if !t.Multimodal {
+		t.Run = inst.multimodalOnly(e.name, e.pos, t.Run) // MC1: parts need the declaration
+	}
 	inst.staging.AddTool(t)
 }
 

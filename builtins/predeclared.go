@@ -23,6 +23,9 @@ var predeclared = starlark.StringDict{
 	"placeholder":  starlark.NewBuiltin("placeholder", newPlaceholder),
 	"status_field": starlark.NewBuiltin("status_field", newStatusField),
 	"error":        starlark.NewBuiltin("error", newError),
+	"image":        starlark.NewBuiltin("image", newMedia(contrib.PartImage)),
+	"audio":        starlark.NewBuiltin("audio", newMedia(contrib.PartAudio)),
+	"resource":     starlark.NewBuiltin("resource", newResource),
 	"deps": starlarkstruct.FromStringDict(starlark.String("deps"), starlark.StringDict{
 		"require": starlark.NewBuiltin("deps.require", depsRequire),
 	}),
@@ -56,11 +59,12 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		readOnly          bool
 		namespace         string
 		approval          starlark.Value = starlark.None
+		multimodal        bool
 		run               starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "description?", &description,
 		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly, "namespace?", &namespace,
-		"requires_approval?", &approval); err != nil {
+		"requires_approval?", &approval, "multimodal?", &multimodal); err != nil {
 		return nil, err
 	}
 	var requires *bool
@@ -91,7 +95,7 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		return nil, fmt.Errorf("tool %q: catalogs must be a string, not %s", name, catalogs.Type())
 	}
 	e.tool = contrib.Tool{Name: name, Description: description, Catalogs: cat, Parameters: raw, ReadOnly: readOnly,
-		Namespace: namespace, RequiresApproval: requires, Pos: e.pos}
+		Namespace: namespace, RequiresApproval: requires, Multimodal: multimodal, Pos: e.pos}
 	e.fn = run
 	return e, nil
 }

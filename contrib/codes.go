@@ -49,9 +49,12 @@ const (
 	TooManySteps    Code = "TooManySteps"
 	HostPanic       Code = "HostPanic"
 	PrintNote       Code = "Print"
-	CallbackFailed  Code = "CallbackFailed"
-	CommandOutput   Code = "CommandOutput"
-	CommandFailed   Code = "CommandFailed"
+	// ContentDropped: a tool result's image or audio parts were dropped for
+	// a model that cannot take them (MC1).
+	ContentDropped Code = "ContentDropped"
+	CallbackFailed Code = "CallbackFailed"
+	CommandOutput  Code = "CommandOutput"
+	CommandFailed  Code = "CommandFailed"
 
 	// contribute() and its entries (CC2, DC5).
 	ContributeMissing Code = "ContributeMissing"
@@ -154,6 +157,7 @@ var Catalogue = []CodeInfo{
 	{TooManySteps, SeverityError, "A run exceeded its step budget and was cancelled.", "Remove the unbounded loop or do less work per call."},
 	{HostPanic, SeverityError, "A host builtin panicked while serving the plugin; the plugin is faulted.", "Report the bug with the message; other plugins are unaffected."},
 	{PrintNote, SeverityNote, "A debug line from print().", "Nothing to fix; remove the print when done."},
+	{ContentDropped, SeverityNote, "A tool returned image or audio parts the session model cannot take; only the text and resources reach it (MC1).", "Nothing to fix; select a model with image input to pass images."},
 	{CallbackFailed, SeverityWarning, "A plugin callback (tool, command, placeholder, attach) failed; the failure was contained.", "Fix the error at the top of the backtrace."},
 	{CommandOutput, SeverityNote, "A command wrote a line with ctx.out.write; it is a session note.", "Nothing to fix."},
 	{CommandFailed, SeverityWarning, "A command reported a failure with ctx.out.fail; it is a session note.", "Act on the command's message."},

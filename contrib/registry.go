@@ -30,7 +30,9 @@ type ExternalTool struct {
 	// tools; nil RequiresApproval means !ReadOnly.
 	ReadOnly         bool
 	RequiresApproval *bool
-	Run              ToolFunc
+	// Multimodal: the tool may return content parts (MC1), as MCP tools do.
+	Multimodal bool
+	Run        ToolFunc
 }
 
 // RegistryOptions configure a Registry. The zero value has no external tools
@@ -81,7 +83,7 @@ func NewRegistry(opts RegistryOptions) *Registry {
 		r.external = append(r.external, toolEntry{
 			Name: x.Name, ToolSet: x.ToolSet, Description: x.Description, Catalogs: x.Catalogs,
 			Parameters: x.Parameters, schema: sch, run: x.Run, external: true, ReadOnly: x.ReadOnly,
-			Namespace: x.ToolSet, RequiresApproval: ApprovalRequired(x.ReadOnly, x.RequiresApproval),
+			Namespace: x.ToolSet, RequiresApproval: ApprovalRequired(x.ReadOnly, x.RequiresApproval), Multimodal: x.Multimodal,
 		})
 	}
 	r.rebuild()

@@ -44,6 +44,8 @@ type ToolInfo struct {
 	CanonicalName string `json:"canonical_name"`
 	// RequiresApproval is effective: declared, else !ReadOnly (MC4).
 	RequiresApproval bool `json:"requires_approval"`
+	// Multimodal: the tool may return content parts (MC1).
+	Multimodal bool `json:"multimodal"`
 }
 
 // List returns the projections, in catalog order.
@@ -134,13 +136,23 @@ const maxAdmissions = 3
 func settle(ctx context.Context, res Result, interrupted bool) Result {
 	switch {
 	case res.OK():
-		return res
+		return checked(res)
 	case ctx.Err() != nil:
 		return Cancelled(ctx)
 	case interrupted:
 		return Failure(ErrToolInterrupted, "the call was stopped because its plugin generation retired past the cleanup timeout; it may have had effects")
 	}
 	return res
+}
+
+// checked enforces the content size limits on every result (MC1).
+func checked(r Result) Result {
+	if len(r.Parts) > 0 {
+		if e := ContentProblem(r.Parts); e != nil {
+			return Result{Err: e}
+		}
+	}
+	return r
 }
 
 func unavailable(name string) Result {

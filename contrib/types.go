@@ -85,13 +85,15 @@ func Cancelled(ctx context.Context) Result {
 	return Failure(ErrCancelled, "the call was cancelled: "+context.Cause(ctx).Error())
 }
 
-// Result is what a tool call returns: text, structured JSON, or an error.
-// Exactly one of Text/Data is meaningful when Err is nil; Data is set for
-// structured results.
+// Result is what a tool call returns: text, structured JSON, content parts
+// or an error. When Err is nil, Data is set for structured results; Parts
+// for a multimodal tool's content (MC1), with Text then holding its text
+// parts joined; otherwise Text is the result.
 type Result struct {
-	Text string          `json:"text,omitempty"`
-	Data json.RawMessage `json:"data,omitempty"`
-	Err  *ToolError      `json:"error,omitempty"`
+	Text  string          `json:"text,omitempty"`
+	Data  json.RawMessage `json:"data,omitempty"`
+	Parts []Part          `json:"parts,omitempty"`
+	Err   *ToolError      `json:"error,omitempty"`
 }
 
 // OK reports whether the call succeeded.
@@ -119,8 +121,10 @@ type Tool struct {
 	Namespace string
 	// RequiresApproval is the declared hint; nil means !ReadOnly (MC4).
 	RequiresApproval *bool
-	Pos              Pos
-	Run              ToolFunc
+	// Multimodal declares that the tool may return content parts (MC1).
+	Multimodal bool
+	Pos        Pos
+	Run        ToolFunc
 
 	schema *jsonschema.Schema
 }

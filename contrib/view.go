@@ -38,7 +38,8 @@ type toolEntry struct {
 	// effective hint (MC4, toolhints.go).
 	Namespace        string
 	RequiresApproval bool
-	index            int // into the generation's Set.Tools
+	Multimodal       bool // may return content parts (MC1)
+	index            int  // into the generation's Set.Tools
 	external         bool
 	schema           *jsonschema.Schema
 	run              ToolFunc
@@ -75,6 +76,7 @@ func (v *View) buildTools(external []toolEntry) {
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
 				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
 				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: ApprovalRequired(t.ReadOnly, t.RequiresApproval),
+				Multimodal: t.Multimodal,
 			})
 		}
 	}

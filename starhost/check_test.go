@@ -109,6 +109,7 @@ func TestCheckCorpus(t *testing.T) {
 // corpus.
 var notStatic = map[contrib.Code]string{
 	contrib.PluginDisabled:                  "a note; disabled plugins are checked like any other",
+	contrib.ContentDropped:                  "a note about one tool result for one session model",
 	contrib.PluginUntrusted:                 "check runs without trust",
 	contrib.PluginTrustModified:             "check runs without trust",
 	contrib.TrustFileUnreadable:             "check reads no trust file",

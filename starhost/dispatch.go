@@ -111,7 +111,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		if errors.As(err, &pe) {
 			res.Result = contrib.Failure(pe.Code, pe.Message)
 		} else {
-			res.Result = toolResultOf(out.(map[string]any)["result"])
+			res.Result = keepParts(res.Result, toolResultOf(out.(map[string]any)["result"]))
 		}
 	}
 	res.Notes = rn.notes()
@@ -252,6 +252,10 @@ func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) ToolResult {
 	if !res.OK() {
 		return res
 	}
+	if adapted, note := d.h.ForModel(res, call.Name); note != nil { // MC1: only what the model takes
+		res = adapted
+		d.rn.add(*note)
+	}
 	if !d.hasHooks(contrib.HookToolResult) {
 		return res
 	}
@@ -261,7 +265,7 @@ func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) ToolResult {
 	}
 	payload := d.hooks(contrib.HookToolResult, map[string]any{"thread": d.thread, "id": call.ID, "name": call.Name, "text": text})
 	if next, _ := payload["text"].(string); next != text {
-		return ToolResult{Text: next}
+		return res.WithText(next) // content parts other than text stay (MC1)
 	}
 	return res
 }

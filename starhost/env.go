@@ -2,7 +2,6 @@ package starhost
 
 import (
 	"path/filepath"
-	"slices"
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/lifecycle"
@@ -26,7 +25,6 @@ func (h *Host) Environment() *builtins.Environment {
 		}
 		env.Plugins = append(env.Plugins, ep)
 	}
-	var sets []string
 	for _, t := range h.Tools(PlanAndWork).List() {
 		if t.Plugin != "" || t.Name == "skill" && t.ToolSet == "" {
 			continue
@@ -36,17 +34,9 @@ func (h *Host) Environment() *builtins.Environment {
 			catalogs = "both"
 		}
 		env.ExternalTools = append(env.ExternalTools, builtins.EnvTool{Name: t.Name, Set: t.ToolSet, Source: "external", Catalogs: catalogs})
-		if !slices.Contains(sets, t.ToolSet) {
-			sets = append(sets, t.ToolSet)
-		}
-	}
-	for _, x := range h.opts.External {
-		if x.ToolSet != "" && !slices.Contains(sets, x.ToolSet) {
-			sets = append(sets, x.ToolSet)
-		}
 	}
 	yes := true
-	for _, s := range sets {
+	for _, s := range h.toolSetNames() {
 		env.ToolSets = append(env.ToolSets, builtins.EnvPlugin{Directory: s, Source: "external", DisplayName: s,
 			Enabled: &yes, Effective: true, Loaded: true})
 	}

@@ -155,6 +155,7 @@ type Host struct {
 	attached atomic.Bool                 // the first attach has begun: ctx.env is filled
 	models   sessionState                // session and review views, model clients (session.go)
 	points   pointsState                 // per-thread state captured from the points (points.go)
+	session  sessionOrder                // attach before session_started (sessionorder.go)
 
 	closeOnce sync.Once
 }
@@ -279,6 +280,7 @@ func (h *Host) build() {
 		Validate:       h.admitStatusFields,
 		Events:         h.lifecycleEvent,
 		BeforeAttach:   func() { h.attached.Store(true) },
+		Attached:       h.attachedForSession,
 	})
 }
 

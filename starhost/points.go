@@ -248,7 +248,8 @@ type pointsState struct {
 
 // invalidate drops what an invalidation makes stale.
 func (s *pointsState) invalidate(inv Invalidation) {
-	s.prompts.invalidate(inv, contrib.PointPromptSection, contrib.PointPromptAssembler, contrib.PointThreadContext)
+	s.prompts.invalidate(inv, contrib.PointPromptSection, contrib.PointPromptAssembler, contrib.PointThreadContext,
+		contrib.PointContextTransform) // a memory replacement takes over the prompt (MC3)
 	s.pipes.invalidate(inv, contrib.PointChatMiddleware)
 	s.tools.invalidate(inv, contrib.PointToolRestriction)
 }
@@ -401,6 +402,9 @@ func toolResultValue(r ToolResult) map[string]any {
 	}
 	if r.Err != nil {
 		m["error"] = map[string]any{"code": r.Err.Code, "message": r.Err.Message}
+	}
+	if len(r.Parts) > 0 {
+		m["parts"] = partsValue(r.Parts) // MC1: metadata only (content.go)
 	}
 	return m
 }

@@ -32,6 +32,9 @@ type Prompt struct {
 	// Assembler is the plugin whose prompt_assembler took over (DC10), or
 	// "".
 	Assembler string
+	// Memory is the plugin whose replacement of the memory target took
+	// over the whole prompt (MC3, memory.go), or "".
+	Memory string
 	// Notes are the notes of the assembly: skipped sections and hooks.
 	Notes []Note
 }
@@ -59,6 +62,10 @@ func (h *Host) AssemblePrompt(ctx context.Context, thread string) *Prompt {
 func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 	rn := &runNotes{h: h}
 	p := &Prompt{Thread: thread}
+	if s, ok := h.memoryTakeover(ctx, thread, rn); ok { // MC3: sections and assembler step aside
+		p.Sections, p.Text, p.Memory = []PromptSection{s}, s.Text, s.Origin
+		return h.promptHooks(ctx, p, rn)
+	}
 	req := map[string]any{"thread": thread, "mode": h.Facts().Mode}
 	var texts []string
 	sections := []any{}
@@ -78,6 +85,12 @@ func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 	if ok {
 		p.Text, p.Assembler = out.Value.(string), out.Entry.Origin
 	}
+	return h.promptHooks(ctx, p, rn)
+}
+
+// promptHooks runs the prompt hooks on an assembled prompt (HK2, HK3).
+func (h *Host) promptHooks(ctx context.Context, p *Prompt, rn *runNotes) *Prompt {
+	thread := p.Thread
 	payload := contrib.RunHooks(ctx, h.registry.View().HookRuns(contrib.HookPrompt), contrib.HookPrompt,
 		map[string]any{"thread": thread, "prompt": p.Text}, rn.add)
 	p.Text, _ = payload["prompt"].(string)
@@ -109,18 +122,21 @@ func (h *Host) ThreadTools(ctx context.Context, thread string, c Catalog) *ToolS
 
 // PrepareModelCall runs what stands between the host and one outbound model
 // call of thread: the pre-send context transforms (context_transform, the
-// memory default among them; per call) add their text to req.Context; the
+// memory default among them; per call) add their text to req.Context — a
+// memory replacement that took over the system prompt (MC3) is not asked
+// again here; each gets {thread, purpose, inputs} with the prompt inputs of
+// memory.go; the
 // chat middleware pipeline (captured per thread) folds over the items; the
 // transform_model hooks change item text and the rebuild_model raw hooks may
 // rebuild the items (HK2, HK3). Failing entries are skipped with a note.
 func (h *Host) PrepareModelCall(ctx context.Context, thread string, req OutboundCall) OutboundCall {
 	rn := &runNotes{h: h}
-	var tools []any
-	for _, t := range h.ThreadTools(ctx, thread, PlanAndWork).List() {
-		tools = append(tools, t.Name)
+	in := map[string]any{"thread": thread, "purpose": req.Purpose, "inputs": h.memoryInputs(ctx, thread)}
+	transforms := rn.resolve(contrib.PointContextTransform, thread)
+	if h.AssemblePrompt(ctx, thread).Memory != "" {
+		transforms = transforms.WithoutTarget(contrib.TargetMemory)
 	}
-	in := map[string]any{"thread": thread, "purpose": req.Purpose, "inputs": map[string]any{"tools": tools}}
-	outs, _ := rn.resolve(contrib.PointContextTransform, thread).Collect(ctx, in, textAnswer)
+	outs, _ := transforms.Collect(ctx, in, textAnswer)
 	for _, o := range outs {
 		req.Context = append(req.Context, o.Value.(string))
 	}

@@ -53,21 +53,6 @@ func (h *Host) hook(ctx context.Context, event contrib.HookEvent, payload map[st
 	return contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, h.Note)
 }
 
-// SessionStarted runs the session_started hooks (read only).
-func (h *Host) SessionStarted(ctx context.Context) {
-	h.hook(ctx, contrib.HookSessionStarted, h.sessionPayload())
-}
-
-// SessionEnded runs the session_ended hooks (read only).
-func (h *Host) SessionEnded(ctx context.Context) {
-	h.hook(ctx, contrib.HookSessionEnded, h.sessionPayload())
-}
-
-func (h *Host) sessionPayload() map[string]any {
-	f := h.Facts()
-	return map[string]any{"workspace": f.Workspace, "session_id": f.SessionID, "approval_mode": f.ApprovalMode}
-}
-
 // ThreadStarted tells the thread observers that thread started; they may
 // add entries scoped to it (ctx.contributions, DC11).
 func (h *Host) ThreadStarted(ctx context.Context, thread string) {

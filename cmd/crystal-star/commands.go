@@ -177,6 +177,7 @@ type callJSON struct {
 	OK    bool               `json:"ok"`
 	Text  string             `json:"text"`
 	Data  json.RawMessage    `json:"data"`
+	Parts []contrib.Part     `json:"parts,omitempty"` // a multimodal tool's content (MC1)
 	Error *contrib.ToolError `json:"error"`
 }
 
@@ -201,11 +202,17 @@ func runCall(e *env, args []string) error {
 	}
 	res := h.Tools(contrib.PlanAndWork).Invoke(e.ctx, f.args[0], raw)
 	if f.has("json") {
-		if err := e.printJSON(callJSON{OK: res.OK(), Text: res.Text, Data: nullIfEmpty(res.Data), Error: res.Err}); err != nil {
+		if err := e.printJSON(callJSON{OK: res.OK(), Text: res.Text, Data: nullIfEmpty(res.Data), Parts: res.Parts, Error: res.Err}); err != nil {
 			return err
 		}
 	} else if res.OK() {
-		fmt.Fprintln(e.stdout, starhost.ResultText(res))
+		if len(res.Parts) > 0 {
+			for _, line := range partLines(res.Parts) {
+				fmt.Fprintln(e.stdout, line)
+			}
+		} else {
+			fmt.Fprintln(e.stdout, starhost.ResultText(res))
+		}
 	} else {
 		hint := ""
 		if res.Err.Code == contrib.ErrUnknownTool {

@@ -64,6 +64,12 @@ func runDev(e *env, args []string) error {
 	if len(ps) == 0 {
 		return nothingFound("dev", "watch")
 	}
+	// MC8: the console is one session; the host runs each generation's
+	// session_started hooks after its attach (now and after every reload).
+	facts := h.Facts()
+	facts.SessionID = "dev"
+	h.SetFacts(facts)
+	h.SessionStarted(e.ctx)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -106,6 +112,7 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 	c.unsubscribe() // the texts the plugins drop at close are no news
 	cancel()
 	<-watchDone
+	c.h.SessionEnded(context.Background()) // MC8: /quit, end of input or Ctrl-C
 	start := time.Now()
 	_ = c.h.Close(context.Background())
 	c.printf("stopped in %s", round(time.Since(start)))
@@ -235,6 +242,10 @@ func (c *console) run(line string) bool {
 		switch {
 		case res.Err != nil:
 			c.printf("error %s: %s%s", res.Err.Code, res.Err.Message, c.toolHint(name, res.Err))
+		case len(res.Parts) > 0:
+			for _, line := range partLines(res.Parts) {
+				c.printf("%s", line)
+			}
 		case res.Data != nil:
 			c.printf("%s", res.Data)
 		default:

@@ -69,6 +69,9 @@ func (c *console) prompt(string) {
 	if p.Assembler != "" {
 		c.printf("  assembled by %s (prompt_assembler takes over)", p.Assembler)
 	}
+	if p.Memory != "" {
+		c.printf("  memory replaced by %s (takes over the system prompt)", p.Memory)
+	}
 	c.printf("text: %s", strings.ReplaceAll(p.Text, "\n", `\n`))
 }
 

@@ -154,6 +154,9 @@ func (s *Server) call(ctx context.Context, p *mcp.CallToolParamsRaw) (*mcp.CallT
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
 	out := &mcp.CallToolResult{IsError: !res.OK(), Content: []mcp.Content{&mcp.TextContent{Text: starhost.ResultText(res)}}}
+	if res.OK() && len(res.Parts) > 0 {
+		out.Content = mcpContent(res.Parts) // MC1: image → image content
+	}
 	if res.OK() && res.Data != nil {
 		if v, ok := jsonObject(res.Data); ok {
 			out.StructuredContent = v

@@ -1,0 +1,71 @@
+package starhost
+
+import (
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// ContentPart is one typed part of a multimodal tool result (MC1):
+// ToolResult.Parts holds them in order, ToolResult.Text their text parts.
+type ContentPart = contrib.Part
+
+// The content part types.
+const (
+	PartText     = contrib.PartText
+	PartImage    = contrib.PartImage
+	PartAudio    = contrib.PartAudio
+	PartResource = contrib.PartResource
+)
+
+// ForModel adapts a tool result to the session model before it goes into a
+// model request (MC1): a model that takes no image input gets no image
+// parts, one without declared audio input no audio parts; the text parts
+// and resources stay. What was dropped is reported in one note (nil when
+// nothing was). Dispatch applies it; an embedder calling Invoke directly
+// calls it before building the request.
+func (h *Host) ForModel(res ToolResult, tool string) (ToolResult, *Note) {
+	if len(res.Parts) == 0 {
+		return res, nil
+	}
+	var drop []contrib.PartType
+	s := h.Session()
+	if s == nil || !s.ImageInput {
+		drop = append(drop, contrib.PartImage)
+	}
+	if s == nil || !s.AudioInput {
+		drop = append(drop, contrib.PartAudio)
+	}
+	out, n := res.Without(drop...)
+	if n == 0 {
+		return res, nil
+	}
+	model := "the session has no model"
+	if s != nil {
+		model = "the session model " + s.Provider + "/" + s.Model + " takes no images or audio"
+	}
+	d := contrib.Diag(contrib.ContentDropped, "", contrib.Pos{}, "tool %s returned %d image or audio part(s); %s, so only its text and resources are kept", tool, n, model)
+	return out, &d
+}
+
+// partsValue is what the recorder and normalizer stages see of content
+// parts: type, mime, uri and size, never the bytes (only JSON crosses to
+// plugins, and a screenshot in every record would be waste).
+func partsValue(parts []ContentPart) []any {
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = map[string]any{"type": string(p.Type), "mime": p.MIME, "uri": p.URI, "size": p.Size()}
+	}
+	return out
+}
+
+// keepParts carries the content parts of the invoked result through the
+// normalizer, which sees and returns only text, data and error: a failed
+// or data result replaces them, a changed text replaces the text parts.
+func keepParts(invoked, normalized ToolResult) ToolResult {
+	switch {
+	case len(invoked.Parts) == 0 || !normalized.OK() || normalized.Data != nil:
+		return normalized
+	case normalized.Text == invoked.Text:
+		return invoked
+	}
+	return invoked.WithText(normalized.Text)
+}

@@ -1,0 +1,74 @@
+package starhost
+
+import (
+	"context"
+	"slices"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// The memory target (DotCraft's built-in memory provider, MC3). Replacing
+// it takes over the whole system prompt: the replacement receives every
+// build-time input the host's own prompt would use — tool names, the MCP
+// servers (external tool sets), the subagent profile sections and the
+// skill-variant target — and what it answers is the thread's system prompt.
+// None gives up: the host assembles its prompt as usual and its own memory
+// steps back in, so no agent runs without a prompt (DC9).
+
+// memoryInputs are the prompt inputs of thread, as the memory target sees
+// them under "inputs".
+func (h *Host) memoryInputs(ctx context.Context, thread string) map[string]any {
+	tools := []any{}
+	for _, t := range h.ThreadTools(ctx, thread, PlanAndWork).List() {
+		tools = append(tools, t.Name)
+	}
+	servers := []any{}
+	for _, s := range h.toolSetNames() {
+		servers = append(servers, s)
+	}
+	subagents := []any{}
+	for _, s := range h.Subagents(ctx, thread) {
+		subagents = append(subagents, map[string]any{"name": s.Name, "plugin": s.Plugin,
+			"section": "## " + s.Name + "\n" + s.Description + "\n\n" + s.Instructions})
+	}
+	skill := ""
+	if h.Config().Skills && len(h.Skills()) > 0 {
+		skill = "skill" // the tool the prompt points the model to for skills
+	}
+	return map[string]any{"tools": tools, "mcp_servers": servers, "subagents": subagents, "skill_variant": skill}
+}
+
+// toolSetNames lists the external tool sets in catalog order, then the
+// embedder's sets that have no tool in the catalog.
+func (h *Host) toolSetNames() []string {
+	var sets []string
+	for _, t := range h.Tools(PlanAndWork).List() {
+		if t.ToolSet != "" && !slices.Contains(sets, t.ToolSet) {
+			sets = append(sets, t.ToolSet)
+		}
+	}
+	for _, x := range h.opts.External {
+		if x.ToolSet != "" && !slices.Contains(sets, x.ToolSet) {
+			sets = append(sets, x.ToolSet)
+		}
+	}
+	return sets
+}
+
+// memoryTakeover asks a plugin replacement of the memory target for the
+// whole system prompt of thread. ok is false when no plugin replaces it,
+// it gave up (None) or it failed (a note).
+func (h *Host) memoryTakeover(ctx context.Context, thread string, rn *runNotes) (PromptSection, bool) {
+	res := rn.resolve(contrib.PointContextTransform, thread).Replacement(contrib.TargetMemory)
+	if res == nil {
+		return PromptSection{}, false
+	}
+	in := map[string]any{"thread": thread, "purpose": "system_prompt", "mode": h.Facts().Mode,
+		"inputs": h.memoryInputs(ctx, thread)}
+	out, ok, _ := res.First(ctx, in, textAnswer)
+	if !ok {
+		return PromptSection{}, false
+	}
+	return PromptSection{Point: contrib.PointContextTransform, Target: contrib.TargetMemory, Origin: out.Entry.Origin,
+		Replaced: true, Scope: out.Entry.Scope, Text: out.Value.(string)}, true
+}
