@@ -181,6 +181,9 @@ func (m *Manager) reevaluate(ctx context.Context) {
 			}
 		case p.state == Faulted && p.cand.Manifest != nil, p.state == Blocked:
 			work = true
+		case p.stopReason != nil:
+			// Stopped by the operator's switch (MC5): work once switched on.
+			work = work || p.cand.Manifest.IsEnabled() && !m.opts.Disabled(p.cand.Manifest.ID)
 		}
 		// A deferred reload waits while its plugin still serves the
 		// previous generation (make-before-break), so it is not a state.
