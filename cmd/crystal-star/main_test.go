@@ -35,7 +35,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PLUGINS", filepath.Join(root, "plugins"))
 			return nil
 		},
-		Cmds: scenarioCommands(),
+		Cmds:          scenarioCommands(),
+		UpdateScripts: *updateContract, // -update also rewrites the files cmp compares against
 	})
 }
 
