@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"go.starlark.net/starlark"
 
@@ -22,7 +23,8 @@ const DefaultSteps = 10_000_000
 // the thread's callbacks.
 type runState struct {
 	stepsExceeded bool
-	overSteps     int // steps run past the budget, waiting for a precise position
+	overSteps     int          // steps run past the budget, waiting for a precise position
+	cause         atomic.Int32 // why it was cancelled from outside: causeMemory, causeTimeout
 }
 
 // maxGraceSteps bounds how far past its budget a run may go while the
@@ -80,7 +82,12 @@ func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
 }
 
 // runFailure is the error of a failed run, already shaped as a diagnostic.
-type runFailure struct{ diag contrib.Diagnostic }
+// reason is what a caller may be told (a tool result's message): the cause
+// and the plugin position, never the plugin's own error text (DC6).
+type runFailure struct {
+	diag   contrib.Diagnostic
+	reason string
+}
 
 func (f *runFailure) Error() string { return f.diag.String() }
 
@@ -92,15 +99,29 @@ func (f *runFailure) Diagnostic() contrib.Diagnostic { return f.diag }
 // panic in any Go builtin below is recovered, and every error comes back as a
 // *runFailure with the code, position and backtrace of the failure.
 func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runState, what string, fn func() error) (err error) {
-	stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
+	if inst.timeout > 0 {
+		// The deadline reaches builtins that block in Go through
+		// threadContext, and Starlark code at its next step.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, inst.timeout, errCallbackTimeout)
+		defer cancel()
+	}
+	stop := context.AfterFunc(ctx, func() {
+		if context.Cause(ctx) == errCallbackTimeout {
+			st.cause.CompareAndSwap(causeNone, causeTimeout)
+		}
+		th.Cancel(cancelReason(ctx))
+	})
 	defer stop()
+	defer watchdog.arm(th, st, inst.memLimit)()
 	th.SetLocal(localContext, ctx) // for builtins that block in Go (model calls)
 	defer func() {
 		if p := recover(); p != nil {
-			d := contrib.Diag(contrib.HostPanic, inst.req.Plugin, callerPos(th, 0),
+			pos := callerPos(th, 0)
+			d := contrib.Diag(contrib.HostPanic, inst.req.Plugin, pos,
 				"%s: a host builtin panicked: %v", what, p)
 			d.Detail = string(debug.Stack())
-			err = &runFailure{diag: d}
+			err = &runFailure{diag: d, reason: inst.at("a host builtin panicked", pos)}
 		}
 	}()
 	if err := fn(); err != nil {
@@ -109,11 +130,31 @@ func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runS
 	return nil
 }
 
+// errCallbackTimeout is the cause of a run's context when callback_timeout
+// ends it.
+var errCallbackTimeout = errors.New("callback_timeout exceeded")
+
 func cancelReason(ctx context.Context) string {
-	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+	switch cause := context.Cause(ctx); {
+	case cause == errCallbackTimeout:
+		return "callback timeout exceeded"
+	case errors.Is(cause, context.DeadlineExceeded):
 		return "timed out"
 	}
 	return "cancelled"
+}
+
+// at appends " at file:line:col" to reason when pos is known, with the file
+// relative to the plugin directory: a caller (a model) is told where in the
+// plugin, not where on the host's disk.
+func (inst *instance) at(reason string, pos contrib.Pos) string {
+	if !pos.IsValid() {
+		return reason
+	}
+	if root := inst.req.SourceRoot; root != "" {
+		pos.File = strings.TrimPrefix(pos.File, root+"/")
+	}
+	return reason + " at " + pos.String()
 }
 
 // failure turns a Starlark error into a diagnostic at its innermost plugin
@@ -146,13 +187,36 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 			}
 		}
 	}
-	if st.stepsExceeded {
+	reason := "uncaught error" // its text goes only to diagnostics (DC6)
+	switch {
+	case st.cause.Load() == causeMemory:
+		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
+		msg = reason + ": the heap grew past the limit while plugin code ran; the run was cancelled"
+	case st.cause.Load() == causeTimeout:
+		code, reason = contrib.CallbackTimeout, "callback_timeout "+inst.timeout.String()+" exceeded"
+		msg = reason + ": the run was cancelled"
+	case st.stepsExceeded:
 		code = contrib.TooManySteps
+		reason = fmt.Sprintf("step budget of %d exhausted", inst.steps)
 		msg = fmt.Sprintf("too many steps: the run exceeded its budget of %d steps and was cancelled", inst.steps)
+	case errors.As(err, new(*allocError)):
+		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
+	case strings.HasPrefix(msg, "Starlark computation cancelled: "):
+		reason = "cancelled"
 	}
 	d := contrib.Diag(code, inst.req.Plugin, pos, "%s: %s", what, strings.TrimPrefix(msg, "Starlark computation cancelled: "))
 	d.Detail = detail
-	return &runFailure{diag: d}
+	return &runFailure{diag: d, reason: inst.at(reason, pos)}
+}
+
+// failureReason is what a caller may be told about a failed run: its cause
+// and position (`step budget of 10000000 exhausted at plugin.star:12:5`).
+func failureReason(err error) string {
+	var rf *runFailure
+	if errors.As(err, &rf) && rf.reason != "" {
+		return rf.reason
+	}
+	return "the tool failed"
 }
 
 // callerPos returns the position of the Starlark frame depth levels above

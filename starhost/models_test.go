@@ -389,7 +389,7 @@ func TestCC9_FactoryEndToEndAndTheKeyStaysHidden(t *testing.T) {
 	if !strings.Contains(notes.String(), "the session client for acme/a1 cannot be built: plugin acme.factory: not_supported: acme has no priority tier [ModelClientFailed]") {
 		t.Errorf("not_supported after /tier is not surfaced:\n%s", notes)
 	}
-	if got := invoke(t, h, "ask", `{"q": "again"}`); got != "error tool_failed: the tool failed" {
+	if got := invoke(t, h, "ask", `{"q": "again"}`); got != "error tool_failed: uncaught error at plugin.star:22:22" {
 		t.Errorf("ask with priority = %s", got)
 	}
 	mu.Lock()
