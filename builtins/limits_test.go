@@ -135,3 +135,51 @@ func TestDC6_FailureMessageSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// str, repr, print, json.encode and json.decode refuse values nested deeper
+// than contrib.MaxNesting before walking them; shallow values, cycles and
+// wide values still work.
+func TestNesting_BuiltinsRefuseDeepValues(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{"str(DEEP)", "str: value nested more than 100 levels deep"},
+		{"repr(DEEP)", "repr: value nested more than 100 levels deep"},
+		{"print(DEEP)", "print: value nested more than 100 levels deep"},
+		{"json.encode(DEEP)", "json.encode: value nested more than 100 levels deep"},
+		{"json.encode_indent({'k': DEEP})", "json.encode_indent: value nested more than 100 levels deep"},
+		{"json.decode('[' * 1000000)", "json.decode: JSON nested more than 100 levels deep"},
+		{"str(WIDE)", "str: value holds more than 1000000 lists"},
+	} {
+		src := `def deep(n):
+    x = []
+    for _ in range(n):
+        x = [x]
+    return x
+def wide(n):
+    x = [1]
+    for _ in range(n):
+        x = [x, x]
+    return x
+DEEP = deep(1000)
+WIDE = wide(60)
+X = ` + c.expr + "\ncontribute()\n"
+		if d := activateErr(t, Options{}, src); d.Code != contrib.ExecutionFailed || !strings.Contains(d.Message, c.want) {
+			t.Errorf("%s: %s; want ExecutionFailed: %s", c.expr, d, c.want)
+		}
+	}
+	const ok = `def deep(n):
+    x = []
+    for _ in range(n):
+        x = [x]
+    return x
+C = []
+C.append(C)
+W = list(range(100000))
+S = str(deep(99)) + str(C) + repr(W) + json.encode(deep(99)) + json.encode(W)
+D = json.decode(json.encode(deep(99)))
+print(deep(10))
+contribute()
+`
+	if _, err := NewActivator(Options{}).Activate(context.Background(), request(ok, &noteLog{})); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -3,6 +3,7 @@ package contrib
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -36,7 +37,34 @@ type jsonParser struct {
 	i    int
 }
 
-const jsonMaxDepth = 200
+// MaxNesting is how deeply the host nests JSON arrays and objects, or
+// Starlark lists, dicts, tuples and structs, in every conversion it makes:
+// tool arguments, tool results, json.encode and json.decode, str, repr and
+// print. Deeper values are refused with an error, never walked: a walk
+// inside one builtin cannot be interrupted (docs/isolation.md).
+const MaxNesting = 100
+
+// CheckJSONNesting refuses JSON text whose arrays and objects nest deeper
+// than MaxNesting. It scans without decoding, so it is safe on any input.
+func CheckJSONNesting(data []byte) error {
+	depth, inString := 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if depth++; depth > MaxNesting {
+				return fmt.Errorf("JSON nested more than %d levels deep", MaxNesting)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
+}
 
 func (p *jsonParser) space() {
 	for p.i < len(p.data) {
@@ -50,7 +78,7 @@ func (p *jsonParser) space() {
 }
 
 func (p *jsonParser) value(depth int) (any, error) {
-	if depth > jsonMaxDepth {
+	if depth > MaxNesting {
 		return nil, errSlowPath
 	}
 	p.space()
