@@ -65,7 +65,7 @@ func runCheck(e *env, args []string) error {
 		}
 	} else {
 		for _, d := range r.Diagnostics {
-			fmt.Fprintln(e.stdout, starhost.CheckLine(d))
+			fmt.Fprintln(e.stdout, safe(starhost.CheckLine(d)))
 		}
 		fmt.Fprintln(e.stdout, r.Summary())
 	}

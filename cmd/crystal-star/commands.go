@@ -42,13 +42,13 @@ func runPlugins(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, p.Version, p.State, p.Source, gen, p.Directory)
 		for _, b := range p.Blockers {
-			fmt.Fprintf(e.stdout, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
+			fmt.Fprintf(e.stdout, "  blocked: %s [%s]; %s\n", safe(b.Message), b.Code, safe(b.Remedy))
 		}
 		for _, d := range p.Diagnostics {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
+			fmt.Fprintf(e.stdout, "  %s\n", safe(d.String()))
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
 				if line != "" {
-					fmt.Fprintf(e.stdout, "    %s\n", line)
+					fmt.Fprintf(e.stdout, "    %s\n", safe(line))
 				}
 			}
 		}
@@ -129,7 +129,7 @@ func runTools(e *env, args []string) error {
 		if owner == "" {
 			owner = "(external)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, t.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, safe(t.Description))
 	}
 	return tw.Flush()
 }
@@ -165,12 +165,12 @@ func runCall(e *env, args []string) error {
 		}
 	} else if res.OK() {
 		if res.Data != nil {
-			fmt.Fprintln(e.stdout, string(res.Data))
+			fmt.Fprintln(e.stdout, safe(string(res.Data)))
 		} else {
-			fmt.Fprintln(e.stdout, res.Text)
+			fmt.Fprintln(e.stdout, safe(res.Text))
 		}
 	} else {
-		fmt.Fprintf(e.stderr, "%s: %s\n", res.Err.Code, res.Err.Message)
+		fmt.Fprintf(e.stderr, "%s: %s\n", safe(res.Err.Code), safe(res.Err.Message))
 	}
 	if !res.OK() {
 		return &exitError{code: 1}
@@ -208,7 +208,7 @@ func runExpand(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "%s produced no input: every command passed\n", name)
 		return &exitError{code: 1}
 	}
-	fmt.Fprintln(e.stdout, text)
+	fmt.Fprintln(e.stdout, safe(text))
 	return nil
 }
 
@@ -230,7 +230,7 @@ func runRender(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, h.Bind(e.ctx, f.args[0], site))
+	fmt.Fprintln(e.stdout, safe(h.Bind(e.ctx, f.args[0], site)))
 	return nil
 }
 

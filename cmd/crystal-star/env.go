@@ -77,12 +77,17 @@ func (e *env) close() {
 func (e *env) note(n starhost.Note) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	line := n.String()
+	line := safe(n.String())
 	if !strings.HasPrefix(line, "note: ") { // a placeless note already says so
 		line = "note: " + line
 	}
 	fmt.Fprintln(e.stderr, line)
 }
+
+// safe is applied to every plugin-supplied string the CLI writes to a
+// terminal: controls and bidi overrides are shown escaped (`\x1b`,
+// `\u202e`). --json output is left intact: its escaping is enough.
+var safe = starhost.TerminalSafe
 
 func (e *env) printJSON(v any) error {
 	enc := json.NewEncoder(e.stdout)
