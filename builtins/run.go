@@ -99,21 +99,14 @@ func (f *runFailure) Diagnostic() contrib.Diagnostic { return f.diag }
 // panic in any Go builtin below is recovered, and every error comes back as a
 // *runFailure with the code, position and backtrace of the failure.
 func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runState, what string, fn func() error) (err error) {
-	if inst.timeout > 0 {
-		// The deadline reaches builtins that block in Go through
-		// threadContext, and Starlark code at its next step.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, inst.timeout, errCallbackTimeout)
-		defer cancel()
-	}
-	stop := context.AfterFunc(ctx, func() {
-		if context.Cause(ctx) == errCallbackTimeout {
-			st.cause.CompareAndSwap(causeNone, causeTimeout)
-		}
-		th.Cancel(cancelReason(ctx))
-	})
+	stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
 	defer stop()
-	defer watchdog.arm(th, st, inst.memLimit)()
+	// The heap budget and callback_timeout are enforced by the watchdog's
+	// ticker: no timer or context per run.
+	if inst.memLimit > 0 || inst.timeout > 0 {
+		watchdog.arm(th, st, inst.memLimit, inst.timeout)
+		defer watchdog.disarm(st)
+	}
 	th.SetLocal(localContext, ctx) // for builtins that block in Go (model calls)
 	defer func() {
 		if p := recover(); p != nil {
@@ -130,15 +123,8 @@ func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runS
 	return nil
 }
 
-// errCallbackTimeout is the cause of a run's context when callback_timeout
-// ends it.
-var errCallbackTimeout = errors.New("callback_timeout exceeded")
-
 func cancelReason(ctx context.Context) string {
-	switch cause := context.Cause(ctx); {
-	case cause == errCallbackTimeout:
-		return "callback timeout exceeded"
-	case errors.Is(cause, context.DeadlineExceeded):
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		return "timed out"
 	}
 	return "cancelled"

@@ -29,34 +29,43 @@ const (
 	causeTimeout
 )
 
-// watched is one running thread under the heap watchdog.
+// watched is one running thread under the watchdog.
 type watched struct {
-	th    *starlark.Thread
-	st    *runState
-	limit uint64
+	th      *starlark.Thread
+	st      *runState
+	limit   uint64        // heap budget; 0: none
+	start   time.Time     // when the run began
+	timeout time.Duration // callback_timeout; 0: none
 }
 
-// heapWatchdog cancels the running Starlark threads whose budget the heap
-// has outgrown. The heap is process-wide, so there is one watchdog per
-// process; it samples only while at least one run is in progress, so an
-// idle host pays nothing and a short tool call pays a map insert and delete.
-type heapWatchdog struct {
+// runWatchdog cancels the running Starlark threads whose budget the heap
+// has outgrown, and those that outlived their callback_timeout. The heap is
+// process-wide, so there is one watchdog per process; it ticks only while
+// at least one run is in progress, so an idle host pays nothing and a tool
+// call pays a clock read and a map insert and delete — no timer, no
+// context, no allocation per call.
+type runWatchdog struct {
 	mu      sync.Mutex
 	running map[*runState]watched
 	wake    chan struct{}
 	start   sync.Once
 }
 
-var watchdog = &heapWatchdog{running: map[*runState]watched{}, wake: make(chan struct{}, 1)}
+var watchdog = &runWatchdog{running: map[*runState]watched{}, wake: make(chan struct{}, 1)}
 
-// arm registers a run; the returned func unregisters it.
-func (w *heapWatchdog) arm(th *starlark.Thread, st *runState, limit int64) func() {
-	if limit <= 0 {
-		return func() {}
+// arm registers a run with its heap budget and timeout (either may be
+// zero or negative: none); disarm must follow when the run ends.
+func (w *runWatchdog) arm(th *starlark.Thread, st *runState, limit int64, timeout time.Duration) {
+	r := watched{th: th, st: st, start: time.Now()}
+	if limit > 0 {
+		r.limit = uint64(limit)
+	}
+	if timeout > 0 {
+		r.timeout = timeout
 	}
 	w.start.Do(func() { go w.loop() })
 	w.mu.Lock()
-	w.running[st] = watched{th: th, st: st, limit: uint64(limit)}
+	w.running[st] = r
 	first := len(w.running) == 1
 	w.mu.Unlock()
 	if first {
@@ -65,17 +74,19 @@ func (w *heapWatchdog) arm(th *starlark.Thread, st *runState, limit int64) func(
 		default: // already signalled
 		}
 	}
-	return func() {
-		w.mu.Lock()
-		delete(w.running, st)
-		w.mu.Unlock()
-	}
+}
+
+// disarm unregisters the run of st.
+func (w *runWatchdog) disarm(st *runState) {
+	w.mu.Lock()
+	delete(w.running, st)
+	w.mu.Unlock()
 }
 
 // loop sleeps until a run starts, then samples the heap until none runs.
 // The baseline is the host's live heap when sampling begins: the budget is
 // what plugin code may add to it.
-func (w *heapWatchdog) loop() {
+func (w *runWatchdog) loop() {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	var batch []watched
 	for range w.wake {
@@ -88,6 +99,7 @@ func (w *heapWatchdog) loop() {
 			if len(batch) == 0 {
 				break
 			}
+			cancelLate(batch, time.Now())
 			metrics.Read(samples)
 			if !anyOver(batch, sampleValue(samples[0]), base) {
 				continue
@@ -98,7 +110,7 @@ func (w *heapWatchdog) loop() {
 			metrics.Read(samples)
 			heap := sampleValue(samples[0])
 			for _, r := range batch {
-				if heap > base+r.limit && r.st.cause.CompareAndSwap(causeNone, causeMemory) {
+				if r.limit > 0 && heap > base+r.limit && r.st.cause.CompareAndSwap(causeNone, causeMemory) {
 					r.th.Cancel("memory limit exceeded")
 				}
 			}
@@ -107,7 +119,7 @@ func (w *heapWatchdog) loop() {
 	}
 }
 
-func (w *heapWatchdog) snapshot(into []watched) []watched {
+func (w *runWatchdog) snapshot(into []watched) []watched {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range w.running {
@@ -116,9 +128,19 @@ func (w *heapWatchdog) snapshot(into []watched) []watched {
 	return into
 }
 
+// cancelLate cancels the runs that outlived their timeout: at their next
+// step, within one tick of the deadline.
+func cancelLate(batch []watched, now time.Time) {
+	for _, r := range batch {
+		if r.timeout > 0 && now.Sub(r.start) > r.timeout && r.st.cause.CompareAndSwap(causeNone, causeTimeout) {
+			r.th.Cancel("callback timeout exceeded")
+		}
+	}
+}
+
 func anyOver(batch []watched, heap, base uint64) bool {
 	for _, r := range batch {
-		if heap > base+r.limit {
+		if r.limit > 0 && heap > base+r.limit {
 			return true
 		}
 	}
