@@ -24,6 +24,24 @@ const repeatName = "<repeat guard>"
 
 func init() {
 	predeclared[repeatName] = starlark.NewBuiltin(repeatName, repeatGuard)
+	// These builtins size their result from their argument's length and
+	// fill it inside one step: list(range(10**9)) preallocates 16 GB.
+	for name, unit := range map[string]uint64{
+		"list": valueSize, "tuple": valueSize, "sorted": valueSize, "reversed": valueSize,
+		"enumerate": 4 * valueSize, "set": 4 * valueSize, "dict": 4 * valueSize,
+	} {
+		inner := starlark.Universe[name].(*starlark.Builtin)
+		predeclared[name] = starlark.NewBuiltin(name, func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) > 0 {
+				if n := starlark.Len(args[0]); n > 0 {
+					if err := checkAlloc(th, name+"() of "+args[0].Type(), uint64(n), unit); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return inner.CallInternal(th, args, kwargs)
+		})
+	}
 }
 
 // valueSize is the size of one list or tuple element (an interface value).
@@ -74,16 +92,22 @@ func checkRepeat(th *starlark.Thread, seq, n starlark.Value) error {
 	default:
 		return nil
 	}
-	inst, _ := th.Local(localInstance).(*instance)
-	if inst == nil || inst.memLimit <= 0 || length == 0 {
-		return nil
-	}
 	c, ok := count.Uint64()
-	if !ok || c == 0 {
+	if !ok || c == 0 || length == 0 {
 		return nil // negative: empty; too large: go.starlark.net refuses it
 	}
-	if size := uint64(length) * unit; c > uint64(inst.memLimit)/size {
-		return &allocError{what: fmt.Sprintf("%s * %s", seq.Type(), count), bytes: size * c, limit: inst.memLimit}
+	return checkAlloc(th, fmt.Sprintf("%s * %s", seq.Type(), count), c, uint64(length)*unit)
+}
+
+// checkAlloc refuses an operation that would allocate n items of unit
+// bytes when that is more than the run's memory budget.
+func checkAlloc(th *starlark.Thread, what string, n, unit uint64) error {
+	inst, _ := th.Local(localInstance).(*instance)
+	if inst == nil || inst.memLimit <= 0 {
+		return nil
+	}
+	if n > uint64(inst.memLimit)/unit {
+		return &allocError{what: what, bytes: n * unit, limit: inst.memLimit}
 	}
 	return nil
 }

@@ -55,6 +55,9 @@ func TestResourceExhausted_RepeatRefusedBeforeAllocating(t *testing.T) {
 		"def f():\n    s = ['a']\n    s *= 1 << 26\nf()\n", // augmented
 		"D = {'k': [1]}\nD['k'] *= 1 << 26\n",              // augmented, indexed
 		"def f(n):\n    return n * (1,)\nX = f(1 << 26)\n",
+		"X = list(range(1 << 30))\n", // list() preallocates from the length
+		"X = sorted(range(1 << 30))\n",
+		"X = set(range(1 << 28))\n",
 	} {
 		if d := activateErr(t, Options{MemoryLimit: 256 << 20}, src+"contribute()\n"); d.Code != contrib.ResourceExhausted {
 			t.Errorf("%q: %s; want ResourceExhausted", src, d)
