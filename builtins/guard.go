@@ -138,9 +138,7 @@ func (g repeatRewriter) stmt(s syntax.Stmt) {
 			s.Op = syntax.EQ
 		}
 	case *syntax.DefStmt:
-		for i := range s.Params {
-			s.Params[i] = g.expr(s.Params[i])
-		}
+		g.exprs(s.Params)
 		g.stmts(s.Body)
 	case *syntax.ExprStmt:
 		s.X = g.expr(s.X)
