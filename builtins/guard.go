@@ -16,7 +16,8 @@ import (
 // would end the process with Go's unrecoverable out-of-memory error before
 // the heap watchdog could sample anything. The interpreter has no hook on
 // its `*` operator, so the compiler routes every `*` whose operands are not
-// both number literals through repeatGuard, a hidden predeclared builtin.
+// both number literals, and neither a float or an int from 0 to 2, through
+// repeatGuard, a hidden predeclared builtin.
 
 // repeatName is the predeclared name of repeatGuard. It is not an
 // identifier, so plugin source cannot name it (CC1).
@@ -169,7 +170,7 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	switch e := e.(type) {
 	case *syntax.BinaryExpr:
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
-		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) {
+		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) && !smallFactor(e.X) && !smallFactor(e.Y) {
 			return call(e.OpPos, e.X, e.Y)
 		}
 	case *syntax.UnaryExpr:
@@ -222,6 +223,24 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 func call(pos syntax.Position, x, y syntax.Expr) syntax.Expr {
 	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: repeatName}, Lparen: pos,
 		Args: []syntax.Expr{x, y}, Rparen: pos}
+}
+
+// smallFactor reports a literal that cannot make x * it larger than x + x,
+// which Starlark computes in one step anyway: an int literal from 0 to 2, or
+// a float (a float times a sequence is an error). Numeric code such as
+// `i * 2` or `x * 0.5` then runs without the guard's call.
+func smallFactor(e syntax.Expr) bool {
+	lit, ok := e.(*syntax.Literal)
+	if !ok {
+		return false
+	}
+	switch v := lit.Value.(type) {
+	case int64:
+		return v >= 0 && v <= 2
+	case float64:
+		return true
+	}
+	return false
 }
 
 func number(e syntax.Expr) bool {
