@@ -174,11 +174,14 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 		}
 	}
 	reason := "uncaught error" // its text goes only to diagnostics (DC6)
+	// The watchdog's cause counts only if the run did end by cancellation:
+	// it may fire just after a run failed of something else.
+	cancelled := strings.HasPrefix(msg, "Starlark computation cancelled: ")
 	switch {
-	case st.cause.Load() == causeMemory:
+	case cancelled && st.cause.Load() == causeMemory:
 		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
 		msg = reason + ": the heap grew past the limit while plugin code ran; the run was cancelled"
-	case st.cause.Load() == causeTimeout:
+	case cancelled && st.cause.Load() == causeTimeout:
 		code, reason = contrib.CallbackTimeout, "callback_timeout "+inst.timeout.String()+" exceeded"
 		msg = reason + ": the run was cancelled"
 	case st.stepsExceeded:
@@ -187,7 +190,7 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 		msg = fmt.Sprintf("too many steps: the run exceeded its budget of %d steps and was cancelled", inst.steps)
 	case errors.As(err, new(*allocError)):
 		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
-	case strings.HasPrefix(msg, "Starlark computation cancelled: "):
+	case cancelled:
 		reason = "cancelled"
 	}
 	d := contrib.Diag(code, inst.req.Plugin, pos, "%s: %s", what, strings.TrimPrefix(msg, "Starlark computation cancelled: "))
