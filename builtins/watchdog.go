@@ -36,6 +36,8 @@ type watched struct {
 	limit   uint64        // heap budget; 0: none
 	start   time.Time     // when the run began
 	timeout time.Duration // callback_timeout; 0: none
+	base    uint64        // the live heap when the watchdog first saw the run
+	based   bool          // base is set
 }
 
 // runWatchdog cancels the running Starlark threads whose budget the heap
@@ -84,49 +86,59 @@ func (w *runWatchdog) disarm(st *runState) {
 }
 
 // loop sleeps until a run starts, then samples the heap until none runs.
-// The baseline is the host's live heap when sampling begins: the budget is
-// what plugin code may add to it.
+// Each run's budget is measured from the host's live heap (as of the last
+// collection) when the watchdog first saw the run: what the run's plugin
+// code may add to it. A run that starts after the heap grew is judged from
+// the grown heap, so it is not blamed for what ran before it.
 func (w *runWatchdog) loop() {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	var batch []watched
 	for range w.wake {
-		metrics.Read(samples)
-		base := sampleValue(samples[1])
 		tick := time.NewTicker(watchInterval)
-		for range tick.C {
+		for {
+			metrics.Read(samples)
+			heap := sampleValue(samples[0])
 			clear(batch) // hold no finished run: it keeps its generation alive
-			batch = w.snapshot(batch[:0])
+			batch = w.snapshot(batch[:0], sampleValue(samples[1]))
 			if len(batch) == 0 {
 				break
 			}
 			cancelLate(batch, time.Now())
-			metrics.Read(samples)
-			if !anyOver(batch, sampleValue(samples[0]), base) {
-				continue
-			}
-			// Garbage counts until it is collected: confirm with a
-			// collection before cancelling anything.
-			runtime.GC()
-			metrics.Read(samples)
-			heap := sampleValue(samples[0])
-			for _, r := range batch {
-				if r.limit > 0 && heap > base+r.limit && r.st.cause.CompareAndSwap(causeNone, causeMemory) {
-					r.th.Cancel("memory limit exceeded")
+			if anyOver(batch, heap) {
+				// Garbage counts until it is collected: confirm with a
+				// collection before cancelling anything.
+				runtime.GC()
+				metrics.Read(samples)
+				heap = sampleValue(samples[0])
+				for _, r := range batch {
+					if r.over(heap) && r.st.cause.CompareAndSwap(causeNone, causeMemory) {
+						r.th.Cancel("memory limit exceeded")
+					}
 				}
 			}
+			<-tick.C
 		}
 		tick.Stop()
 	}
 }
 
-func (w *runWatchdog) snapshot(into []watched) []watched {
+// snapshot copies the running runs into into, giving each run seen for
+// the first time its baseline, live.
+func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, r := range w.running {
+	for k, r := range w.running {
+		if !r.based {
+			r.base, r.based = live, true
+			w.running[k] = r
+		}
 		into = append(into, r)
 	}
 	return into
 }
+
+// over reports whether heap exceeds the run's budget.
+func (r *watched) over(heap uint64) bool { return r.limit > 0 && heap > r.base+r.limit }
 
 // cancelLate cancels the runs that outlived their timeout: at their next
 // step, within one tick of the deadline.
@@ -138,9 +150,9 @@ func cancelLate(batch []watched, now time.Time) {
 	}
 }
 
-func anyOver(batch []watched, heap, base uint64) bool {
-	for _, r := range batch {
-		if r.limit > 0 && heap > base+r.limit {
+func anyOver(batch []watched, heap uint64) bool {
+	for i := range batch {
+		if batch[i].over(heap) {
 			return true
 		}
 	}
