@@ -21,7 +21,7 @@ import (
 
 // repeatName is the predeclared name of repeatGuard. It is not an
 // identifier, so plugin source cannot name it (CC1).
-const repeatName = "<repeat guard>"
+const repeatName = "*"
 
 func init() {
 	predeclared[repeatName] = starlark.NewBuiltin(repeatName, repeatGuard)
