@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,13 +21,17 @@ type Options struct {
 	Steps uint64
 	// MemoryLimit is the in-process heap budget in bytes: a run is
 	// cancelled with ResourceExhausted when the heap grows this far over
-	// the host's live heap while plugin code runs, and one list, tuple or
-	// string repeat larger than it is refused before allocating. Negative
-	// turns both guards off.
+	// the host's live heap while plugin code runs, and one repeat (or
+	// list(), sorted(), ... of an iterable) larger than it is refused
+	// before allocating. Negative turns both guards off.
 	MemoryLimit int64
 	// CallbackTimeout is the wall-clock limit of each run; it is cancelled
 	// at its next step with CallbackTimeout. Negative turns it off.
 	CallbackTimeout time.Duration
+	// Limits, when set, is asked for MemoryLimit and CallbackTimeout at
+	// each activation (a zero result keeps the field's value), so a new
+	// generation runs under the configuration as it is now.
+	Limits func() (memoryLimit int64, callbackTimeout time.Duration)
 }
 
 // Activator compiles and executes plugin modules (contrib.Activator). It
@@ -119,11 +124,16 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	if err != nil {
 		return nil, err
 	}
+	memLimit, timeout := a.opts.MemoryLimit, a.opts.CallbackTimeout
+	if a.opts.Limits != nil {
+		m, t := a.opts.Limits()
+		memLimit, timeout = cmp.Or(m, memLimit), cmp.Or(t, timeout)
+	}
 	inst := &instance{
 		req:       req,
 		steps:     a.opts.Steps,
-		memLimit:  a.opts.MemoryLimit,
-		timeout:   a.opts.CallbackTimeout,
+		memLimit:  memLimit,
+		timeout:   timeout,
 		staging:   contrib.NewStaging(req.Plugin, req.Rules),
 		callbacks: map[contrib.AttachStage]starlark.Callable{},
 		exports:   map[string]any{},

@@ -254,8 +254,10 @@ func (h *Host) activator() contrib.Activator {
 	if testActivator != nil {
 		return testActivator()
 	}
-	l := h.Config().Limits // read when the host is built
-	return builtins.NewActivator(builtins.Options{Steps: h.opts.Steps, MemoryLimit: l.MemoryLimit, CallbackTimeout: l.CallbackTimeout})
+	return builtins.NewActivator(builtins.Options{Steps: h.opts.Steps, Limits: func() (int64, time.Duration) {
+		l := h.Config().Limits // as last read: a reload runs under the current config
+		return l.MemoryLimit, l.CallbackTimeout
+	}})
 }
 
 // build reads the configuration and prepares the registry and the
