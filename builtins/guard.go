@@ -19,12 +19,17 @@ import (
 // both number literals, and neither a float or an int from 0 to 2, through
 // repeatGuard, a hidden predeclared builtin.
 
-// repeatName is the predeclared name of repeatGuard. It is not an
-// identifier, so plugin source cannot name it (CC1).
-const repeatName = "*"
+// repeatName and nestingName are the predeclared names of repeatGuard and
+// nestingGuard. They are not identifiers, so plugin source cannot name them
+// (CC1); they show in backtraces.
+const (
+	repeatName  = "*"
+	nestingName = "<format>"
+)
 
 func init() {
 	predeclared[repeatName] = starlark.NewBuiltin(repeatName, repeatGuard)
+	predeclared[nestingName] = starlark.NewBuiltin("format", nestingGuard)
 	// These builtins size their result from their argument's length and
 	// fill it inside one step: list(range(10**9)) preallocates 16 GB.
 	for name, unit := range map[string]uint64{
@@ -71,6 +76,17 @@ func repeatGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		return nil, err
 	}
 	return starlark.Binary(syntax.STAR, x, y)
+}
+
+// nestingGuard returns its argument, refused first if it is nested too
+// deeply to format (nesting.go): the compiler wraps the operands of
+// "…" % x and "…".format(…), whose walk of a value no builtin the host
+// could replace performs.
+func nestingGuard(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	if err := checkNesting(args[0]); err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name(), err)
+	}
+	return args[0], nil
 }
 
 // checkRepeat refuses seq * n when the result is larger than the budget.
@@ -135,7 +151,7 @@ func (g repeatRewriter) stmt(s syntax.Stmt) {
 		if s.Op == syntax.STAR_EQ && pure(s.LHS) {
 			// x *= y is x = x * y; the left side is evaluated twice, so
 			// only side-effect-free targets are rewritten.
-			s.RHS = call(s.OpPos, s.LHS, s.RHS)
+			s.RHS = call(s.OpPos, repeatName, s.LHS, s.RHS)
 			s.Op = syntax.EQ
 		}
 	case *syntax.DefStmt:
@@ -171,7 +187,10 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	case *syntax.BinaryExpr:
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) && !smallFactor(e.X) && !smallFactor(e.Y) {
-			return call(e.OpPos, e.X, e.Y)
+			return call(e.OpPos, repeatName, e.X, e.Y)
+		}
+		if e.Op == syntax.PERCENT && stringLiteral(e.X) {
+			e.Y = call(e.OpPos, nestingName, e.Y) // "…" % x walks x
 		}
 	case *syntax.UnaryExpr:
 		if e.X != nil {
@@ -180,6 +199,18 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	case *syntax.CallExpr:
 		e.Fn = g.expr(e.Fn)
 		g.exprs(e.Args)
+		if dot, ok := e.Fn.(*syntax.DotExpr); ok && dot.Name.Name == "format" && stringLiteral(dot.X) {
+			for i, a := range e.Args { // "…".format(…) walks every argument
+				switch a := a.(type) {
+				case *syntax.BinaryExpr: // name = value
+					a.Y = call(e.Lparen, nestingName, a.Y)
+				case *syntax.UnaryExpr: // *args, **kwargs
+					a.X = call(e.Lparen, nestingName, a.X)
+				default:
+					e.Args[i] = call(e.Lparen, nestingName, a)
+				}
+			}
+		}
 	case *syntax.Comprehension:
 		e.Body = g.expr(e.Body)
 		for _, c := range e.Clauses {
@@ -219,10 +250,15 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	return e
 }
 
-// call builds repeatGuard(x, y) at pos, where errors are reported.
-func call(pos syntax.Position, x, y syntax.Expr) syntax.Expr {
-	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: repeatName}, Lparen: pos,
-		Args: []syntax.Expr{x, y}, Rparen: pos}
+// call builds a call of the hidden builtin name at pos, where its errors
+// are reported.
+func call(pos syntax.Position, name string, args ...syntax.Expr) syntax.Expr {
+	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: name}, Lparen: pos, Args: args, Rparen: pos}
+}
+
+func stringLiteral(e syntax.Expr) bool {
+	lit, ok := e.(*syntax.Literal)
+	return ok && lit.Token == syntax.STRING
 }
 
 // smallFactor reports a literal that cannot make x * it larger than x + x,

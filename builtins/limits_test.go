@@ -151,6 +151,10 @@ func TestNesting_BuiltinsRefuseDeepValues(t *testing.T) {
 		{"json.encode_indent({'k': DEEP})", "json.encode_indent: value nested more than 100 levels deep"},
 		{"json.decode('[' * 1000000)", "json.decode: JSON nested more than 100 levels deep"},
 		{"str(WIDE)", "str: value holds more than 1000000 lists"},
+		{"'%s' % DEEP", "format: value nested more than 100 levels deep"},
+		{"'%s %s' % (1, DEEP)", "format: value nested more than 100 levels deep"},
+		{"'{} {x}'.format(1, x = DEEP)", "format: value nested more than 100 levels deep"},
+		{"'{}'.format(*[DEEP])", "format: value nested more than 100 levels deep"},
 	} {
 		src := `def deep(n):
     x = []
@@ -178,6 +182,9 @@ C = []
 C.append(C)
 W = list(range(100000))
 S = str(deep(99)) + str(C) + repr(W) + json.encode(deep(99)) + json.encode(W)
+F = "%s %d" % ("a", 1) + "%s" % deep(98) + "{} {k}".format(1, k = deep(98)) + "{}".format(*[C])
+if F != "a 1" + str(deep(98)) + "1 " + str(deep(98)) + "[[...]]":
+    fail(F)
 D = json.decode(json.encode(deep(99)))
 print(deep(10))
 contribute()
