@@ -1,11 +1,13 @@
 package builtins
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -13,7 +15,8 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// Options configure the Starlark activator. The zero value uses DefaultSteps.
+// Options configure the Starlark activator. The zero value uses
+// DefaultSteps, DefaultMemoryLimit and DefaultCallbackTimeout.
 type Options struct {
 	// Steps is the step budget of each run (top level and each callback).
 	Steps uint64
@@ -22,6 +25,19 @@ type Options struct {
 	// so that a static checker reuses the compiler's parse instead of
 	// parsing again. It must not modify f.
 	Parsed func(plugin, file string, f *syntax.File)
+	// MemoryLimit is the in-process heap budget in bytes: a run is
+	// cancelled with ResourceExhausted when the heap grows this far over
+	// the host's live heap while plugin code runs, and one repeat (or
+	// list(), sorted(), ... of an iterable) larger than it is refused
+	// before allocating. Negative turns both guards off.
+	MemoryLimit int64
+	// CallbackTimeout is the wall-clock limit of each run; it is cancelled
+	// at its next step with CallbackTimeout. Negative turns it off.
+	CallbackTimeout time.Duration
+	// Limits, when set, is asked for MemoryLimit and CallbackTimeout at
+	// each activation (a zero result keeps the field's value), so a new
+	// generation runs under the configuration as it is now.
+	Limits func() (memoryLimit int64, callbackTimeout time.Duration)
 }
 
 // Activator compiles and executes plugin modules (contrib.Activator). It
@@ -48,6 +64,12 @@ func NewActivator(opts Options) *Activator {
 	if opts.Steps == 0 {
 		opts.Steps = DefaultSteps
 	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
+	if opts.CallbackTimeout == 0 {
+		opts.CallbackTimeout = DefaultCallbackTimeout
+	}
 	return &Activator{opts: opts, compiled: map[string]compiledBundle{}}
 }
 
@@ -57,6 +79,8 @@ const localInstance = "crystal.instance"
 type instance struct {
 	req           contrib.ActivationRequest
 	steps         uint64
+	memLimit      int64         // Options.MemoryLimit
+	timeout       time.Duration // Options.CallbackTimeout
 	staging       *contrib.Staging
 	activating    bool   // true only while the module's top level runs
 	running       string // the bundle file whose top level runs now
@@ -106,9 +130,16 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	if err != nil {
 		return nil, err
 	}
+	memLimit, timeout := a.opts.MemoryLimit, a.opts.CallbackTimeout
+	if a.opts.Limits != nil {
+		m, t := a.opts.Limits()
+		memLimit, timeout = cmp.Or(m, memLimit), cmp.Or(t, timeout)
+	}
 	inst := &instance{
 		req:       req,
 		steps:     a.opts.Steps,
+		memLimit:  memLimit,
+		timeout:   timeout,
 		staging:   contrib.NewStaging(req.Plugin, req.Rules),
 		callbacks: map[contrib.AttachStage]starlark.Callable{},
 		exports:   map[string]any{},
@@ -315,7 +346,7 @@ func (inst *instance) toolFunc(name string, pos contrib.Pos, fn starlark.Callabl
 		out, err := inst.call(ctx, what, fn, inst.newCtx(ctx, ctxTool), FromJSON(args))
 		if err != nil {
 			inst.note(failureDiag(err))
-			return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
+			return contrib.Failure(contrib.ErrToolFailed, failureReason(err))
 		}
 		return inst.toResult(what, pos, out)
 	}
@@ -348,7 +379,7 @@ func (inst *instance) toResult(what string, pos contrib.Pos, v starlark.Value) c
 	data, err := ToJSON(v)
 	if err != nil {
 		inst.note(contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos, "%s: result: %v", what, err))
-		return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
+		return contrib.Failure(contrib.ErrToolFailed, inst.at("the result cannot be encoded as JSON", pos))
 	}
 	return contrib.Result{Data: data}
 }

@@ -11,26 +11,36 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
-)
 
-// maxDepth bounds nesting when converting, so a self-referencing list fails
-// cleanly instead of overflowing the stack.
-const maxDepth = 100
+	"github.com/crystal-star/crystal-star/contrib"
+)
 
 // ToJSON encodes a Starlark value as JSON: None, bools, ints, finite floats,
 // strings, lists, tuples, dicts with string keys and structs. It is the one
 // place Starlark values become JSON (tool results, schemas, exports to Go).
+// Nesting is bounded by contrib.MaxNesting (a self-referencing list fails
+// cleanly instead of overflowing the stack) and the containers walked by
+// MaxContainers (a value that shares itself exponentially fails instead of
+// growing without end).
 func ToJSON(v starlark.Value) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := encode(&buf, v, 0); err != nil {
+	budget := MaxContainers
+	if err := encode(&buf, v, 0, &budget); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-func encode(buf *bytes.Buffer, v starlark.Value, depth int) error {
-	if depth > maxDepth {
-		return fmt.Errorf("value nested more than %d levels deep (a cycle?)", maxDepth)
+func encode(buf *bytes.Buffer, v starlark.Value, depth int, budget *int) error {
+	if depth > contrib.MaxNesting {
+		return fmt.Errorf("value nested more than %d levels deep (a cycle?)", contrib.MaxNesting)
+	}
+	switch v.(type) {
+	case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType:
+	default:
+		if *budget--; *budget < 0 {
+			return fmt.Errorf("value holds more than %d lists, dicts and other containers", MaxContainers)
+		}
 	}
 	switch v := v.(type) {
 	case starlark.NoneType:
@@ -53,7 +63,7 @@ func encode(buf *bytes.Buffer, v starlark.Value, depth int) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encode(buf, v.Index(i), depth+1); err != nil {
+			if err := encode(buf, v.Index(i), depth+1, budget); err != nil {
 				return err
 			}
 		}
@@ -70,7 +80,7 @@ func encode(buf *bytes.Buffer, v starlark.Value, depth int) error {
 			}
 			writeString(buf, string(k))
 			buf.WriteByte(':')
-			if err := encode(buf, item[1], depth+1); err != nil {
+			if err := encode(buf, item[1], depth+1, budget); err != nil {
 				return err
 			}
 		}
@@ -85,7 +95,7 @@ func encode(buf *bytes.Buffer, v starlark.Value, depth int) error {
 			writeString(buf, name)
 			buf.WriteByte(':')
 			field, _ := v.Attr(name)
-			if err := encode(buf, field, depth+1); err != nil {
+			if err := encode(buf, field, depth+1, budget); err != nil {
 				return err
 			}
 		}
@@ -160,6 +170,9 @@ func FromJSON(v any) starlark.Value {
 // decodeJSON decodes one JSON value with numbers kept as json.Number, the
 // form FromJSON reads.
 func decodeJSON(data []byte) (any, error) {
+	if err := contrib.CheckJSONNesting(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

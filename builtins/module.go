@@ -83,6 +83,7 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 		c.progs[p] = nil
 		return
 	}
+	guardRepeats(f)
 	var pr *program
 	if prog, err := starlark.FileProgram(f, IsPredeclared); err != nil {
 		c.reportCompile(contrib.ResolveError, err)

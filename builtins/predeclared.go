@@ -3,7 +3,6 @@ package builtins
 import (
 	"fmt"
 
-	"go.starlark.net/lib/json"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
@@ -29,7 +28,7 @@ var predeclared = starlark.StringDict{
 	"deps": starlarkstruct.FromStringDict(starlark.String("deps"), starlark.StringDict{
 		"require": starlark.NewBuiltin("deps.require", depsRequire),
 	}),
-	"json":   json.Module,
+	// json, str, repr and print are wrapped in nesting.go.
 	"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"go.starlark.net/starlark"
 
@@ -22,7 +23,8 @@ const DefaultSteps = 10_000_000
 // the thread's callbacks.
 type runState struct {
 	stepsExceeded bool
-	overSteps     int // steps run past the budget, waiting for a precise position
+	overSteps     int          // steps run past the budget, waiting for a precise position
+	cause         atomic.Int32 // why it was cancelled from outside: causeMemory, causeTimeout
 }
 
 // maxGraceSteps bounds how far past its budget a run may go while the
@@ -80,7 +82,12 @@ func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
 }
 
 // runFailure is the error of a failed run, already shaped as a diagnostic.
-type runFailure struct{ diag contrib.Diagnostic }
+// reason is what a caller may be told (a tool result's message): the cause
+// and the plugin position, never the plugin's own error text (DC6).
+type runFailure struct {
+	diag   contrib.Diagnostic
+	reason string
+}
 
 func (f *runFailure) Error() string { return f.diag.String() }
 
@@ -94,13 +101,20 @@ func (f *runFailure) Diagnostic() contrib.Diagnostic { return f.diag }
 func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runState, what string, fn func() error) (err error) {
 	stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
 	defer stop()
+	// The heap budget and callback_timeout are enforced by the watchdog's
+	// ticker: no timer or context per run.
+	if inst.memLimit > 0 || inst.timeout > 0 {
+		watchdog.arm(th, st, inst.memLimit, inst.timeout)
+		defer watchdog.disarm(st)
+	}
 	th.SetLocal(localContext, ctx) // for builtins that block in Go (model calls)
 	defer func() {
 		if p := recover(); p != nil {
-			d := contrib.Diag(contrib.HostPanic, inst.req.Plugin, callerPos(th, 0),
+			pos := callerPos(th, 0)
+			d := contrib.Diag(contrib.HostPanic, inst.req.Plugin, pos,
 				"%s: a host builtin panicked: %v", what, p)
 			d.Detail = string(debug.Stack())
-			err = &runFailure{diag: d}
+			err = &runFailure{diag: d, reason: inst.at("a host builtin panicked", pos)}
 		}
 	}()
 	if err := fn(); err != nil {
@@ -114,6 +128,19 @@ func cancelReason(ctx context.Context) string {
 		return "timed out"
 	}
 	return "cancelled"
+}
+
+// at appends " at file:line:col" to reason when pos is known, with the file
+// relative to the plugin directory: a caller (a model) is told where in the
+// plugin, not where on the host's disk.
+func (inst *instance) at(reason string, pos contrib.Pos) string {
+	if !pos.IsValid() {
+		return reason
+	}
+	if root := inst.req.SourceRoot; root != "" {
+		pos.File = strings.TrimPrefix(pos.File, root+"/")
+	}
+	return reason + " at " + pos.String()
 }
 
 // failure turns a Starlark error into a diagnostic at its innermost plugin
@@ -146,13 +173,39 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 			}
 		}
 	}
-	if st.stepsExceeded {
+	reason := "uncaught error" // its text goes only to diagnostics (DC6)
+	// The watchdog's cause counts only if the run did end by cancellation:
+	// it may fire just after a run failed of something else.
+	cancelled := strings.HasPrefix(msg, "Starlark computation cancelled: ")
+	switch {
+	case cancelled && st.cause.Load() == causeMemory:
+		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
+		msg = reason + ": the heap grew past the limit while plugin code ran; the run was cancelled"
+	case cancelled && st.cause.Load() == causeTimeout:
+		code, reason = contrib.CallbackTimeout, "callback_timeout "+inst.timeout.String()+" exceeded"
+		msg = reason + ": the run was cancelled"
+	case st.stepsExceeded:
 		code = contrib.TooManySteps
+		reason = fmt.Sprintf("step budget of %d exhausted", inst.steps)
 		msg = fmt.Sprintf("too many steps: the run exceeded its budget of %d steps and was cancelled", inst.steps)
+	case errors.As(err, new(*allocError)):
+		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
+	case cancelled:
+		reason = "cancelled"
 	}
 	d := contrib.Diag(code, inst.req.Plugin, pos, "%s: %s", what, strings.TrimPrefix(msg, "Starlark computation cancelled: "))
 	d.Detail = detail
-	return &runFailure{diag: d}
+	return &runFailure{diag: d, reason: inst.at(reason, pos)}
+}
+
+// failureReason is what a caller may be told about a failed run: its cause
+// and position (`step budget of 10000000 exhausted at plugin.star:12:5`).
+func failureReason(err error) string {
+	var rf *runFailure
+	if errors.As(err, &rf) && rf.reason != "" {
+		return rf.reason
+	}
+	return "the tool failed"
 }
 
 // callerPos returns the position of the Starlark frame depth levels above

@@ -26,6 +26,7 @@ const (
 	PluginDisabled     Code = "PluginDisabled"
 	ConfigUnknownKey   Code = "ConfigUnknownKey"
 	ConfigUnreadable   Code = "ConfigUnreadable"
+	ConfigValueInvalid Code = "ConfigValueInvalid"
 
 	// Admission (DC15, DC17, DC22, DC24).
 	PluginUntrusted                 Code = "PluginUntrusted"
@@ -47,6 +48,11 @@ const (
 	// Execution (AT2, DC24).
 	ExecutionFailed Code = "ExecutionFailed"
 	TooManySteps    Code = "TooManySteps"
+	// ResourceExhausted: the heap grew past memory_limit while the run's
+	// plugin code ran, or one operation would allocate past the guard.
+	ResourceExhausted Code = "ResourceExhausted"
+	// CallbackTimeout: a run outlived callback_timeout.
+	CallbackTimeout Code = "CallbackTimeout"
 	HostPanic       Code = "HostPanic"
 	PrintNote       Code = "Print"
 	// ContentDropped: a tool result's image or audio parts were dropped for
@@ -140,6 +146,7 @@ var Catalogue = []CodeInfo{
 	{PluginDisabled, SeverityNote, "The plugin is disabled by its manifest or the configuration.", "Run crystal-star enable ID."},
 	{ConfigUnknownKey, SeverityWarning, "config.toml has a key the host does not know; it is ignored.", "Remove the key or correct its spelling."},
 	{ConfigUnreadable, SeverityWarning, "A config.toml layer is not valid TOML; it is ignored and never rewritten.", "Fix the TOML at the position shown."},
+	{ConfigValueInvalid, SeverityWarning, "A config.toml key has a value the host cannot use, or the workspace layer tries to loosen a limit; the key is ignored.", "Correct the value as the message says; loosen limits only in {home}/config.toml."},
 	{PluginUntrusted, SeverityError, "No trust grant exists for the plugin id; none of its code runs.", "Review the plugin, then run crystal-star trust grant ID."},
 	{PluginTrustModified, SeverityError, "The plugin's content changed since it was granted; none of its code runs.", "Review the change, then run crystal-star trust grant ID."},
 	{TrustFileUnreadable, SeverityError, "The trust file cannot be parsed, so nothing is trusted; it is never overwritten.", "Fix or remove the trust file by hand."},
@@ -155,6 +162,8 @@ var Catalogue = []CodeInfo{
 	{LoadCycle, SeverityError, "Files load each other in a cycle.", "Break the cycle shown in the message."},
 	{ExecutionFailed, SeverityError, "The module failed while executing; the plugin is faulted.", "Fix the error at the top of the backtrace."},
 	{TooManySteps, SeverityError, "A run exceeded its step budget and was cancelled.", "Remove the unbounded loop or do less work per call."},
+	{ResourceExhausted, SeverityError, "A run was stopped because plugin code grew the heap past memory_limit, or one operation would have allocated more than the host allows.", "Build smaller values, or raise memory_limit in config.toml."},
+	{CallbackTimeout, SeverityError, "A run outlived callback_timeout and was cancelled at its next step.", "Do less work per call, or raise callback_timeout in config.toml."},
 	{HostPanic, SeverityError, "A host builtin panicked while serving the plugin; the plugin is faulted.", "Report the bug with the message; other plugins are unaffected."},
 	{PrintNote, SeverityNote, "A debug line from print().", "Nothing to fix; remove the print when done."},
 	{ContentDropped, SeverityNote, "A tool returned image or audio parts the session model cannot take; only the text and resources reach it (MC1).", "Nothing to fix; select a model with image input to pass images."},

@@ -3,7 +3,10 @@ package contrib
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -36,7 +39,34 @@ type jsonParser struct {
 	i    int
 }
 
-const jsonMaxDepth = 200
+// MaxNesting is how deeply the host nests JSON arrays and objects, or
+// Starlark lists, dicts, tuples and structs, in every conversion it makes:
+// tool arguments, tool results, json.encode and json.decode, str, repr and
+// print. Deeper values are refused with an error, never walked: a walk
+// inside one builtin cannot be interrupted (docs/isolation.md).
+const MaxNesting = 100
+
+// CheckJSONNesting refuses JSON text whose arrays and objects nest deeper
+// than MaxNesting. It scans without decoding, so it is safe on any input.
+func CheckJSONNesting(data []byte) error {
+	depth, inString := 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if depth++; depth > MaxNesting {
+				return fmt.Errorf("JSON nested more than %d levels deep", MaxNesting)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
+}
 
 func (p *jsonParser) space() {
 	for p.i < len(p.data) {
@@ -50,8 +80,8 @@ func (p *jsonParser) space() {
 }
 
 func (p *jsonParser) value(depth int) (any, error) {
-	if depth > jsonMaxDepth {
-		return nil, errSlowPath
+	if depth > MaxNesting {
+		return nil, &argError{reason: fmt.Sprintf("nested more than %d levels deep", MaxNesting)}
 	}
 	p.space()
 	if p.i >= len(p.data) {
@@ -99,6 +129,9 @@ func (p *jsonParser) object(depth int) (any, error) {
 		}
 		k, err := p.str()
 		if err != nil {
+			if bad, ok := err.(*argError); ok {
+				bad.reason = "invalid UTF-8 in a key"
+			}
 			return nil, err
 		}
 		p.space()
@@ -108,7 +141,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		p.i++
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return nil, within(err, pointerToken(k))
 		}
 		m[k] = v // a repeated key keeps the last value, as encoding/json does
 		p.space()
@@ -138,7 +171,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 	for {
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return nil, within(err, strconv.Itoa(len(a)))
 		}
 		a = append(a, v)
 		p.space()
@@ -168,7 +201,7 @@ func (p *jsonParser) str() (string, error) {
 			s := p.data[start:p.i]
 			p.i++
 			if !utf8.Valid(s) {
-				return "", errSlowPath
+				return "", errInvalidUTF8()
 			}
 			return string(s), nil
 		case c == '\\':
@@ -191,7 +224,7 @@ func (p *jsonParser) escaped(start int) (string, error) {
 		case c == '"':
 			p.i++
 			if !utf8.Valid(buf) {
-				return "", errSlowPath
+				return "", errInvalidUTF8()
 			}
 			return string(buf), nil
 		case c < 0x20:
@@ -283,7 +316,8 @@ func (p *jsonParser) number() (any, error) {
 			return nil, errSlowPath
 		}
 	}
-	if p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E') {
+	exp := p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E')
+	if exp {
 		p.i++
 		if p.i < len(p.data) && (p.data[p.i] == '+' || p.data[p.i] == '-') {
 			p.i++
@@ -292,5 +326,76 @@ func (p *jsonParser) number() (any, error) {
 			return nil, errSlowPath
 		}
 	}
-	return json.Number(p.data[start:p.i]), nil
+	n := json.Number(p.data[start:p.i])
+	if exp || p.i-start > 300 {
+		if err := checkNumber(n); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// argError is arguments refused although they are well-formed JSON: the
+// reason, and the JSON Pointer to the value, built as the parser unwinds.
+type argError struct {
+	path   string
+	reason string
+}
+
+func (e *argError) Error() string {
+	path := e.path
+	if path == "" {
+		path = "/"
+	}
+	return "invalid arguments: " + path + ": " + e.reason
+}
+
+func errInvalidUTF8() error { return &argError{reason: "invalid UTF-8 in a string"} }
+
+// within prefixes the path of an argError with one more token.
+func within(err error, token string) error {
+	if bad, ok := err.(*argError); ok {
+		bad.path = "/" + token + bad.path
+	}
+	return err
+}
+
+// pointerToken escapes an object key as a JSON Pointer token (RFC 6901).
+func pointerToken(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// checkNumber refuses a number a float64 cannot hold (1e400): JSON peers
+// read numbers as float64, and Starlark would see +inf.
+func checkNumber(n json.Number) error {
+	if f, err := strconv.ParseFloat(string(n), 64); err != nil && math.IsInf(f, 0) {
+		return &argError{reason: fmt.Sprintf("number %.40s does not fit a float64", n)}
+	}
+	return nil
+}
+
+// vetDecoded applies the parser's refusals to a value encoding/json
+// decoded: nesting and numbers, with their paths. (Invalid UTF-8 is gone by
+// then; the caller checks the raw bytes.)
+func vetDecoded(v any, depth int) error {
+	if depth > MaxNesting {
+		return &argError{reason: fmt.Sprintf("nested more than %d levels deep", MaxNesting)}
+	}
+	switch v := v.(type) {
+	case json.Number:
+		return checkNumber(v)
+	case []any:
+		for i, e := range v {
+			if err := vetDecoded(e, depth+1); err != nil {
+				return within(err, strconv.Itoa(i))
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if err := vetDecoded(e, depth+1); err != nil {
+				return within(err, pointerToken(k))
+			}
+		}
+	}
+	return nil
 }

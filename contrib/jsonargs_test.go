@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -83,4 +84,32 @@ func BenchmarkDecodeArgs(b *testing.B) {
 			stdDecode(data)
 		}
 	})
+}
+
+// DC4: arguments that are well-formed JSON but cannot reach a tool intact —
+// invalid UTF-8 inside a string, a number no float64 holds, nesting deeper
+// than MaxNesting — are refused with invalid_arguments naming the path, on
+// the fast decoder's path and on encoding/json's alike.
+func TestDC4_BadInputRefusedWithPath(t *testing.T) {
+	deep := strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)
+	for in, want := range map[string]string{
+		"{\"s\": \"\xff\xfe\"}":                          "invalid arguments: /s: invalid UTF-8 in a string",
+		"{\"l\": [1, \"ok\", \"a\\n\xff\"]}":             "invalid arguments: /l/2: invalid UTF-8 in a string",
+		"{\"a/b\": {\"\xff\": 1}}":                       "invalid arguments: /a~1b: invalid UTF-8 in a key",
+		`{"n": 1e400}`:                                   "invalid arguments: /n: number 1e400 does not fit a float64",
+		`{"n": [-1.5E+999]}`:                             "invalid arguments: /n/0: number -1.5E+999 does not fit a float64",
+		`{"d": ` + deep + `}`:                            "invalid arguments: /d/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 100 levels deep",
+		"{\"lone\": \"\\ud83d\", \"s\": \"\xff\"}":       "invalid arguments: invalid UTF-8 in a string at byte 25",
+		"{\"lone\": \"\\ud83d\", \"n\": {\"x\": 2e308}}": "invalid arguments: /n/x: number 2e308 does not fit a float64",
+	} {
+		_, res, ok := decodeArgs(nil, []byte(in))
+		if ok || res.Err == nil || res.Err.Code != ErrInvalidArguments || res.Err.Message != want {
+			t.Errorf("%q: ok=%v %+v\nwant invalid_arguments: %s", in, ok, res.Err, want)
+		}
+	}
+	for _, in := range []string{`{"n": 1e308, "u": 1e-400, "big": 123456789012345678901234567890}`, `{"s": "fіne ü"}`} {
+		if _, res, ok := decodeArgs(nil, []byte(in)); !ok {
+			t.Errorf("%s: refused: %+v", in, res.Err)
+		}
+	}
 }

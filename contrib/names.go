@@ -2,7 +2,9 @@ package contrib
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxNameLen is the longest tool, command, placeholder or protocol name.
@@ -14,21 +16,35 @@ func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 // checkToken validates a letter followed by letters, digits and the bytes in
 // extra, 1–64 characters. It returns an English reason, or "".
 func checkToken(name, extra string) string {
-	switch {
+	switch n := utf8.RuneCountInString(name); {
 	case name == "":
 		return "is empty"
-	case len(name) > MaxNameLen:
-		return fmt.Sprintf("is %d characters long; the limit is %d", len(name), MaxNameLen)
-	case !isLetter(name[0]):
-		return "must start with a letter"
+	case n > MaxNameLen:
+		return fmt.Sprintf("is %d characters long; the limit is %d", n, MaxNameLen)
 	}
-	for i := 1; i < len(name); i++ {
-		c := name[i]
-		if !isLetter(c) && !isDigit(c) && strings.IndexByte(extra, c) < 0 {
-			return fmt.Sprintf("has %q at position %d; only letters, digits and %s are allowed", c, i+1, describe(extra))
+	char := 0
+	for i, r := range name {
+		char++
+		switch {
+		case i == 0 && (r >= utf8.RuneSelf || !isLetter(byte(r))):
+			return "must start with a letter"
+		case r < utf8.RuneSelf && (isLetter(byte(r)) || isDigit(byte(r)) || strings.IndexByte(extra, byte(r)) >= 0):
+		default:
+			return fmt.Sprintf("has %s at character %d; only letters, digits and %s are allowed", quoteRune(name, i), char, describe(extra))
 		}
 	}
 	return ""
+}
+
+// quoteRune quotes the character of name at byte offset i as a whole rune
+// with its code point — `'і' (U+0456)` — so a look-alike letter is told
+// apart from the Latin one; an invalid byte is shown as such.
+func quoteRune(name string, i int) string {
+	r, size := utf8.DecodeRuneInString(name[i:])
+	if r == utf8.RuneError && size <= 1 {
+		return fmt.Sprintf("the invalid byte 0x%02x", name[i])
+	}
+	return fmt.Sprintf("%s (U+%04X)", strconv.QuoteRune(r), r)
 }
 
 func describe(extra string) string {

@@ -22,8 +22,10 @@ func TestCC5_ToolNamePattern(t *testing.T) {
 		{"9lives", false, "start with a letter"},
 		{"_tool", false, "start with a letter"},
 		{"-tool", false, "start with a letter"},
-		{"web search", false, "position 4"},
-		{"web.search", false, "position 4"},
+		{"web search", false, "character 4"},
+		{"web.search", false, "character 4"},
+		{"fіne", false, "has 'і' (U+0456) at character 2"}, // Cyrillic і: a whole rune, its code point, its character position
+		{"a\xffb", false, "the invalid byte 0xff at character 2"},
 		{"ünicode", false, "start with a letter"},
 		{"tool/x", false, "'/'"},
 	}
@@ -53,9 +55,9 @@ func TestCC12_PlaceholderNamePattern(t *testing.T) {
 		{"", false, "empty"},
 		{"1st", false, "start with a letter"},
 		{"_x", false, "start with a letter"},
-		{"git-branch", false, "position 4"}, // '-' is a tool-name byte, not a placeholder one
-		{"a b", false, "position 2"},
-		{"a{b", false, "position 2"},
+		{"git-branch", false, "character 4"}, // '-' is a tool-name byte, not a placeholder one
+		{"a b", false, "character 2"},
+		{"a{b", false, "character 2"},
 	}
 	for _, tt := range tests {
 		got := PlaceholderNameProblem(tt.name)

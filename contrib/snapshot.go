@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -169,19 +170,44 @@ func guard(ctx context.Context, fn ToolFunc, args any) (res Result) {
 	return fn(ctx, args)
 }
 
+// invalidUTF8At returns the offset of the first byte of data that is not
+// valid UTF-8.
+func invalidUTF8At(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
 // decodeArgs decodes raw JSON arguments and validates them (DC4).
 func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool) {
 	raw = Arguments(raw)
 	v, err := parseJSON(raw)
+	var bad *argError
+	if errors.As(err, &bad) {
+		return nil, Failure(ErrInvalidArguments, bad.Error()), false
+	}
 	if err != nil {
-		// Anything the fast decoder declines is decoded (and, if invalid,
-		// explained) by encoding/json.
+		// Anything else the fast decoder declines is decoded (and, if
+		// invalid, explained) by encoding/json, then held to the same rules.
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		err = dec.Decode(&v)
 		if err == nil {
 			if _, next := dec.Token(); next != io.EOF {
 				err = errors.New("trailing data after the JSON value")
+			}
+		}
+		if err == nil && !utf8.Valid(raw) {
+			return nil, Failure(ErrInvalidArguments, fmt.Sprintf("invalid arguments: invalid UTF-8 in a string at byte %d", invalidUTF8At(raw))), false
+		}
+		if err == nil {
+			if err := vetDecoded(v, 0); err != nil {
+				return nil, Failure(ErrInvalidArguments, err.Error()), false
 			}
 		}
 	}

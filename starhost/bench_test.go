@@ -127,8 +127,15 @@ func writePlugin(tb testing.TB, dir, id, source string) {
 // come up active.
 func startHost(tb testing.TB, dev ...string) *starhost.Host {
 	tb.Helper()
+	return startHostWith(tb, starhost.Options{}, dev...)
+}
+
+// startHostWith is startHost with opts (Home, Workspace and Dev are set).
+func startHostWith(tb testing.TB, opts starhost.Options, dev ...string) *starhost.Host {
+	tb.Helper()
 	tmp := tb.TempDir()
-	h, err := starhost.New(starhost.Options{Home: filepath.Join(tmp, "home"), Workspace: tmp, Dev: dev})
+	opts.Home, opts.Workspace, opts.Dev = filepath.Join(tmp, "home"), tmp, dev
+	h, err := starhost.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

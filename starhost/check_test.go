@@ -125,6 +125,8 @@ var notStatic = map[contrib.Code]string{
 	contrib.WatchFailed:                     "a failure of the file watcher, not of a plugin's files",
 	contrib.ConfigUnknownKey:                "check reads no config.toml",
 	contrib.ConfigUnreadable:                "check reads no config.toml",
+	contrib.ConfigValueInvalid:              "check reads no config.toml",
+	contrib.CallbackTimeout:                 "a dry run's step budget ends a run long before callback_timeout",
 	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
 	contrib.ProvidersInvalid:                "check reads no providers.json",
 	contrib.ModelUnknown:                    "check reads no config.toml or providers.json",

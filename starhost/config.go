@@ -30,6 +30,11 @@ type Config struct {
 	ReviewModel   string `toml:"review_model"`
 	Thinking      string `toml:"thinking"`
 	Skills        bool   `toml:"skills"`
+	// MemoryLimit and CallbackTimeout are the limits as written
+	// ("512MiB", "30s"); Limits holds them in effect (limits.go).
+	MemoryLimit     string `toml:"memory_limit"`
+	CallbackTimeout string `toml:"callback_timeout"`
+	Limits          Limits `toml:"-"`
 }
 
 // layer is one config file as read, with the keys it set.
@@ -41,9 +46,9 @@ type layer struct {
 
 // loadConfig reads the two layers. A missing file is empty; an unreadable
 // one is a note and is skipped (never rewritten).
-func loadConfig(home, workspace string, note func(contrib.Diagnostic)) Config {
-	cfg := Config{Plugins: true, Skills: true, Thinking: "default"}
-	for _, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
+func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnostic)) Config {
+	cfg := Config{Plugins: true, Skills: true, Thinking: "default", Limits: base}
+	for i, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
 		l, err := readLayer(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -60,6 +65,7 @@ func loadConfig(home, workspace string, note func(contrib.Diagnostic)) Config {
 			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
 		}
 		merge(&cfg, l)
+		mergeLimits(&cfg, l, i == 1, note)
 	}
 	return cfg
 }
@@ -112,7 +118,7 @@ func (h *Host) Config() Config {
 
 // reloadConfig reads both layers again.
 func (h *Host) reloadConfig() {
-	c := loadConfig(h.opts.Home, h.opts.Workspace, h.Note)
+	c := loadConfig(h.opts.Home, h.opts.Workspace, h.baseLimits(), h.Note)
 	h.config.Store(&c)
 }
 

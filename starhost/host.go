@@ -108,6 +108,14 @@ type Options struct {
 
 	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
 	Steps uint64
+	// MemoryLimit is the in-process heap budget in bytes
+	// (builtins.DefaultMemoryLimit, 512 MiB); memory_limit in config.toml
+	// overrides it (Limits). Negative turns the heap watchdog off.
+	MemoryLimit int64
+	// CallbackTimeout bounds each run (builtins.DefaultCallbackTimeout,
+	// 30s); callback_timeout in config.toml overrides it. Negative turns it
+	// off.
+	CallbackTimeout time.Duration
 	// CleanupTimeout bounds the drain of a deactivated generation
 	// (lifecycle.DefaultCleanupTimeout).
 	CleanupTimeout time.Duration
@@ -255,7 +263,10 @@ func (h *Host) activator() contrib.Activator {
 	if testActivator != nil {
 		return testActivator()
 	}
-	return builtins.NewActivator(builtins.Options{Steps: h.opts.Steps})
+	return builtins.NewActivator(builtins.Options{Steps: h.opts.Steps, Limits: func() (int64, time.Duration) {
+		l := h.Config().Limits // as last read: a reload runs under the current config
+		return l.MemoryLimit, l.CallbackTimeout
+	}})
 }
 
 // build reads the configuration and prepares the registry and the

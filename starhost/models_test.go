@@ -232,7 +232,7 @@ func TestCC21_ProvidersErrorsArePositioned(t *testing.T) {
 		{"type", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"http://x\",\n \"models\": [{\"name\": \"m\", \"context_window\": \"big\"}]}]}", `p.json:2:45: providers.models.context_window must be int, not a JSON string`},
 		{"sentinel listed", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"http://x\",\n \"models\": [{\"name\": \"m\",\n  \"thinking\": [\"low\", \"Default\"]}]}]}", `p.json:3:23: thinking token "Default" is a host sentinel; list only the model's effort tokens`},
 		{"duplicate effort", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"http://x\", \"models\": [{\"name\": \"m\", \"thinking\": [\"max\", \"MAX\"]}]}]}", `p.json:1:121: thinking token "MAX" is listed twice`},
-		{"bad protocol", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"my proto\", \"endpoint\": \"http://x\", \"models\": [{\"name\": \"m\"}]}]}", `p.json:1:42: protocol "my proto" has ' ' at position 3; only letters, digits and '_' and '-' are allowed`},
+		{"bad protocol", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"my proto\", \"endpoint\": \"http://x\", \"models\": [{\"name\": \"m\"}]}]}", `p.json:1:42: protocol "my proto" has ' ' (U+0020) at character 3; only letters, digits and '_' and '-' are allowed`},
 		{"endpoint", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"ftp://x\", \"models\": [{\"name\": \"m\"}]}]}", `p.json:1:64: endpoint "ftp://x" must be an http:// or https:// URL without credentials`},
 	} {
 		_, err := starhost.ParseProviders("p.json", []byte(tc.src))
@@ -389,7 +389,7 @@ func TestCC9_FactoryEndToEndAndTheKeyStaysHidden(t *testing.T) {
 	if !strings.Contains(notes.String(), "the session client for acme/a1 cannot be built: plugin acme.factory: not_supported: acme has no priority tier [ModelClientFailed]") {
 		t.Errorf("not_supported after /tier is not surfaced:\n%s", notes)
 	}
-	if got := invoke(t, h, "ask", `{"q": "again"}`); got != "error tool_failed: the tool failed" {
+	if got := invoke(t, h, "ask", `{"q": "again"}`); got != "error tool_failed: uncaught error at plugin.star:22:22" {
 		t.Errorf("ask with priority = %s", got)
 	}
 	mu.Lock()

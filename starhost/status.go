@@ -136,3 +136,10 @@ func (h *Host) EditStatusLine(verb, arg string) (bool, error) {
 	})
 	return err == nil, err
 }
+
+// TerminalSafe makes plugin-supplied text (descriptions, display names,
+// error messages, notes, print output, backtraces) safe to write to a
+// terminal: control characters, escape sequences and bidi controls are shown
+// escaped (`\x1b`, `\u202e`), newlines and tabs kept (statusline.Terminal).
+// JSON output needs none of it.
+func TerminalSafe(text string) string { return statusline.Terminal(text) }

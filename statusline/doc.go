@@ -1,7 +1,9 @@
 // Package statusline owns the host's status fields: field admission (CC15), the
 // text sanitiser that keeps every plugin text on one clean line (CC18), the
 // per-generation sinks plugins push through (CC17, CC18), the operator's line
-// and its placement rules (CC16), and the /statusline view. It implements rules
+// and its placement rules (CC16), and the /statusline view. The sanitiser's
+// other form, Terminal, shows what the status line drops as escapes instead;
+// the CLI applies it to every plugin-supplied string it prints. It implements rules
 // CC15–CC18 of shared/CONTRACT.md and imports the standard library only.
 //
 // One Board holds every field and every published text. A plugin's accepted

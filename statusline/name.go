@@ -39,16 +39,19 @@ func AdmitName(name string, builtin []string) (string, error) {
 	if !isLetter(name[0]) {
 		return "", fmt.Errorf("status field %s is invalid: it must start with a letter", q)
 	}
+	char := 1
 	for i := 1; i < len(name); i++ {
 		c := name[i]
+		if c < utf8.RuneSelf || utf8.RuneStart(c) {
+			char++
+		}
 		switch {
 		case isLetter(c) || isDigit(c):
 		case c == '-' && name[i-1] == '-':
 			return "", fmt.Errorf("status field %s is invalid: \"--\" is not allowed", q)
 		case c == '-':
 		default:
-			r, _ := utf8.DecodeRuneInString(name[i:])
-			return "", fmt.Errorf("status field %s is invalid: %q is not allowed; use letters, digits or single hyphens", q, r)
+			return "", fmt.Errorf("status field %s is invalid: %s at character %d is not allowed; use letters, digits or single hyphens", q, quoteRuneAt(name, i), char)
 		}
 	}
 	if name[len(name)-1] == '-' {
@@ -66,6 +69,16 @@ func AdmitName(name string, builtin []string) (string, error) {
 		}
 	}
 	return lower, nil
+}
+
+// quoteRuneAt quotes the character at byte offset i as a whole rune with its
+// code point — `'і' (U+0456)` — so a look-alike letter shows what it is.
+func quoteRuneAt(name string, i int) string {
+	r, size := utf8.DecodeRuneInString(name[i:])
+	if r == utf8.RuneError && size <= 1 {
+		return fmt.Sprintf("the invalid byte 0x%02x", name[i])
+	}
+	return fmt.Sprintf("%s (U+%04X)", strconv.QuoteRune(r), r)
 }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

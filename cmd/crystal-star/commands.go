@@ -50,7 +50,7 @@ func runPlugins(e *env, args []string) error {
 			e.printDiag(e.stdout, "  ", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
 				if line != "" {
-					fmt.Fprintf(e.stdout, "    %s\n", line)
+					fmt.Fprintf(e.stdout, "    %s\n", safe(line))
 				}
 			}
 		}
@@ -63,10 +63,10 @@ func runPlugins(e *env, args []string) error {
 // and its blockers, one indented line each.
 func printReasons(w io.Writer, p starhost.PluginInfo) {
 	if r := p.StopReason; r != nil {
-		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", r.Message, r.Code, r.Remedy)
+		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", safe(r.Message), r.Code, safe(r.Remedy))
 	}
 	for _, b := range p.Blockers {
-		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", b.Message, b.Code, b.Remedy)
+		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", safe(b.Message), b.Code, safe(b.Remedy))
 	}
 }
 
@@ -167,7 +167,7 @@ func runTools(e *env, args []string) error {
 		if t.Plugin == "" {
 			owner = "(" + owner + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, t.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, safe(t.Description))
 	}
 	return tw.Flush()
 }
@@ -208,10 +208,10 @@ func runCall(e *env, args []string) error {
 	} else if res.OK() {
 		if len(res.Parts) > 0 {
 			for _, line := range partLines(res.Parts) {
-				fmt.Fprintln(e.stdout, line)
+				fmt.Fprintln(e.stdout, safe(line))
 			}
 		} else {
-			fmt.Fprintln(e.stdout, starhost.ResultText(res))
+			fmt.Fprintln(e.stdout, safe(starhost.ResultText(res)))
 		}
 	} else {
 		hint := ""
@@ -222,7 +222,7 @@ func runCall(e *env, args []string) error {
 			}
 			hint = didYouMean(f.args[0], names, "")
 		}
-		fmt.Fprintf(e.stderr, "%s%s\n", starhost.ResultText(res), hint)
+		fmt.Fprintf(e.stderr, "%s%s\n", safe(starhost.ResultText(res)), hint)
 	}
 	if !res.OK() {
 		return &exitError{code: 1}
@@ -263,7 +263,7 @@ func runExpand(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "%s produced no input: every command passed\n", name)
 		return &exitError{code: 1}
 	}
-	fmt.Fprintln(e.stdout, text)
+	fmt.Fprintln(e.stdout, safe(text))
 	return nil
 }
 
@@ -289,7 +289,7 @@ func runRender(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, h.Bind(e.ctx, f.args[0], site))
+	fmt.Fprintln(e.stdout, safe(h.Bind(e.ctx, f.args[0], site)))
 	return nil
 }
 

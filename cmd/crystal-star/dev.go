@@ -119,8 +119,22 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 	return nil
 }
 
-// printf prints one console line on stdout (and the log).
+// printf prints one console line on stdout (and the log). Its arguments
+// are plugin-supplied as often as not (descriptions, results, notes), so
+// each is made terminal-safe; the format is the console's own.
 func (c *console) printf(format string, args ...any) {
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			args[i] = safe(v)
+		case json.RawMessage:
+			args[i] = safe(string(v))
+		case fmt.Stringer:
+			args[i] = safe(v.String())
+		case error:
+			args[i] = safe(v.Error())
+		}
+	}
 	line := fmt.Sprintf(format, args...)
 	c.print(line, line)
 }

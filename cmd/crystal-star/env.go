@@ -89,6 +89,11 @@ func (e *env) note(n starhost.Note) {
 	e.printDiag(e.stderr, "", n)
 }
 
+// safe is applied to every plugin-supplied string the CLI writes to a
+// terminal: controls and bidi overrides are shown escaped (`\x1b`,
+// `\u202e`). --json output is left intact: its escaping is enough.
+var safe = starhost.TerminalSafe
+
 func (e *env) printJSON(v any) error {
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")

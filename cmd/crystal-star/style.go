@@ -60,7 +60,7 @@ func severityColour(s string) string {
 // left out, "; remedy" when there is a next step), with the severity
 // coloured when colour is on.
 func formatDiag(d starhost.Note, colour bool) string {
-	line := d.String()
+	line := safe(d.String())
 	if !colour {
 		return line
 	}

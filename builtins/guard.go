@@ -1,0 +1,301 @@
+package builtins
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// The in-process guards that stop a plugin before a single operation
+// allocates more than the whole memory budget, or a builtin walks a value
+// nested deeper than MaxNesting (docs/isolation.md). go.starlark.net lets one
+// repeat allocate up to 2^30 elements (16 GiB for a list): `[0] * 1000000000`
+// would end the process with Go's unrecoverable out-of-memory error before
+// the heap watchdog could sample anything. The interpreter has no hook on
+// its `*` operator, so the compiler routes every `*` whose operands are not
+// both number literals, and neither a float or an int from 0 to 2, through
+// repeatGuard, a hidden predeclared builtin.
+
+// repeatName and nestingName are the predeclared names of repeatGuard and
+// nestingGuard. They are not identifiers, so plugin source cannot name them
+// (CC1); they show in backtraces.
+const (
+	repeatName  = "*"
+	nestingName = "<format>"
+)
+
+func init() {
+	predeclared[repeatName] = starlark.NewBuiltin(repeatName, repeatGuard)
+	predeclared[nestingName] = starlark.NewBuiltin("format", nestingGuard)
+	// These builtins size their result from their argument's length and
+	// fill it inside one step: list(range(10**9)) preallocates 16 GB.
+	for name, unit := range map[string]uint64{
+		"list": valueSize, "tuple": valueSize, "sorted": valueSize, "reversed": valueSize,
+		"enumerate": 4 * valueSize, "set": 4 * valueSize, "dict": 4 * valueSize,
+	} {
+		inner := starlark.Universe[name].(*starlark.Builtin)
+		predeclared[name] = starlark.NewBuiltin(name, func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) > 0 {
+				if n := starlark.Len(args[0]); n > 0 {
+					if err := checkAlloc(th, name+"() of "+args[0].Type(), uint64(n), unit); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return inner.CallInternal(th, args, kwargs)
+		})
+	}
+}
+
+// valueSize is the size of one list or tuple element (an interface value).
+const valueSize = 16
+
+// allocError is an operation refused before it allocated.
+type allocError struct {
+	what  string
+	bytes uint64
+	limit int64
+}
+
+func (e *allocError) Error() string {
+	return fmt.Sprintf("memory_limit %s exceeded: %s would allocate %d bytes; refused before allocating",
+		contrib.FormatByteSize(e.limit), e.what, e.bytes)
+}
+
+// repeatGuard is x * y, refused when it would repeat a string, bytes, list
+// or tuple past the run's memory budget.
+func repeatGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	x, y := args[0], args[1]
+	if err := checkRepeat(th, x, y); err != nil {
+		return nil, err
+	}
+	if err := checkRepeat(th, y, x); err != nil {
+		return nil, err
+	}
+	return starlark.Binary(syntax.STAR, x, y)
+}
+
+// nestingGuard returns its argument, refused first if it is nested too
+// deeply to format (nesting.go): the compiler wraps the operands of
+// "…" % x and "…".format(…), whose walk of a value no builtin the host
+// could replace performs.
+func nestingGuard(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	if err := checkNesting(args[0]); err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name(), err)
+	}
+	return args[0], nil
+}
+
+// checkRepeat refuses seq * n when the result is larger than the budget.
+func checkRepeat(th *starlark.Thread, seq, n starlark.Value) error {
+	count, ok := n.(starlark.Int)
+	if !ok {
+		return nil
+	}
+	var unit uint64
+	var length int
+	switch s := seq.(type) {
+	case starlark.String:
+		unit, length = 1, len(s)
+	case starlark.Bytes:
+		unit, length = 1, len(s)
+	case *starlark.List:
+		unit, length = valueSize, s.Len()
+	case starlark.Tuple:
+		unit, length = valueSize, len(s)
+	default:
+		return nil
+	}
+	c, ok := count.Uint64()
+	if !ok || c == 0 || length == 0 {
+		return nil // negative: empty; too large: go.starlark.net refuses it
+	}
+	return checkAlloc(th, fmt.Sprintf("%s * %s", seq.Type(), count), c, uint64(length)*unit)
+}
+
+// checkAlloc refuses an operation that would allocate n items of unit
+// bytes when that is more than the run's memory budget.
+func checkAlloc(th *starlark.Thread, what string, n, unit uint64) error {
+	inst, _ := th.Local(localInstance).(*instance)
+	if inst == nil || inst.memLimit <= 0 {
+		return nil
+	}
+	if n > uint64(inst.memLimit)/unit {
+		return &allocError{what: what, bytes: n * unit, limit: inst.memLimit}
+	}
+	return nil
+}
+
+// guardRepeats rewrites f so that every x * y and x *= y runs repeatGuard.
+func guardRepeats(f *syntax.File) {
+	g := repeatRewriter{}
+	g.stmts(f.Stmts)
+}
+
+type repeatRewriter struct{}
+
+func (g repeatRewriter) stmts(list []syntax.Stmt) {
+	for _, s := range list {
+		g.stmt(s)
+	}
+}
+
+func (g repeatRewriter) stmt(s syntax.Stmt) {
+	switch s := s.(type) {
+	case *syntax.AssignStmt:
+		s.LHS = g.expr(s.LHS)
+		s.RHS = g.expr(s.RHS)
+		if s.Op == syntax.STAR_EQ && pure(s.LHS) {
+			// x *= y is x = x * y; the left side is evaluated twice, so
+			// only side-effect-free targets are rewritten.
+			s.RHS = call(s.OpPos, repeatName, s.LHS, s.RHS)
+			s.Op = syntax.EQ
+		}
+	case *syntax.DefStmt:
+		g.exprs(s.Params)
+		g.stmts(s.Body)
+	case *syntax.ExprStmt:
+		s.X = g.expr(s.X)
+	case *syntax.ForStmt:
+		s.X = g.expr(s.X)
+		g.stmts(s.Body)
+	case *syntax.WhileStmt:
+		s.Cond = g.expr(s.Cond)
+		g.stmts(s.Body)
+	case *syntax.IfStmt:
+		s.Cond = g.expr(s.Cond)
+		g.stmts(s.True)
+		g.stmts(s.False)
+	case *syntax.ReturnStmt:
+		if s.Result != nil {
+			s.Result = g.expr(s.Result)
+		}
+	}
+}
+
+func (g repeatRewriter) exprs(list []syntax.Expr) {
+	for i := range list {
+		list[i] = g.expr(list[i])
+	}
+}
+
+func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
+	switch e := e.(type) {
+	case *syntax.BinaryExpr:
+		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
+		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) && !smallFactor(e.X) && !smallFactor(e.Y) {
+			return call(e.OpPos, repeatName, e.X, e.Y)
+		}
+		if e.Op == syntax.PERCENT && stringLiteral(e.X) {
+			e.Y = call(e.OpPos, nestingName, e.Y) // "…" % x walks x
+		}
+	case *syntax.UnaryExpr:
+		if e.X != nil {
+			e.X = g.expr(e.X)
+		}
+	case *syntax.CallExpr:
+		e.Fn = g.expr(e.Fn)
+		g.exprs(e.Args)
+		if dot, ok := e.Fn.(*syntax.DotExpr); ok && dot.Name.Name == "format" && stringLiteral(dot.X) {
+			for i, a := range e.Args { // "…".format(…) walks every argument
+				switch a := a.(type) {
+				case *syntax.BinaryExpr: // name = value
+					a.Y = call(e.Lparen, nestingName, a.Y)
+				case *syntax.UnaryExpr: // *args, **kwargs
+					a.X = call(e.Lparen, nestingName, a.X)
+				default:
+					e.Args[i] = call(e.Lparen, nestingName, a)
+				}
+			}
+		}
+	case *syntax.Comprehension:
+		e.Body = g.expr(e.Body)
+		for _, c := range e.Clauses {
+			switch c := c.(type) {
+			case *syntax.ForClause:
+				c.X = g.expr(c.X)
+			case *syntax.IfClause:
+				c.Cond = g.expr(c.Cond)
+			}
+		}
+	case *syntax.CondExpr:
+		e.Cond, e.True, e.False = g.expr(e.Cond), g.expr(e.True), g.expr(e.False)
+	case *syntax.DictEntry:
+		e.Key, e.Value = g.expr(e.Key), g.expr(e.Value)
+	case *syntax.DictExpr:
+		g.exprs(e.List)
+	case *syntax.DotExpr:
+		e.X = g.expr(e.X)
+	case *syntax.IndexExpr:
+		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
+	case *syntax.LambdaExpr:
+		g.exprs(e.Params)
+		e.Body = g.expr(e.Body)
+	case *syntax.ListExpr:
+		g.exprs(e.List)
+	case *syntax.TupleExpr:
+		g.exprs(e.List)
+	case *syntax.ParenExpr:
+		e.X = g.expr(e.X)
+	case *syntax.SliceExpr:
+		for _, p := range []*syntax.Expr{&e.X, &e.Lo, &e.Hi, &e.Step} {
+			if *p != nil {
+				*p = g.expr(*p)
+			}
+		}
+	}
+	return e
+}
+
+// call builds a call of the hidden builtin name at pos, where its errors
+// are reported.
+func call(pos syntax.Position, name string, args ...syntax.Expr) syntax.Expr {
+	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: name}, Lparen: pos, Args: args, Rparen: pos}
+}
+
+func stringLiteral(e syntax.Expr) bool {
+	lit, ok := e.(*syntax.Literal)
+	return ok && lit.Token == syntax.STRING
+}
+
+// smallFactor reports a literal that cannot make x * it larger than x + x,
+// which Starlark computes in one step anyway: an int literal from 0 to 2, or
+// a float (a float times a sequence is an error). Numeric code such as
+// `i * 2` or `x * 0.5` then runs without the guard's call.
+func smallFactor(e syntax.Expr) bool {
+	lit, ok := e.(*syntax.Literal)
+	if !ok {
+		return false
+	}
+	switch v := lit.Value.(type) {
+	case int64:
+		return v >= 0 && v <= 2
+	case float64:
+		return true
+	}
+	return false
+}
+
+func number(e syntax.Expr) bool {
+	lit, ok := e.(*syntax.Literal)
+	return ok && (lit.Token == syntax.INT || lit.Token == syntax.FLOAT)
+}
+
+// pure reports whether evaluating e twice is the same as once: a name, or
+// an index or attribute of names and literals.
+func pure(e syntax.Expr) bool {
+	switch e := e.(type) {
+	case *syntax.Ident, *syntax.Literal:
+		return true
+	case *syntax.IndexExpr:
+		return pure(e.X) && pure(e.Y)
+	case *syntax.DotExpr:
+		return pure(e.X)
+	case *syntax.ParenExpr:
+		return pure(e.X)
+	}
+	return false
+}

@@ -1,0 +1,195 @@
+package builtins
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// activateErr activates src and returns its one diagnostic.
+func activateErr(t *testing.T, opts Options, src string) contrib.Diagnostic {
+	t.Helper()
+	_, err := NewActivator(opts).Activate(context.Background(), request(src, &noteLog{}))
+	var ae *contrib.ActivationError
+	if !errors.As(err, &ae) || len(ae.Diagnostics) != 1 {
+		t.Fatalf("err = %v, want one diagnostic", err)
+	}
+	return ae.Diagnostics[0]
+}
+
+// runTool activates src and calls its first tool.
+func runTool(t *testing.T, opts Options, src string) (contrib.Result, *noteLog) {
+	t.Helper()
+	log := &noteLog{}
+	inst, err := NewActivator(opts).Activate(context.Background(), request(src, log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst.Set().Tools[0].Run(context.Background(), map[string]any{}), log
+}
+
+// A repeat larger than the memory budget is refused before it allocates:
+// `[0] * 1000000000` is 16 GB, which go.starlark.net's own guard (2^30
+// elements) lets through and Go cannot survive.
+func TestResourceExhausted_RepeatRefusedBeforeAllocating(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	d := activateErr(t, Options{}, "X = [0] * 1000000000\ncontribute()\n")
+	runtime.ReadMemStats(&after)
+	if d.Code != contrib.ResourceExhausted || d.Pos.Line != 1 || d.Pos.Col != 9 {
+		t.Errorf("%s at %v; want ResourceExhausted at 1:9", d, d.Pos)
+	}
+	if !strings.Contains(d.Message, "memory_limit 512MiB exceeded: list * 1000000000 would allocate 16000000000 bytes") {
+		t.Errorf("message %q does not name the limit and the size", d.Message)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("the refused repeat still allocated %d bytes", grew)
+	}
+	for _, src := range []string{
+		"S = 'ab' * (1 << 29)\n",                           // string repeat over the budget
+		"def f():\n    s = ['a']\n    s *= 1 << 26\nf()\n", // augmented
+		"D = {'k': [1]}\nD['k'] *= 1 << 26\n",              // augmented, indexed
+		"def f(n):\n    return n * (1,)\nX = f(1 << 26)\n",
+		"X = list(range(1 << 30))\n", // list() preallocates from the length
+		"X = sorted(range(1 << 30))\n",
+		"X = set(range(1 << 28))\n",
+	} {
+		if d := activateErr(t, Options{MemoryLimit: 256 << 20}, src+"contribute()\n"); d.Code != contrib.ResourceExhausted {
+			t.Errorf("%q: %s; want ResourceExhausted", src, d)
+		}
+	}
+}
+
+// Multiplication keeps its meaning under the guard.
+func TestResourceExhausted_RepeatGuardKeepsArithmetic(t *testing.T) {
+	const src = `
+def check():
+    n = 3
+    x = [1] * n
+    x *= 2
+    s = "ab" * n
+    f = 1.5 * n
+    if n * 4 != 12 or len(x) != 6 or s != "ababab" or f != 4.5 or 2 * 3 != 6 or (1,) * 2 != (1, 1):
+        fail("wrong")
+check()
+contribute()
+`
+	if _, err := NewActivator(Options{}).Activate(context.Background(), request(src, &noteLog{})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A string doubled in a loop grows the heap step by step, each step under
+// any single-allocation guard; the heap watchdog cancels the run and the
+// tool's message names the limit and the position.
+func TestResourceExhausted_WatchdogStopsDoubling(t *testing.T) {
+	const src = `def grow(ctx, args):
+    s = "x"
+    for i in range(40):
+        s = s + s
+    return str(len(s))
+
+contribute(tools = [tool(name = "grow", catalogs = "work", run = grow)])
+`
+	res, log := runTool(t, Options{MemoryLimit: 32 << 20}, src)
+	if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || res.Err.Message != "memory_limit 32MiB exceeded at plugin.star:4:15" {
+		t.Fatalf("result %+v; want tool_failed: memory_limit 32MiB exceeded at plugin.star:4:15", res.Err)
+	}
+	if len(log.notes) != 1 || log.notes[0].Code != contrib.ResourceExhausted {
+		t.Errorf("notes %v; want one ResourceExhausted", log.notes)
+	}
+}
+
+// callback_timeout cancels a run at its next step.
+func TestCallbackTimeout_CancelsAtNextStep(t *testing.T) {
+	const src = `def spin(ctx, args):
+    while True:
+        pass
+
+contribute(tools = [tool(name = "spin", catalogs = "work", run = spin)])
+`
+	res, log := runTool(t, Options{Steps: 1 << 62, CallbackTimeout: 20 * time.Millisecond}, src)
+	if res.Err == nil || !strings.HasPrefix(res.Err.Message, "callback_timeout 20ms exceeded at plugin.star:") {
+		t.Fatalf("result %+v; want callback_timeout 20ms exceeded at plugin.star:…", res.Err)
+	}
+	if len(log.notes) != 1 || log.notes[0].Code != contrib.CallbackTimeout {
+		t.Errorf("notes %v; want one CallbackTimeout", log.notes)
+	}
+}
+
+// A failed tool call's message says why and where, never the plugin's own
+// error text (DC6).
+func TestDC6_FailureMessageSaysWhy(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"    fail('secret hunter2')", "uncaught error at plugin.star:2:9"},
+		{"    n = 0\n    while True:\n        n += 1", "step budget of 1000 exhausted at plugin.star:4:9"},
+		{"    return run", "the result cannot be encoded as JSON at plugin.star:3:25"},
+	} {
+		src := "def run(ctx, args):\n" + c.body + "\n\ncontribute(tools = [tool(name = \"t\", catalogs = \"work\", run = run)])\n"
+		src = strings.Replace(src, "\n\ncontribute", "\ncontribute", 1)
+		res, _ := runTool(t, Options{Steps: 1000}, src)
+		if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || res.Err.Message != c.want {
+			t.Errorf("%q: result %+v; want tool_failed: %s", c.body, res.Err, c.want)
+		}
+	}
+}
+
+// str, repr, print, json.encode and json.decode refuse values nested deeper
+// than contrib.MaxNesting before walking them; shallow values, cycles and
+// wide values still work.
+func TestNesting_BuiltinsRefuseDeepValues(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{"str(DEEP)", "str: value nested more than 100 levels deep"},
+		{"repr(DEEP)", "repr: value nested more than 100 levels deep"},
+		{"print(DEEP)", "print: value nested more than 100 levels deep"},
+		{"json.encode(DEEP)", "json.encode: value nested more than 100 levels deep"},
+		{"json.encode_indent({'k': DEEP})", "json.encode_indent: value nested more than 100 levels deep"},
+		{"json.decode('[' * 1000000)", "json.decode: JSON nested more than 100 levels deep"},
+		{"str(WIDE)", "str: value holds more than 1000000 lists"},
+		{"'%s' % DEEP", "format: value nested more than 100 levels deep"},
+		{"'%s %s' % (1, DEEP)", "format: value nested more than 100 levels deep"},
+		{"'{} {x}'.format(1, x = DEEP)", "format: value nested more than 100 levels deep"},
+		{"'{}'.format(*[DEEP])", "format: value nested more than 100 levels deep"},
+	} {
+		src := `def deep(n):
+    x = []
+    for _ in range(n):
+        x = [x]
+    return x
+def wide(n):
+    x = [1]
+    for _ in range(n):
+        x = [x, x]
+    return x
+DEEP = deep(1000)
+WIDE = wide(60)
+X = ` + c.expr + "\ncontribute()\n"
+		if d := activateErr(t, Options{}, src); d.Code != contrib.ExecutionFailed || !strings.Contains(d.Message, c.want) {
+			t.Errorf("%s: %s; want ExecutionFailed: %s", c.expr, d, c.want)
+		}
+	}
+	const ok = `def deep(n):
+    x = []
+    for _ in range(n):
+        x = [x]
+    return x
+C = []
+C.append(C)
+W = list(range(100000))
+S = str(deep(99)) + str(C) + repr(W) + json.encode(deep(99)) + json.encode(W)
+F = "%s %d" % ("a", 1) + "%s" % deep(98) + "{} {k}".format(1, k = deep(98)) + "{}".format(*[C])
+if F != "a 1" + str(deep(98)) + "1 " + str(deep(98)) + "[[...]]":
+    fail(F)
+D = json.decode(json.encode(deep(99)))
+print(deep(10))
+contribute()
+`
+	if _, err := NewActivator(Options{}).Activate(context.Background(), request(ok, &noteLog{})); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,167 @@
+package builtins
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+)
+
+// DefaultMemoryLimit is the default in-process heap budget: how far the Go
+// heap may grow over the host's own live heap while plugin code runs.
+const DefaultMemoryLimit = 512 << 20
+
+// DefaultCallbackTimeout is the default wall-clock limit of one run (the
+// module's top level or one callback).
+const DefaultCallbackTimeout = 30 * time.Second
+
+// watchInterval is how often the heap is sampled while plugin code runs. A
+// doubling string grows by at most a step or two between samples; reading
+// one runtime metric costs about a microsecond, so this is 0.05% of a core.
+const watchInterval = 2 * time.Millisecond
+
+// Why a run was cancelled from outside its own thread.
+const (
+	causeNone int32 = iota
+	causeMemory
+	causeTimeout
+)
+
+// watched is one running thread under the watchdog.
+type watched struct {
+	th      *starlark.Thread
+	st      *runState
+	limit   uint64        // heap budget; 0: none
+	start   time.Time     // when the run began
+	timeout time.Duration // callback_timeout; 0: none
+	base    uint64        // the live heap when the watchdog first saw the run
+	based   bool          // base is set
+}
+
+// runWatchdog cancels the running Starlark threads whose budget the heap
+// has outgrown, and those that outlived their callback_timeout. The heap is
+// process-wide, so there is one watchdog per process; it ticks only while
+// at least one run is in progress, so an idle host pays nothing and a tool
+// call pays a clock read and a map insert and delete — no timer, no
+// context, no allocation per call.
+type runWatchdog struct {
+	mu      sync.Mutex
+	running map[*runState]watched
+	wake    chan struct{}
+	start   sync.Once
+}
+
+var watchdog = &runWatchdog{running: map[*runState]watched{}, wake: make(chan struct{}, 1)}
+
+// arm registers a run with its heap budget and timeout (either may be
+// zero or negative: none); disarm must follow when the run ends.
+func (w *runWatchdog) arm(th *starlark.Thread, st *runState, limit int64, timeout time.Duration) {
+	r := watched{th: th, st: st, start: time.Now()}
+	if limit > 0 {
+		r.limit = uint64(limit)
+	}
+	if timeout > 0 {
+		r.timeout = timeout
+	}
+	w.start.Do(func() { go w.loop() })
+	w.mu.Lock()
+	w.running[st] = r
+	first := len(w.running) == 1
+	w.mu.Unlock()
+	if first {
+		select {
+		case w.wake <- struct{}{}:
+		default: // already signalled
+		}
+	}
+}
+
+// disarm unregisters the run of st.
+func (w *runWatchdog) disarm(st *runState) {
+	w.mu.Lock()
+	delete(w.running, st)
+	w.mu.Unlock()
+}
+
+// loop sleeps until a run starts, then samples the heap until none runs.
+// Each run's budget is measured from the host's live heap (as of the last
+// collection) when the watchdog first saw the run: what the run's plugin
+// code may add to it. A run that starts after the heap grew is judged from
+// the grown heap, so it is not blamed for what ran before it.
+func (w *runWatchdog) loop() {
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	var batch []watched
+	for range w.wake {
+		tick := time.NewTicker(watchInterval)
+		for {
+			metrics.Read(samples)
+			heap := sampleValue(samples[0])
+			clear(batch) // hold no finished run: it keeps its generation alive
+			batch = w.snapshot(batch[:0], sampleValue(samples[1]))
+			if len(batch) == 0 {
+				break
+			}
+			cancelLate(batch, time.Now())
+			if anyOver(batch, heap) {
+				// Garbage counts until it is collected: confirm with a
+				// collection before cancelling anything.
+				runtime.GC()
+				metrics.Read(samples)
+				heap = sampleValue(samples[0])
+				for _, r := range batch {
+					if r.over(heap) && r.st.cause.CompareAndSwap(causeNone, causeMemory) {
+						r.th.Cancel("memory limit exceeded")
+					}
+				}
+			}
+			<-tick.C
+		}
+		tick.Stop()
+	}
+}
+
+// snapshot copies the running runs into into, giving each run seen for
+// the first time its baseline, live.
+func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, r := range w.running {
+		if !r.based {
+			r.base, r.based = live, true
+			w.running[k] = r
+		}
+		into = append(into, r)
+	}
+	return into
+}
+
+// over reports whether heap exceeds the run's budget.
+func (r *watched) over(heap uint64) bool { return r.limit > 0 && heap > r.base+r.limit }
+
+// cancelLate cancels the runs that outlived their timeout: at their next
+// step, within one tick of the deadline.
+func cancelLate(batch []watched, now time.Time) {
+	for _, r := range batch {
+		if r.timeout > 0 && now.Sub(r.start) > r.timeout && r.st.cause.CompareAndSwap(causeNone, causeTimeout) {
+			r.th.Cancel("callback timeout exceeded")
+		}
+	}
+}
+
+func anyOver(batch []watched, heap uint64) bool {
+	for i := range batch {
+		if batch[i].over(heap) {
+			return true
+		}
+	}
+	return false
+}
+
+func sampleValue(s metrics.Sample) uint64 {
+	if s.Value.Kind() == metrics.KindUint64 {
+		return s.Value.Uint64()
+	}
+	return 0
+}
