@@ -24,6 +24,7 @@ const (
 	KindString         ValueKind = "a string"
 	KindStringOrNone   ValueKind = "a string or None"
 	KindBool           ValueKind = "a bool"
+	KindBoolOrNone     ValueKind = "a bool or None"
 	KindInt            ValueKind = "an int"
 	KindList           ValueKind = "a list"
 	KindDict           ValueKind = "a dict"
@@ -181,6 +182,9 @@ var signatures = sync.OnceValue(func() []Signature {
 			{Name: "parameters", Kind: KindDictOrNone, Doc: "the JSON Schema of the arguments"},
 			{Name: "catalogs", Kind: KindStringOrNone, Values: catalogNames(), Doc: `"plan", "work" or "plan_and_work"`},
 			{Name: "read_only", Kind: KindBool, Doc: "a policy hint: the tool changes nothing"},
+			str("namespace", false, "prefixes the canonical name ns.name the host shows; the model-facing name is unchanged (MC4)"),
+			{Name: "requires_approval", Kind: KindBoolOrNone, Doc: "True asks for approval even where the host would allow; None leaves it to the host (MC4)"},
+			{Name: "multimodal", Kind: KindBool, Doc: "the tool may return content parts: image, audio, resource (MC1)"},
 		}},
 		{Name: "command", Keyword: "commands", Doc: "A /slash command (CC11).", Params: []Param{
 			str("name", true, "the verb, without the slash"),
@@ -188,6 +192,7 @@ var signatures = sync.OnceValue(func() []Signature {
 			{Name: "aliases", Kind: KindList, Doc: "other verbs for the same command"},
 			str("description", false, "shown by /help"),
 			{Name: "order", Kind: KindInt, Doc: "where the command stands among the plugin's"},
+			str("argument_hint", false, "a short usage of the arguments, listed with the command (MC6)"),
 		}},
 		{Name: "placeholder", Keyword: "placeholders", Doc: "A {{name}} template placeholder (CC12, CC13).", Params: []Param{
 			str("name", true, "a letter, then letters, digits or _; matched case-insensitively"),

@@ -281,7 +281,7 @@ func evident(fi *fileInfo, v syntax.Expr, c *checker) builtins.ReturnClass {
 
 // kindExample shows a value of each kind, for the fix in a message.
 var kindExample = map[builtins.ValueKind]string{
-	builtins.KindString: `"..."`, builtins.KindStringOrNone: `"..."`, builtins.KindBool: "True or False",
+	builtins.KindString: `"..."`, builtins.KindStringOrNone: `"..."`, builtins.KindBool: "True or False", builtins.KindBoolOrNone: "True, False or None",
 	builtins.KindInt: "a number such as 10", builtins.KindList: `["...", ...]`, builtins.KindEntries: "[...(...), ...]",
 	builtins.KindDict: "{...}", builtins.KindDictOrNone: "{...} or None",
 	builtins.KindCallable: "the name of a def, or a lambda", builtins.KindCallableOrNone: "the name of a def, or a lambda",
@@ -296,6 +296,8 @@ func accepts(k builtins.ValueKind, c builtins.ReturnClass) bool {
 		return c == builtins.ReturnString || c == builtins.ReturnNone
 	case builtins.KindBool:
 		return c == builtins.ReturnBool
+	case builtins.KindBoolOrNone:
+		return c == builtins.ReturnBool || c == builtins.ReturnNone
 	case builtins.KindInt:
 		return c == builtins.ReturnInt
 	case builtins.KindList, builtins.KindEntries:

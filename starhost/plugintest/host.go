@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,12 +39,18 @@ type Options struct {
 	Model   bool
 	Replies []string
 	// Host holds further host options: the names the embedder owns, Points,
-	// External tools, Steps... Home, Workspace, Dev, Clock and Display are
+	// External tools, Steps... (BuiltinTools defaults to DefaultBuiltinTools).
+	// Home, Workspace, Dev, Clock and Display are
 	// set by the kit; Notes is called as well as recorded. Without
 	// Points.Approve, the host approves every dispatched call (as the dev
 	// console does), so Dispatch shows the whole pipeline.
 	Host starhost.Options
 }
+
+// DefaultBuiltinTools are the built-in tool names a kit host declares when
+// Options.Host.BuiltinTools is nil: the usual agent tools, as the CLI
+// declares them.
+var DefaultBuiltinTools = []string{"read", "write", "edit", "bash", "grep", "glob"}
 
 // Host is a started host over one plugin directory, for tests, in the
 // style of httptest.Server: home and workspace are fresh temporary
@@ -53,7 +60,8 @@ type Options struct {
 // concurrent use.
 type Host struct {
 	// Host is the started host; every starhost method is available on it.
-	Host *starhost.Host
+	Host    *starhost.Host
+	builtin []string // the host's built-in tool names, answered by invoke
 	// Dir is the copy of the plugin directory the host loads.
 	Dir string
 	// Home and Workspace are the host's temporary directories.
@@ -133,6 +141,11 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 		}
 		return filepath.ToSlash(d)
 	}
+	if o.BuiltinTools == nil {
+		// An agent host's own tools, as the CLI names them, so Dispatch
+		// runs a plugin's tool_call hooks on a call to bash or read.
+		o.BuiltinTools = DefaultBuiltinTools
+	}
 	if o.Points.Approve == nil {
 		o.Points.Approve = func(context.Context, starhost.ApprovalRequest) starhost.Approval {
 			return starhost.Approval{Approved: true, Reason: "plugintest approves every call"}
@@ -147,6 +160,7 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 			notes(n)
 		}
 	}
+	h.builtin = o.BuiltinTools
 	if h.Host, err = starhost.New(o); err == nil {
 		err = h.Host.Start(context.Background())
 	}
@@ -221,7 +235,17 @@ func (h *Host) StatusLine() string { return h.Host.StatusLine() }
 // policy, approval and tool_call hooks, invoke, tool_result hooks) on
 // thread "test".
 func (h *Host) Dispatch(tool, args string) starhost.DispatchResult {
-	return h.Host.Dispatch(context.Background(), "test", starhost.ToolCall{ID: "call-1", Name: tool, Arguments: json.RawMessage(args)}, nil)
+	return h.Host.Dispatch(context.Background(), "test", starhost.ToolCall{ID: "call-1", Name: tool, Arguments: json.RawMessage(args)}, h.invoke)
+}
+
+// invoke ends a dispatched call: a plugin tool runs on the thread's
+// snapshot; a built-in tool is not run (the kit has no shell), its result is
+// the text "NAME ARGS", so a test sees what the hooks made of the call.
+func (h *Host) invoke(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
+	if slices.Contains(h.builtin, call.Name) {
+		return starhost.ToolResult{Text: call.Name + " " + string(call.Arguments)}
+	}
+	return h.Host.ThreadTools(ctx, "test", starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
 }
 
 // Advance moves the plugin timers' clock (ManualClock.Advance) and returns
