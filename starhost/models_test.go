@@ -17,6 +17,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // testKey is the API key of these tests; no byte of output may show it.
@@ -48,6 +49,7 @@ func newChatServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Requ
 		}
 		msgs, _ := body["messages"].([]any)
 		last, _ := msgs[len(msgs)-1].(map[string]any)
+		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"choices":[{"message":{"content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":2}}`,
 			fmt.Sprint("echo: ", last["content"]))
 	}))
@@ -150,7 +152,7 @@ func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
 		t.Errorf("Authorization = %q", auth)
 	}
 	got, _ := json.Marshal(body)
-	want := `{"max_tokens":7,"messages":[{"content":"s","role":"system"},{"content":"hello","role":"user"}],"model":"echo","reasoning_effort":"max","service_tier":"default"}`
+	want := `{"max_completion_tokens":7,"messages":[{"content":"s","role":"system"},{"content":"hello","role":"user"}],"model":"echo","reasoning_effort":"max","service_tier":"default"}`
 	if string(got) != want {
 		t.Errorf("body = %s\nwant   %s", got, want)
 	}
@@ -192,7 +194,7 @@ func TestOpenAIAdapterErrorsAndCancellation(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Complete(context.Background(), starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "401"}}})
-	if err == nil || err.Error() != "HTTP 401: bad key Bearer [redacted]" {
+	if err == nil || err.Error() != "unauthorized: local/echo: the provider rejected the API key (HTTP 401: bad key Bearer [redacted])" {
 		t.Errorf("401: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -207,22 +209,44 @@ func TestOpenAIAdapterErrorsAndCancellation(t *testing.T) {
 	}
 }
 
-// The reserved protocols other than openai are owned by the host but have
-// no adapter in this build.
-func TestReservedProtocolNotAvailable(t *testing.T) {
+// An embedder registers an adapter of its own for a new protocol through
+// the same interface as the built-in ones; it takes precedence over
+// plugins' client factories, and an invalid protocol token fails New.
+func TestEmbedderAdapterServesItsProtocol(t *testing.T) {
 	srv := newChatServer(t, nil)
-	h, notes := modelsHost(t, srv.URL, nil, starhost.Options{})
-	if err := h.SelectModel("claude/c1"); err != nil {
+	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{Adapters: []starhost.ModelAdapter{echoAdapter{}}})
+	if err := h.SelectModel("acme/a1"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
-	if err == nil || err.Error() != `protocol "anthropic" of provider claude is reserved by the host but not available in this build` {
-		t.Errorf("err = %v", err)
+	c, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(notes.String(), "the session client for claude/c1 cannot be built: protocol \"anthropic\" of provider claude is reserved by the host but not available in this build [ModelClientFailed]") {
-		t.Errorf("notes:\n%s", notes)
+	reply, err := c.Complete(context.Background(), starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "hi"}}})
+	if err != nil || reply.Text != "acme adapter: acme/a1 hi" {
+		t.Errorf("reply = %+v, %v", reply, err)
+	}
+	if _, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Adapters: []starhost.ModelAdapter{badAdapter{}}}); err == nil {
+		t.Error("New accepted the protocol token \"9bad\"")
 	}
 }
+
+type echoAdapter struct{}
+
+func (echoAdapter) Protocol() string { return "acme" }
+func (echoAdapter) NewClient(_ context.Context, cfg models.ClientConfig) (models.Client, error) {
+	return echoClient(cfg.Provider.Name + "/" + cfg.Model.Name), nil
+}
+
+type echoClient string
+
+func (c echoClient) Complete(_ context.Context, req models.Request) (models.Reply, error) {
+	return models.Reply{Text: "acme adapter: " + string(c) + " " + req.Messages[0].Content}, nil
+}
+
+type badAdapter struct{ echoAdapter }
+
+func (badAdapter) Protocol() string { return "9bad" }
 
 // CC21: providers.json errors carry the path and the JSON line and column.
 func TestCC21_ProvidersErrorsArePositioned(t *testing.T) {
@@ -487,7 +511,7 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 	if res.Err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("res = %+v after %s", res, time.Since(start))
 	}
-	if !strings.Contains(notes.String(), "the model call was cancelled") {
+	if !strings.Contains(notes.String(), "complete: cancelled: local/echo: the call was cancelled") {
 		t.Errorf("notes:\n%s", notes)
 	}
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // ModelFacts are one model's facts as plugins see them on ctx.session and
@@ -24,8 +25,8 @@ type ReviewFacts = builtins.ReviewFacts
 // The host's thinking sentinels (CC21). Every other thinking value is one
 // of the model's listed effort tokens.
 const (
-	ThinkingDefault = "default"
-	ThinkingOff     = "off"
+	ThinkingDefault = models.ThinkingDefault
+	ThinkingOff     = models.ThinkingOff
 )
 
 // sessionState is the live session the host publishes to plugins, and the
@@ -38,6 +39,7 @@ type sessionState struct {
 	// plugins' cached clients of an older epoch are discarded (CC27).
 	sessionEpoch, reviewEpoch atomic.Uint64
 	providers                 atomic.Pointer[Providers]
+	adapters                  *models.Adapters // built-in and Options.Adapters, by protocol
 	started                   atomic.Bool
 	closing                   atomic.Bool
 	secrets                   atomic.Pointer[[]string] // API keys to redact
@@ -48,6 +50,17 @@ type sessionState struct {
 	saved        map[string]modelSettings
 	factoryOwner map[string]string // protocol → plugin@generation last built with
 	factoryNotes sync.Map          // ClientFactoryTaken notes already given
+}
+
+// initAdapters registers the built-in adapters and the embedder's.
+func (h *Host) initAdapters() error {
+	h.models.adapters = models.Builtin()
+	for _, ad := range h.opts.Adapters {
+		if err := h.models.adapters.Register(ad); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // modelSettings are the tokens saved for one model (CC22: the review model's
@@ -158,12 +171,7 @@ func (h *Host) startSession() {
 		ps = &Providers{}
 	}
 	h.models.providers.Store(ps)
-	var keys []string
-	for _, p := range ps.Providers {
-		if k := apiKey(&p); len(k) >= 4 {
-			keys = append(keys, k)
-		}
-	}
+	keys := ps.Keys()
 	h.models.secrets.Store(&keys)
 	cfg := h.Config()
 	if h.models.session.Load() != nil {
