@@ -99,7 +99,9 @@ type Options struct {
 	Notes func(Note)
 
 	// Events receives every lifecycle change (activated, reloaded, kept,
-	// faulted, blocked, stopped, unchanged) with its generation and timing.
+	// faulted, blocked, stopped, unchanged) with its generation and timing,
+	// and each reload of providers.json (providers-reloaded, or
+	// providers-kept when a bad edit keeps the previous providers).
 	Events func(Event)
 
 	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).

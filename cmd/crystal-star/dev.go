@@ -153,6 +153,8 @@ func (c *console) event(ev starhost.Event) {
 		c.printf("faulted %s", ev.Plugin)
 	case "blocked":
 		c.printf("blocked %s", ev.Plugin)
+	case "providers-reloaded", "providers-kept":
+		c.printf("%s", providersEventText(ev))
 	}
 }
 

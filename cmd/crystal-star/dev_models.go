@@ -98,3 +98,11 @@ func (c *console) classify(rest string) {
 	}
 	c.printf("%s: %s", tool, res)
 }
+
+// providersEventText is the console line of a providers.json reload.
+func providersEventText(ev starhost.Event) string {
+	if ev.Kind == "providers-kept" {
+		return "kept providers.json: the edit has errors; the previous providers still serve"
+	}
+	return fmt.Sprintf("reloaded providers.json in %s", round(ev.Elapsed))
+}
