@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost/models"
@@ -231,6 +232,26 @@ func TestAdapters_CallHonoursContext(t *testing.T) {
 		cancel()
 		if !errors.As(err, &me) || me.Code != models.CodeTimeout {
 			t.Errorf("%s deadline: %v", proto, err)
+		}
+	}
+}
+
+// The model timeout bounds a call on its own: a stalled provider is a
+// timeout, not a hang.
+func TestAdapters_ModelTimeoutIsTimeout(t *testing.T) {
+	srv := modelfake.Start()
+	defer srv.Close()
+	for _, proto := range protocols {
+		ad, _ := models.Builtin().Lookup(proto)
+		c, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: &models.Provider{Name: "p", Endpoint: srv.Endpoint(proto)},
+			Model: &models.ProviderModel{Name: "slow"}, Facts: models.Facts{Model: "slow"}, APIKey: fakeKey, HTTP: models.HTTPClient(50 * time.Millisecond)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Complete(context.Background(), models.Request{Messages: []models.Message{{Role: "user", Content: "x"}}})
+		var me *models.Error
+		if !errors.As(err, &me) || me.Code != models.CodeTimeout {
+			t.Errorf("%s: %v", proto, err)
 		}
 	}
 }

@@ -50,6 +50,8 @@ type Error struct {
 	err      error
 }
 
+// Error returns the one-line text: "CODE: PROVIDER/MODEL: what happened
+// (detail)".
 func (e *Error) Error() string {
 	s := fmt.Sprintf("%s: %s/%s: %s", e.Code, e.Provider, e.Model, codeText[e.Code])
 	if e.Detail != "" {
@@ -73,6 +75,7 @@ type StatusError struct {
 	Msg    string
 }
 
+// Error returns "HTTP STATUS: message".
 func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Msg) }
 
 // Malformed returns the error of a reply that is not the protocol's shape.

@@ -33,21 +33,7 @@ func parseChat(body []byte) (chatBody, call, error) {
 		return b, call{}, fmt.Errorf("need model and messages")
 	}
 	c := call{model: b.Model, tier: b.ServiceTier, max: max(b.MaxTokens, b.MaxCompletionTokens), msgs: len(b.Messages)}
-	last := b.Messages[len(b.Messages)-1].Content
-	if json.Unmarshal(last, &c.text) != nil {
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(last, &parts)
-		for _, p := range parts {
-			if p.Type == "text" {
-				c.text += p.Text
-			} else {
-				c.images++
-			}
-		}
-	}
+	c.text, c.images = content(b.Messages[len(b.Messages)-1].Content, "text", "image_url")
 	return b, c, nil
 }
 
@@ -136,22 +122,7 @@ func (responsesWire) parse(_ *http.Request, body []byte) (call, error) {
 	if b.Instructions != "" {
 		c.msgs++
 	}
-	last := b.Input[len(b.Input)-1].Content
-	if json.Unmarshal(last, &c.text) != nil {
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(last, &parts)
-		for _, p := range parts {
-			switch p.Type {
-			case "input_text":
-				c.text += p.Text
-			case "input_image":
-				c.images++
-			}
-		}
-	}
+	c.text, c.images = content(b.Input[len(b.Input)-1].Content, "input_text", "input_image")
 	return c, nil
 }
 
@@ -179,4 +150,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// content reads a message's content: a string, or a list of typed parts
+// whose textType parts hold the text and imageType parts count as images.
+func content(raw json.RawMessage, textType, imageType string) (text string, images int) {
+	if json.Unmarshal(raw, &text) == nil {
+		return text, 0
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	for _, p := range parts {
+		switch p.Type {
+		case textType:
+			text += p.Text
+		case imageType:
+			images++
+		}
+	}
+	return text, images
 }

@@ -196,6 +196,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 	s.seen[c.model]++
 	n := s.seen[c.model]
 	s.mu.Unlock()
+	if f, ok := failures[c.model]; ok {
+		wr.fail(w, f.status, f.msg)
+		return
+	}
 	switch c.model {
 	case "slow":
 		select {
@@ -203,24 +207,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 		case <-time.After(30 * time.Second):
 		}
 		return
-	case "fail":
-		wr.fail(w, http.StatusUnauthorized, "invalid api key")
-		return
-	case "forbidden":
-		wr.fail(w, http.StatusForbidden, "this key may not use the model")
-		return
-	case "missing":
-		wr.fail(w, http.StatusNotFound, "model missing does not exist")
-		return
 	case "busy", "busy-once":
 		if c.model == "busy" || n == 1 {
 			w.Header().Set("Retry-After", "0")
 			wr.fail(w, http.StatusTooManyRequests, "slow down")
 			return
 		}
-	case "down":
-		wr.fail(w, http.StatusServiceUnavailable, "overloaded")
-		return
 	case "leaky":
 		wr.fail(w, http.StatusInternalServerError, "server saw "+strings.ReplaceAll(req.Auth(), `"`, ""))
 		return
@@ -232,6 +224,18 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 	text := fmt.Sprintf("echo %s effort=%s tier=%s max=%d images=%d msgs=%d: %s", c.model, dash(c.effort),
 		dash(c.tier), c.max, c.images, c.msgs, c.text)
 	wr.reply(w, c, text, c.model == "refuse")
+}
+
+// failures are the models that always fail, with their HTTP status and
+// the provider's message (the same in every protocol's error shape).
+var failures = map[string]struct {
+	status int
+	msg    string
+}{
+	"fail":      {http.StatusUnauthorized, "invalid api key"},
+	"forbidden": {http.StatusForbidden, "this key may not use the model"},
+	"missing":   {http.StatusNotFound, "model missing does not exist"},
+	"down":      {http.StatusServiceUnavailable, "overloaded"},
 }
 
 // call is what the server understood of a request, in every protocol.

@@ -49,21 +49,7 @@ func (anthropicWire) parse(_ *http.Request, body []byte) (call, error) {
 			c.effort += ":" + b.Output.Effort
 		}
 	}
-	last := b.Messages[len(b.Messages)-1].Content
-	if json.Unmarshal(last, &c.text) != nil {
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(last, &blocks)
-		for _, bl := range blocks {
-			if bl.Type == "text" {
-				c.text += bl.Text
-			} else if bl.Type == "image" {
-				c.images++
-			}
-		}
-	}
+	c.text, c.images = content(b.Messages[len(b.Messages)-1].Content, "text", "image")
 	return c, nil
 }
 
