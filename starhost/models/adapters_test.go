@@ -18,7 +18,7 @@ const fakeKey = "sk-fake-0123456789"
 
 var protocols = []string{"openai", "responses", "deepseek", "anthropic", "gemini", "ollama"}
 
-func client(t *testing.T, srv *modelfake.Server, protocol, model string, f models.Facts, images bool) models.Client {
+func client(t testing.TB, srv *modelfake.Server, protocol, model string, f models.Facts, images bool) models.Client {
 	t.Helper()
 	ad, ok := models.Builtin().Lookup(protocol)
 	if !ok {
