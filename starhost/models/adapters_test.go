@@ -169,6 +169,7 @@ func TestAdapters_ErrorsAreIdenticalAcrossProtocols(t *testing.T) {
 		{"busy", models.CodeRateLimited, "rate_limited: p/busy: the provider is rate limiting; retried within the bound, try again later (HTTP 429: slow down)"},
 		{"down", models.CodeProviderError, "provider_error: p/down: the provider failed (HTTP 503: overloaded)"},
 		{"garbled", models.CodeBadReply, ""},
+		{"stream-error", models.CodeProviderError, ""},
 		{"refuse", models.CodeRefused, ""},
 	} {
 		for _, proto := range protocols {
@@ -193,6 +194,18 @@ func TestAdapters_ErrorsAreIdenticalAcrossProtocols(t *testing.T) {
 				t.Errorf("%s busy: %d requests, want %d (bounded retry)", proto, len(srv.Requests())-before, models.MaxRetries+1)
 			}
 		}
+	}
+}
+
+// An error event inside a started stream is the provider's error, with
+// the status Anthropic gives its type.
+func TestAdapters_ErrorInsideAStream(t *testing.T) {
+	srv := modelfake.Start()
+	defer srv.Close()
+	_, err := client(t, srv, "anthropic", "stream-error", models.Facts{}, false).Complete(context.Background(),
+		models.Request{Messages: []models.Message{{Role: "user", Content: "x"}}})
+	if err == nil || err.Error() != "provider_error: p/stream-error: the provider failed (HTTP 529: overloaded)" {
+		t.Errorf("err = %v", err)
 	}
 }
 
@@ -251,6 +264,26 @@ func TestAdapters_ModelTimeoutIsTimeout(t *testing.T) {
 		_, err = c.Complete(context.Background(), models.Request{Messages: []models.Message{{Role: "user", Content: "x"}}})
 		var me *models.Error
 		if !errors.As(err, &me) || me.Code != models.CodeTimeout {
+			t.Errorf("%s: %v", proto, err)
+		}
+	}
+}
+
+// A provider that cannot be reached is unreachable, and the message names
+// neither its host nor its address (CC22: plugins never see endpoints).
+func TestCC22_UnreachableHidesTheEndpoint(t *testing.T) {
+	srv := modelfake.Start()
+	url := srv.URL
+	srv.Close() // nothing listens there any more
+	for _, proto := range protocols {
+		ad, _ := models.Builtin().Lookup(proto)
+		c, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: &models.Provider{Name: "p", Endpoint: url},
+			Model: &models.ProviderModel{Name: "m"}, Facts: models.Facts{Model: "m"}, APIKey: fakeKey, HTTP: models.HTTPClient(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Complete(context.Background(), models.Request{Messages: []models.Message{{Role: "user", Content: "x"}}})
+		if err == nil || err.Error() != "unreachable: p/m: the provider cannot be reached (connection refused)" {
 			t.Errorf("%s: %v", proto, err)
 		}
 	}

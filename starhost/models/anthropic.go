@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -159,6 +160,11 @@ func anthropicReply(msg *anthropic.Message) (Reply, error) {
 		InputTokens: int(msg.Usage.InputTokens), OutputTokens: int(msg.Usage.OutputTokens)}, nil
 }
 
+// anthropicStreamStatus is the HTTP status Anthropic gives each error type,
+// for an error event that arrives inside a stream.
+var anthropicStreamStatus = map[string]int{"rate_limit_error": 429, "overloaded_error": 529, "api_error": 500,
+	"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403, "not_found_error": 404}
+
 // anthropicError turns the SDK's HTTP error, or an error event inside the
 // stream ({"type": "error", "error": {"type": "overloaded_error", ...}}),
 // into a StatusError.
@@ -170,10 +176,10 @@ func anthropicError(err error) error {
 			msg = ae.RawJSON()
 		}
 		status := ae.StatusCode
-		if status == 0 { // an error event in a 200 stream
-			status = 500
-			if strings.Contains(ae.RawJSON(), "rate_limit") {
-				status = 429
+		if status/100 == 2 || status == 0 { // an error event in a 200 stream: its type says which
+			status = anthropicStreamStatus[string(ae.Type())]
+			if status == 0 {
+				status = http.StatusInternalServerError
 			}
 		}
 		return &StatusError{Status: status, Msg: msg}

@@ -2,12 +2,14 @@ package models
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 )
 
 // The stable codes of a failed model call, identical across protocols.
@@ -114,7 +116,7 @@ func Classify(ctx context.Context, provider, model string, err error) *Error {
 		out.Code, out.Status = statusCode(se.Status), se.Status
 		out.Detail = clip(fmt.Sprintf("HTTP %d: %s", se.Status, se.Msg))
 	case isTransport(err):
-		out.Code, out.Detail = CodeUnreachable, clip(innermost(err).Error())
+		out.Code, out.Detail = CodeUnreachable, transportDetail(err)
 	default: // an SDK that could not decode the answer
 		out.Code, out.Detail = CodeBadReply, clip(innermost(err).Error())
 	}
@@ -127,6 +129,27 @@ func isTransport(err error) bool {
 	var ue *url.Error
 	var ne net.Error
 	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// transportDetail says why no answer came, without the host name or
+// address, which plugins never see (CC22).
+func transportDetail(err error) string {
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var rec tls.RecordHeaderError
+	switch {
+	case errors.As(err, &dns):
+		return "the host name does not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(err, &cert) || errors.As(err, &rec):
+		return "the TLS handshake failed"
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection closed before the answer was complete"
+	}
+	return clip(innermost(err).Error())
 }
 
 // statusCode maps an HTTP error status to its stable code.

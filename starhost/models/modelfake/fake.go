@@ -22,7 +22,8 @@
 // Models with special behaviour: "slow" answers only when the request is
 // cancelled (or after 30s); "fail" answers 401, "forbidden" 403,
 // "missing" 404, "busy" 429 with retry-after 0 every time, "busy-once" 429
-// once then the echo, "down" 503, "leaky" 500 with the request's key in the
+// once then the echo, "down" 503, "stream-error" an overloaded_error event
+// inside a started stream (anthropic; 503 elsewhere), "leaky" 500 with the request's key in the
 // message; "garbled" a 200 that is not the protocol's JSON; "refuse" the
 // protocol's refusal (ollama has none and echoes).
 package modelfake
@@ -196,7 +197,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 	s.seen[c.model]++
 	n := s.seen[c.model]
 	s.mu.Unlock()
-	if f, ok := failures[c.model]; ok {
+	if f, ok := failures[c.model]; ok && !(c.model == "stream-error" && c.stream) {
 		wr.fail(w, f.status, f.msg)
 		return
 	}
@@ -236,6 +237,9 @@ var failures = map[string]struct {
 	"forbidden": {http.StatusForbidden, "this key may not use the model"},
 	"missing":   {http.StatusNotFound, "model missing does not exist"},
 	"down":      {http.StatusServiceUnavailable, "overloaded"},
+	// stream-error fails inside a started stream where the protocol
+	// streams (anthropic), else as down.
+	"stream-error": {http.StatusServiceUnavailable, "overloaded"},
 }
 
 // call is what the server understood of a request, in every protocol.

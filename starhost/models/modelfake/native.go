@@ -98,6 +98,10 @@ func (anthropicWire) reply(w http.ResponseWriter, c call, text string, refuse bo
 	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_fake", "type": "message",
 		"role": "assistant", "model": c.model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": words(c.text), "output_tokens": 1}}})
+	if c.model == "stream-error" { // the API reports overload inside a started stream
+		event("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "overloaded"}})
+		return
+	}
 	event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
 	event("ping", map[string]any{"type": "ping"})
 	// The text comes in two deltas, so a client must accumulate them.
