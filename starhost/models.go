@@ -85,8 +85,8 @@ func (h *Host) ModelEpoch(role ModelRole) uint64 {
 
 // ModelClient builds a fresh client of role for plugin on the currently
 // published model (CC25): through Options.Models when set, else from
-// providers.json with the built-in openai adapter or a plugin's client
-// factory. Every call of the client is reported to Options.ModelCalls.
+// providers.json with the protocol's adapter (package models: the six
+// built-in ones and Options.Adapters) or a plugin's client factory. Every call of the client is reported to Options.ModelCalls.
 // It fails when the session is not published, when review is not
 // independent (review), when the model takes no images (images), or when
 // the client cannot be built.
