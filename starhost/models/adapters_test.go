@@ -306,3 +306,7 @@ func TestAdapters_ImagesOnlyOnTheImagesClient(t *testing.T) {
 		t.Errorf("Split = %q, %v", sys, conv)
 	}
 }
+
+// deadlineNow is a deadline already past when the call starts, so a
+// timeout is observed without waiting.
+func deadlineNow() time.Time { return time.Now().Add(-time.Second) }
