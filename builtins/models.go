@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -208,15 +209,23 @@ func (cv *clientValue) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
-// complete(prompt, max_tokens = None, images = None) sends one request and
-// returns the reply text. prompt is a string (one user message) or a list
-// of {"role": ..., "content": ...}; images is accepted only by the images
-// client. The call blocks in Go and returns when the run's context ends.
+// complete(prompt, max_tokens = None, images = None, on_error = "fail")
+// sends one request and returns the reply text. prompt is a string (one
+// user message) or a list of {"role": ..., "content": ...}; images is
+// accepted only by the images client. A failed call fails the callback, or
+// with on_error = "return" comes back as error(code, message) — falsy, with
+// the stable code of the failure (rate_limited, unauthorized, ...) — so a
+// plugin can act on it. The call blocks in Go and returns when the run's
+// context ends.
 func (cv *clientValue) complete(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var prompt starlark.Value
 	var maxTokens, images starlark.Value = starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "prompt", &prompt, "max_tokens?", &maxTokens, "images?", &images); err != nil {
+	onError := "fail"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "prompt", &prompt, "max_tokens?", &maxTokens, "images?", &images, "on_error?", &onError); err != nil {
 		return nil, err
+	}
+	if onError != "fail" && onError != "return" {
+		return nil, fmt.Errorf("complete: on_error must be \"fail\" or \"return\", not %q", onError)
 	}
 	req := contrib.ModelRequest{Thinking: cv.thinking()}
 	var err error
@@ -246,10 +255,24 @@ func (cv *clientValue) complete(th *starlark.Thread, b *starlark.Builtin, args s
 		return nil, fmt.Errorf("complete: this %s client was discarded by the host (the model or its settings changed); read ctx.models.%s again", cv.role, cv.role)
 	}
 	reply, err := cv.client.Complete(threadContext(th), req)
+	if err != nil && onError == "return" {
+		return &errorValue{code: modelErrorCode(err), message: err.Error()}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("complete: %v", err)
 	}
 	return starlark.String(reply.Text), nil
+}
+
+// modelErrorCode is the stable code of a failed model call: the one the
+// host's adapters give (an error with an ErrorCode method), else
+// model_failed (a client factory's codec, a discarded client).
+func modelErrorCode(err error) string {
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) {
+		return coded.ErrorCode()
+	}
+	return "model_failed"
 }
 
 // thinking is the effort the client's role uses now.

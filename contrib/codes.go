@@ -96,6 +96,7 @@ const (
 
 	// Models, client factories and classifiers (CC8–CC10, CC21, CC24–CC27).
 	ProvidersInvalid      Code = "ProvidersInvalid"
+	ProviderKeyUnset      Code = "ProviderKeyUnset"
 	ModelUnknown          Code = "ModelUnknown"
 	ClientFactoryRejected Code = "ClientFactoryRejected"
 	ClientFactoryTaken    Code = "ClientFactoryTaken"
@@ -191,6 +192,7 @@ var Catalogue = []CodeInfo{
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},
+	{ProviderKeyUnset, SeverityWarning, "A provider's api_key_env names an environment variable that is not set; its model calls go out without an API key.", "Export the variable, or remove api_key_env for a provider that needs no key."},
 	{ModelUnknown, SeverityWarning, "config.toml selects a model (model, review_model) that providers.json does not list, or a setting the model does not offer.", "Use provider/model as listed in providers.json, or add the model there."},
 	{ClientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
 	{ClientFactoryTaken, SeverityWarning, "An earlier plugin in load order already owns this protocol; this factory is not used.", "Rename the protocol or disable the other plugin."},

@@ -129,6 +129,7 @@ var notStatic = map[contrib.Code]string{
 	contrib.CallbackTimeout:                 "a dry run's step budget ends a run long before callback_timeout",
 	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
 	contrib.ProvidersInvalid:                "check reads no providers.json",
+	contrib.ProviderKeyUnset:                "check reads no providers.json",
 	contrib.ModelUnknown:                    "check reads no config.toml or providers.json",
 	contrib.ClientFactoryTaken:              "protocol conflicts are resolved when the host builds a client, never in a dry run",
 	contrib.ModelAccess:                     "a note; declaring the models capability is legitimate",

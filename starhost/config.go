@@ -29,7 +29,11 @@ type Config struct {
 	Model         string `toml:"model"`
 	ReviewModel   string `toml:"review_model"`
 	Thinking      string `toml:"thinking"`
-	Skills        bool   `toml:"skills"`
+	// ServiceTier and Speed are the session model's tier and speed
+	// (/tier, /speed); "" leaves them unset.
+	ServiceTier string `toml:"service_tier"`
+	Speed       string `toml:"speed"`
+	Skills      bool   `toml:"skills"`
 	// MemoryLimit and CallbackTimeout are the limits as written
 	// ("512MiB", "30s"); Limits holds them in effect (limits.go).
 	MemoryLimit     string `toml:"memory_limit"`
@@ -102,6 +106,12 @@ func merge(dst *Config, l *layer) {
 	}
 	if set("thinking") {
 		dst.Thinking = l.cfg.Thinking
+	}
+	if set("service_tier") {
+		dst.ServiceTier = l.cfg.ServiceTier
+	}
+	if set("speed") {
+		dst.Speed = l.cfg.Speed
 	}
 	if set("skills") {
 		dst.Skills = l.cfg.Skills

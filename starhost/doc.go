@@ -7,8 +7,8 @@
 //
 // Contract rules surfaced here: CC6 (catalog order), CC11 and DC8 (command
 // resolution), CC12–CC13 (binding), DC4 (tool snapshots), DC27 (Close waits
-// for teardown); and the host facts: providers.json and the built-in openai
-// adapter, CC8–CC9 (client factories over the host's HTTP; the API key never
+// for teardown); and the host facts: providers.json (watched) and the
+// model adapters of package models, CC8–CC9 (client factories over the host's HTTP; the API key never
 // shown), CC10 (Classify), CC19 (Environment), CC20–CC22 (SetSession,
 // SetReview and the token rules), CC24–CC27 (model clients, ModelCalls) and
 // CC29 (DataDirs); and the contribution points and hooks, each called at its

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // factoryClient is a client built by a plugin's client factory (CC8, CC9):
@@ -21,6 +22,7 @@ type factoryClient struct {
 	h                  *Host
 	plugin, generation string
 	protocol           string
+	provider, model    string
 	endpoint           *url.URL
 	key                string
 	codec              contrib.Codec
@@ -64,7 +66,7 @@ func (h *Host) factoryClient(ctx context.Context, p *Provider, m *ProviderModel,
 		return nil, err
 	}
 	return &factoryClient{h: h, plugin: owner.Plugin, generation: owner.Generation, protocol: proto,
-		endpoint: u, key: key, codec: codec}, nil
+		provider: p.Name, model: m.Name, endpoint: u, key: key, codec: codec}, nil
 }
 
 // noteFactoryConflicts notes, once per generation, each later plugin that
@@ -115,9 +117,9 @@ func (c *factoryClient) Complete(ctx context.Context, req ModelRequest) (ModelRe
 	if err != nil {
 		return ModelReply{}, err
 	}
-	status, header, data, err := send(c.h.httpClient(), hr)
+	status, header, data, err := models.Do(c.h.httpClient(), hr)
 	if err != nil {
-		return ModelReply{}, err
+		return ModelReply{}, models.Classify(ctx, c.provider, c.model, err)
 	}
 	resp := contrib.HTTPResponse{Status: status, Body: data, Header: map[string]string{}}
 	for name := range header {

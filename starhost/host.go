@@ -103,7 +103,9 @@ type Options struct {
 	Notes func(Note)
 
 	// Events receives every lifecycle change (activated, reloaded, kept,
-	// faulted, blocked, stopped, unchanged) with its generation and timing.
+	// faulted, blocked, stopped, unchanged) with its generation and timing,
+	// and each reload of providers.json (providers-reloaded, or
+	// providers-kept when a bad edit keeps the previous providers).
 	Events func(Event)
 
 	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
@@ -126,9 +128,13 @@ type Options struct {
 	Display func(dir string) string
 
 	// Models supplies plugins' model clients (CC24–CC27); nil builds them
-	// from {home}/providers.json with the built-in openai adapter and
-	// plugins' client factories (models.go).
+	// from {home}/providers.json with the built-in adapters (package
+	// models), Adapters and plugins' client factories (models.go).
 	Models ModelProvider
+	// Adapters adds model adapters for protocols of the embedder's own, or
+	// replaces built-in ones; they take precedence over plugins' client
+	// factories for their protocol.
+	Adapters []ModelAdapter
 	// ModelCalls receives every plugin model call, apart from turns: not
 	// in the transcript, the approval path or the turn budget (CC24). It
 	// may be called from any goroutine; nil discards the reports.
@@ -196,6 +202,9 @@ func New(opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, board: newBoard(opts.BuiltinStatusFields)}
 	h.facts.Store(&Facts{Workspace: opts.Workspace})
+	if err := h.initAdapters(); err != nil {
+		return nil, err
+	}
 	h.build()
 	return h, nil
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // ModelRole names a model client: session, images or review (CC26).
@@ -33,8 +33,8 @@ type (
 )
 
 // DefaultModelTimeout bounds one HTTP model call of the host's own adapters
-// and of plugin client factories.
-const DefaultModelTimeout = 2 * time.Minute
+// and of plugin client factories, retries included.
+const DefaultModelTimeout = models.DefaultTimeout
 
 // ModelProvider supplies model clients in place of providers.json
 // (Options.Models): an agent host with its own model stack hands plugins
@@ -85,8 +85,8 @@ func (h *Host) ModelEpoch(role ModelRole) uint64 {
 
 // ModelClient builds a fresh client of role for plugin on the currently
 // published model (CC25): through Options.Models when set, else from
-// providers.json with the built-in openai adapter or a plugin's client
-// factory. Every call of the client is reported to Options.ModelCalls.
+// providers.json with the protocol's adapter (package models: the six
+// built-in ones and Options.Adapters) or a plugin's client factory. Every call of the client is reported to Options.ModelCalls.
 // It fails when the session is not published, when review is not
 // independent (review), when the model takes no images (images), or when
 // the client cannot be built.
@@ -130,41 +130,29 @@ func (h *Host) roleFacts(role ModelRole) (ModelFacts, error) {
 	return ModelFacts{}, fmt.Errorf("unknown model role %q", role)
 }
 
-// builtinClient builds a client from providers.json: the openai adapter,
-// a "not available in this build" error for the other reserved protocols,
-// or the client factory of the first plugin in load order that claims the
-// protocol (CC8).
+// builtinClient builds a client from providers.json: the host's adapter
+// for the protocol (built in or the embedder's, Options.Adapters), else
+// the client factory of the first plugin in load order that claims it
+// (CC8).
 func (h *Host) builtinClient(ctx context.Context, role ModelRole, f ModelFacts) (ModelClient, error) {
 	p, m, err := h.lookup(f.Provider + "/" + f.Model)
 	if err != nil {
 		return nil, err
 	}
-	key := apiKey(p)
+	key := p.APIKey()
 	proto := strings.ToLower(p.Protocol)
-	switch {
-	case proto == "openai":
-		return newOpenAIClient(h.httpClient(), p, f, key, role == RoleImages)
-	case contrib.IsReservedProtocol(proto):
-		return nil, fmt.Errorf("protocol %q of provider %s is reserved by the host but not available in this build", proto, p.Name)
+	if ad, ok := h.models.adapters.Lookup(proto); ok {
+		return ad.NewClient(ctx, models.ClientConfig{Provider: p, Model: m, Facts: f, APIKey: key,
+			HTTP: h.httpClient(), Images: role == RoleImages})
+	}
+	if contrib.IsReservedProtocol(proto) {
+		return nil, fmt.Errorf("protocol %q of provider %s is reserved by the host but has no adapter", proto, p.Name)
 	}
 	return h.factoryClient(ctx, p, m, f, key)
 }
 
-// apiKey reads a provider's API key from its environment variable.
-func apiKey(p *Provider) string {
-	if p.APIKeyEnv == "" {
-		return ""
-	}
-	return os.Getenv(p.APIKeyEnv)
-}
-
-func (h *Host) httpClient() *http.Client {
-	t := h.opts.ModelTimeout
-	if t <= 0 {
-		t = DefaultModelTimeout
-	}
-	return &http.Client{Timeout: t}
-}
+// httpClient is the bounded, retrying client of every model call.
+func (h *Host) httpClient() *http.Client { return models.HTTPClient(h.opts.ModelTimeout) }
 
 // redact removes every configured API key from s.
 func (h *Host) redact(s string) string {
@@ -177,9 +165,16 @@ func (h *Host) redact(s string) string {
 }
 
 // redactErr returns err without API keys in its text; an error whose text
-// holds none is returned as is, so errors.Is still sees through it.
+// holds none is returned as is, so errors.Is still sees through it, and a
+// *ModelError keeps its stable code.
 func (h *Host) redactErr(err error) error {
 	if msg := h.redact(err.Error()); msg != err.Error() {
+		var me *ModelError
+		if errors.As(err, &me) {
+			c := *me
+			c.Detail = h.redact(c.Detail)
+			return &c
+		}
 		return errors.New(msg)
 	}
 	return err

@@ -2,337 +2,143 @@ package starhost
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
-	"fmt"
-	"io"
-	"net/url"
+	"io/fs"
 	"os"
-	"regexp"
-	"slices"
-	"strings"
+	"path/filepath"
+	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // ProvidersFile is the name of the model providers file in the home
 // directory: {home}/providers.json.
-const ProvidersFile = "providers.json"
+const ProvidersFile = models.ProvidersFile
 
-// Providers is the decoded providers.json: the model providers the
-// operator configured. config.toml selects one of their models as
-// `model = "provider/model"` (and `review_model`).
-type Providers struct {
-	Providers []Provider `json:"providers"`
-}
-
-// Provider is one model provider. Protocol names the adapter: "openai" is
-// built in; deepseek, responses, anthropic, gemini and ollama are reserved
-// by the host; any other token is served by a plugin's client factory (CC8).
-// The API key is read from the environment variable APIKeyEnv when a client
-// is built; it is never shown, logged or given to plugin code.
-type Provider struct {
-	Name         string          `json:"name"`
-	Protocol     string          `json:"protocol"`
-	Endpoint     string          `json:"endpoint"`
-	APIKeyEnv    string          `json:"api_key_env,omitempty"`
-	Organization string          `json:"organization,omitempty"`
-	Project      string          `json:"project,omitempty"`
-	Models       []ProviderModel `json:"models"`
-}
-
-// ProviderModel is one model of a provider with its facts (CC21). Thinking,
-// ServiceTiers and Speeds list the tokens the model accepts; they are
-// stored lowercase.
-type ProviderModel struct {
-	Name          string   `json:"name"`
-	ContextWindow int      `json:"context_window,omitempty"`
-	MaxTokens     int      `json:"max_tokens,omitempty"`
-	Temperature   *float64 `json:"temperature,omitempty"`
-	TopP          *float64 `json:"top_p,omitempty"`
-	ImageInput    bool     `json:"image_input,omitempty"`
-	AudioInput    bool     `json:"audio_input,omitempty"`
-	VideoInput    bool     `json:"video_input,omitempty"`
-	Thinking      []string `json:"thinking,omitempty"`
-	ServiceTiers  []string `json:"service_tiers,omitempty"`
-	Speeds        []string `json:"speeds,omitempty"`
-}
-
-// Lookup returns the provider and model named by "provider/model" (the
-// model part may itself contain "/").
-func (ps *Providers) Lookup(spec string) (*Provider, *ProviderModel, bool) {
-	if ps == nil {
-		return nil, nil, false
-	}
-	prov, model, ok := strings.Cut(spec, "/")
-	if !ok {
-		return nil, nil, false
-	}
-	for i := range ps.Providers {
-		p := &ps.Providers[i]
-		if p.Name != prov {
-			continue
-		}
-		for j := range p.Models {
-			if p.Models[j].Name == model {
-				return p, &p.Models[j], true
-			}
-		}
-	}
-	return nil, nil, false
-}
-
-// ProvidersError is a providers.json that cannot be used: its path, the
-// line and column (1-based; 0 when unknown) and what is wrong.
-type ProvidersError struct {
-	Path      string
-	Line, Col int
-	Msg       string
-}
-
-func (e *ProvidersError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
-}
-
-// LoadProviders reads and validates a providers file. A missing file is an
-// empty set and no error; any other problem is a *ProvidersError.
-func LoadProviders(path string) (*Providers, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &Providers{}, nil
-	}
-	if err != nil {
-		return nil, &ProvidersError{Path: path, Msg: err.Error()}
-	}
-	return ParseProviders(path, data)
-}
-
-// ParseProviders decodes providers.json strictly (unknown keys are errors)
-// and checks its rules; errors carry the JSON line and column.
-func ParseProviders(path string, data []byte) (*Providers, error) {
-	fail := func(off int64, format string, args ...any) error {
-		line, col := lineCol(data, off)
-		return &ProvidersError{Path: path, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
-	}
-	var ps Providers
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ps); err != nil {
-		return nil, decodeError(data, err, fail)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fail(dec.InputOffset(), "unexpected data after the top-level object")
-	}
-	at := walkJSON(data)
-	return &ps, ps.validate(func(p string, format string, args ...any) error { return fail(at.offset(p), format, args...) })
-}
-
-var (
-	providerNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`)
-	envNameRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	settingRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// Providers, Provider, ProviderModel and ProvidersError are providers.json
+// as package models reads it (kept here so embedders need one import).
+type (
+	Providers      = models.Providers
+	Provider       = models.Provider
+	ProviderModel  = models.ProviderModel
+	ProvidersError = models.ProvidersError
 )
 
-// validate checks the rules of the file; fail reports a problem at a JSON
-// path such as providers[0].models[1].name.
-func (ps *Providers) validate(fail func(path, format string, args ...any) error) error {
-	names := map[string]bool{}
-	for i := range ps.Providers {
-		p := &ps.Providers[i]
-		at := fmt.Sprintf("providers[%d]", i)
-		switch {
-		case !providerNameRE.MatchString(p.Name):
-			return fail(at+".name", "provider name %q must be a letter, then letters, digits, '.', '_' or '-' (at most 64)", p.Name)
-		case names[p.Name]:
-			return fail(at+".name", "provider %q is listed twice", p.Name)
-		case contrib.ProtocolProblem(p.Protocol) != "":
-			return fail(at+".protocol", "protocol %q %s", p.Protocol, contrib.ProtocolProblem(p.Protocol))
-		case p.APIKeyEnv != "" && !envNameRE.MatchString(p.APIKeyEnv):
-			return fail(at+".api_key_env", "api_key_env %q is not an environment variable name", p.APIKeyEnv)
-		}
-		names[p.Name] = true
-		if u, err := url.Parse(p.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-			return fail(at+".endpoint", "endpoint %q must be an http:// or https:// URL without credentials", p.Endpoint)
-		}
-		if len(p.Models) == 0 {
-			return fail(at, "provider %q lists no models", p.Name)
-		}
-		models := map[string]bool{}
-		for j := range p.Models {
-			if err := p.Models[j].validate(fmt.Sprintf("%s.models[%d]", at, j), models, fail); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+// ModelAdapter builds clients for one protocol (models.Adapter): register
+// one for a new protocol with Options.Adapters.
+type ModelAdapter = models.Adapter
+
+// ModelError is a failed model call with a stable code (models.Error).
+type ModelError = models.Error
+
+// LoadProviders reads and validates a providers file; see
+// models.LoadProviders.
+func LoadProviders(path string) (*Providers, error) { return models.LoadProviders(path) }
+
+// ParseProviders decodes providers.json strictly; see
+// models.ParseProviders.
+func ParseProviders(path string, data []byte) (*Providers, error) {
+	return models.ParseProviders(path, data)
 }
 
-func (m *ProviderModel) validate(at string, seen map[string]bool, fail func(path, format string, args ...any) error) error {
+// loadProviders reads {home}/providers.json. A file that cannot be used
+// is a ProvidersInvalid note at its line and column and keeps the
+// providers in use (none at start); an api_key_env naming an unset
+// variable is a ProviderKeyUnset warning. It reports whether the file
+// changed since the last read that was used.
+func (h *Host) loadProviders(reload bool) bool {
+	path := filepath.Join(h.opts.Home, ProvidersFile)
+	data, err := os.ReadFile(path)
+	var ps *Providers
 	switch {
-	case m.Name == "" || strings.TrimSpace(m.Name) != m.Name:
-		return fail(at+".name", "model name %q must be non-empty, without surrounding spaces", m.Name)
-	case seen[m.Name]:
-		return fail(at+".name", "model %q is listed twice", m.Name)
-	case m.ContextWindow < 0:
-		return fail(at+".context_window", "context_window must not be negative")
-	case m.MaxTokens < 0:
-		return fail(at+".max_tokens", "max_tokens must not be negative")
+	case errors.Is(err, fs.ErrNotExist):
+		ps, err, data = &Providers{}, nil, nil
+	case err != nil:
+		err = &ProvidersError{Path: path, Msg: err.Error()}
+	default:
+		ps, err = ParseProviders(path, data)
 	}
-	seen[m.Name] = true
-	for _, list := range []struct {
-		key    string
-		tokens *[]string
-	}{{"thinking", &m.Thinking}, {"service_tiers", &m.ServiceTiers}, {"speeds", &m.Speeds}} {
-		lowered := make([]string, len(*list.tokens))
-		for k, t := range *list.tokens {
-			tok := strings.ToLower(t)
-			where := fmt.Sprintf("%s.%s[%d]", at, list.key, k)
-			switch {
-			case !settingRE.MatchString(tok):
-				return fail(where, "%s token %q must be lowercase letters, digits, '.', '_' or '-'", list.key, t)
-			case list.key == "thinking" && (tok == ThinkingDefault || tok == ThinkingOff):
-				return fail(where, "thinking token %q is a host sentinel; list only the model's effort tokens", t)
-			case slices.Contains(lowered[:k], tok):
-				return fail(where, "%s token %q is listed twice", list.key, t)
-			}
-			lowered[k] = tok
+	if err != nil {
+		h.noteProvidersInvalid(path, err, reload)
+		if h.models.providers.Load() == nil {
+			h.models.providers.Store(&Providers{})
 		}
-		*list.tokens = lowered
+		return false
 	}
-	return nil
+	h.models.mu.Lock()
+	same := reload && bytes.Equal(h.models.providersData, data)
+	h.models.providersData = data
+	h.models.mu.Unlock()
+	if same {
+		return false
+	}
+	h.models.providers.Store(ps)
+	keys := ps.Keys()
+	h.models.secrets.Store(&keys)
+	for _, u := range ps.UnsetKeys() {
+		h.Note(contrib.Diag(contrib.ProviderKeyUnset, "", contrib.Pos{File: path, Line: u.Line, Col: u.Col},
+			"provider %s: api_key_env names %s, which is not set; its model calls go out without an API key", u.Provider, u.Env).
+			WithRemedy("export %s, or remove api_key_env for a provider that needs no key", u.Env))
+	}
+	return true
 }
 
-// decodeError positions an encoding/json error.
-func decodeError(data []byte, err error, fail func(off int64, format string, args ...any) error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
+// providersEvent tells Options.Events that providers.json was reloaded
+// (providers-reloaded) or that a bad edit was kept out (providers-kept).
+func (h *Host) providersEvent(kind string, start time.Time) {
+	if h.opts.Events != nil {
+		h.opts.Events(Event{Kind: kind, Elapsed: time.Since(start)})
+	}
+}
+
+func (h *Host) noteProvidersInvalid(path string, err error, reload bool) {
+	outcome := "no model provider is available"
+	if reload {
+		outcome = "the previous providers stay in use"
+	}
+	d := contrib.Diag(contrib.ProvidersInvalid, "", contrib.Pos{File: path}, "%v; %s", err, outcome)
+	var pe *ProvidersError
+	if errors.As(err, &pe) {
+		d.Pos.Line, d.Pos.Col = pe.Line, pe.Col
+		d.Message = pe.Msg + "; " + outcome
+	}
+	h.Note(d.WithRemedy("fix %s", filepath.Base(path)))
+	if reload {
+		h.providersEvent("providers-kept", time.Now())
+	}
+}
+
+// reloadProviders reads providers.json again after it changed (Watch): the
+// selected session and review models are looked up anew (their facts,
+// endpoint or key may have changed), so plugins' clients are rebuilt on
+// their next read (CC27). A bad edit keeps the previous providers.
+func (h *Host) reloadProviders(ctx context.Context) {
+	start := time.Now()
+	if !h.loadProviders(true) {
+		return
+	}
+	defer h.providersEvent("providers-reloaded", start)
+	h.models.mu.Lock()
+	sessionKey, reviewKey := h.models.sessionKey, h.models.reviewKey
+	h.models.mu.Unlock()
 	switch {
-	case errors.As(err, &se):
-		return fail(max(se.Offset-1, 0), "invalid JSON: %v", se)
-	case errors.As(err, &te):
-		at := walkJSON(data)
-		return fail(at.before(te.Offset), "%s must be %s, not a JSON %s", fieldName(te.Field), te.Type, te.Value)
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return fail(int64(len(data)), "the file is empty or ends too early")
-	}
-	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name := strings.Trim(key, `"`)
-		return fail(walkJSON(data).key(name), "unknown key %q", name)
-	}
-	return fail(0, "%v", err)
-}
-
-func fieldName(f string) string {
-	if f == "" {
-		return "the file"
-	}
-	return f
-}
-
-// lineCol converts a byte offset into a 1-based line and column.
-func lineCol(data []byte, off int64) (int, int) {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	return line, int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-}
-
-// jsonPlaces records where each value and key of a JSON document starts.
-type jsonPlaces struct {
-	values map[string]int64 // path → offset, e.g. providers[0].name
-	keys   []jsonKey        // in document order
-}
-
-type jsonKey struct {
-	name string
-	off  int64
-}
-
-func (p *jsonPlaces) offset(path string) int64 {
-	for path != "" {
-		if off, ok := p.values[path]; ok {
-			return off
+	case sessionKey != "":
+		if err := h.SelectModel(sessionKey); err != nil {
+			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: filepath.Join(h.opts.Home, ProvidersFile)},
+				"the session model is no longer usable: %v", err))
 		}
-		i := strings.LastIndexAny(path, ".[")
-		if i < 0 {
-			break
-		}
-		path = path[:i]
+	case h.models.session.Load() == nil:
+		h.selectConfigured() // providers.json was missing or invalid at start
 	}
-	return 0
-}
-
-func (p *jsonPlaces) key(name string) int64 {
-	for _, k := range p.keys {
-		if k.name == name {
-			return k.off
+	if reviewKey != "" {
+		if err := h.SelectReviewModel(reviewKey); err != nil {
+			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: filepath.Join(h.opts.Home, ProvidersFile)},
+				"the review model is no longer usable: %v", err))
 		}
 	}
-	return 0
-}
-
-// before returns the start of the innermost value that starts before off.
-func (p *jsonPlaces) before(off int64) int64 {
-	best := int64(0)
-	for _, o := range p.values {
-		if o < off && o > best {
-			best = o
-		}
-	}
-	return best
-}
-
-// walkJSON maps a syntactically valid document's paths to offsets.
-func walkJSON(data []byte) *jsonPlaces {
-	p := &jsonPlaces{values: map[string]int64{}}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	next := func() int64 {
-		off := dec.InputOffset()
-		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
-			off++
-		}
-		return off
-	}
-	var value func(path string) bool
-	value = func(path string) bool {
-		off := next()
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		p.values[path] = off
-		switch tok {
-		case json.Delim('{'):
-			for dec.More() {
-				koff := next()
-				k, err := dec.Token()
-				if err != nil {
-					return false
-				}
-				name, _ := k.(string)
-				p.keys = append(p.keys, jsonKey{name, koff})
-				child := name
-				if path != "" {
-					child = path + "." + name
-				}
-				if !value(child) {
-					return false
-				}
-			}
-			_, err = dec.Token()
-		case json.Delim('['):
-			for i := 0; dec.More(); i++ {
-				if !value(fmt.Sprintf("%s[%d]", path, i)) {
-					return false
-				}
-			}
-			_, err = dec.Token()
-		}
-		return err == nil
-	}
-	value("")
-	return p
+	h.models.sessionEpoch.Add(1)
+	h.models.reviewEpoch.Add(1)
+	h.reconnect(ctx)
 }

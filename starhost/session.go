@@ -3,7 +3,6 @@ package starhost
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // ModelFacts are one model's facts as plugins see them on ctx.session and
@@ -24,8 +24,8 @@ type ReviewFacts = builtins.ReviewFacts
 // The host's thinking sentinels (CC21). Every other thinking value is one
 // of the model's listed effort tokens.
 const (
-	ThinkingDefault = "default"
-	ThinkingOff     = "off"
+	ThinkingDefault = models.ThinkingDefault
+	ThinkingOff     = models.ThinkingOff
 )
 
 // sessionState is the live session the host publishes to plugins, and the
@@ -38,6 +38,8 @@ type sessionState struct {
 	// plugins' cached clients of an older epoch are discarded (CC27).
 	sessionEpoch, reviewEpoch atomic.Uint64
 	providers                 atomic.Pointer[Providers]
+	adapters                  *models.Adapters // built-in and Options.Adapters, by protocol
+	providersData             []byte           // providers.json as last used (guarded by mu)
 	started                   atomic.Bool
 	closing                   atomic.Bool
 	secrets                   atomic.Pointer[[]string] // API keys to redact
@@ -48,6 +50,17 @@ type sessionState struct {
 	saved        map[string]modelSettings
 	factoryOwner map[string]string // protocol → plugin@generation last built with
 	factoryNotes sync.Map          // ClientFactoryTaken notes already given
+}
+
+// initAdapters registers the built-in adapters and the embedder's.
+func (h *Host) initAdapters() error {
+	h.models.adapters = models.Builtin()
+	for _, ad := range h.opts.Adapters {
+		if err := h.models.adapters.Register(ad); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // modelSettings are the tokens saved for one model (CC22: the review model's
@@ -141,39 +154,33 @@ func (h *Host) Providers() *Providers {
 }
 
 // startSession reads providers.json and publishes the session and review
-// selected by config.toml (model, review_model, thinking), before any
-// plugin attaches, unless the embedder already published a session with
-// SetSession. Problems are notes.
+// selected by config.toml (model, review_model, thinking, service_tier,
+// speed), before any plugin attaches, unless the embedder already
+// published a session with SetSession. Problems are notes.
 func (h *Host) startSession() {
-	path := filepath.Join(h.opts.Home, ProvidersFile)
-	ps, err := LoadProviders(path)
-	if err != nil {
-		pe, _ := err.(*ProvidersError)
-		d := contrib.Diag(contrib.ProvidersInvalid, "", contrib.Pos{File: path}, "%v; no model provider is available", err)
-		if pe != nil {
-			d.Pos.Line, d.Pos.Col = pe.Line, pe.Col
-			d.Message = pe.Msg + "; no model provider is available"
-		}
-		h.Note(d.WithRemedy("fix %s", filepath.Base(path)))
-		ps = &Providers{}
-	}
-	h.models.providers.Store(ps)
-	var keys []string
-	for _, p := range ps.Providers {
-		if k := apiKey(&p); len(k) >= 4 {
-			keys = append(keys, k)
-		}
-	}
-	h.models.secrets.Store(&keys)
-	cfg := h.Config()
+	h.loadProviders(false)
 	if h.models.session.Load() != nil {
 		return // the embedder published its own session before Start
 	}
+	h.selectConfigured()
+}
+
+// selectConfigured selects the session and review models config.toml
+// names, with the session model's thinking, tier and speed.
+func (h *Host) selectConfigured() {
+	cfg := h.Config()
 	if cfg.Model != "" {
 		if err := h.SelectModel(cfg.Model); err != nil {
 			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config model: %v", err))
-		} else if err := h.SetThinking(cfg.Thinking); err != nil {
-			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config thinking: %v; using default", err))
+		} else {
+			for _, s := range []struct {
+				key, token string
+				set        func(string) error
+			}{{"thinking", cfg.Thinking, h.SetThinking}, {"service_tier", cfg.ServiceTier, h.SetServiceTier}, {"speed", cfg.Speed, h.SetSpeed}} {
+				if err := s.set(s.token); err != nil {
+					h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config %s: %v; using the default", s.key, err))
+				}
+			}
 		}
 	}
 	if cfg.ReviewModel != "" {

@@ -11,7 +11,8 @@ import (
 // Watch hot-reloads until ctx ends: plugin roots (a save reloads that plugin
 // within milliseconds; a compile error keeps the running generation), both
 // config.toml layers (enable, disable, status line), the trust file (a grant
-// made in another terminal activates the plugin) and the skills
+// made in another terminal activates the plugin), providers.json (a bad
+// edit keeps the previous providers) and the skills
 // directories (attach runs again, CC3). Start must have been called.
 func (h *Host) Watch(ctx context.Context) error { return h.WatchReady(ctx, nil) }
 
@@ -24,9 +25,10 @@ func (h *Host) WatchReady(ctx context.Context, ready func()) error {
 	}
 	return h.manager.Watch(ctx, lifecycle.WatchOptions{
 		Files: map[string]func(context.Context){
-			h.configPath(false): configChanged,
-			h.configPath(true):  configChanged,
-			h.TrustFile():       h.manager.Reevaluate,
+			h.configPath(false):                       configChanged,
+			h.configPath(true):                        configChanged,
+			h.TrustFile():                             h.manager.Reevaluate,
+			filepath.Join(h.opts.Home, ProvidersFile): h.reloadProviders,
 		},
 		Dirs: map[string]func(context.Context){
 			filepath.Join(h.opts.Workspace, ".crystal", "skills"): h.manager.Reattach,

@@ -188,6 +188,8 @@ func (c *console) event(ev starhost.Event) {
 		if ev.State == starhost.StateStopped { // switched off (MC5), not a retired generation
 			c.printf("stopped %s", ev.Plugin)
 		}
+	case "providers-reloaded", "providers-kept":
+		c.printf("%s", providersEventText(ev))
 	}
 	serving := ev.Kind == "activated" || ev.Kind == "reloaded" || ev.Kind == "unchanged"
 	c.failMu.Lock()

@@ -9,13 +9,15 @@ import (
 )
 
 // The dev console's session verbs change the live session and review views
-// plugins read (CC20): /model, /thinking, /tier, /speed and /approval. They
-// last for the console session; config.toml is not rewritten.
+// plugins read (CC20): /model, /thinking, /tier, /speed and /approval.
+// /model, /thinking, /tier, /speed and /approval model are also saved to
+// config.toml (atomically, Host.SaveSession), as the operator expects of
+// a setting; /approval thinking lasts for the console session.
 func init() {
-	consoleCommands["model"] = func(c *console, rest string) { c.setting(rest, c.h.SelectModel) }
-	consoleCommands["thinking"] = func(c *console, rest string) { c.setting(rest, c.h.SetThinking) }
-	consoleCommands["tier"] = func(c *console, rest string) { c.setting(rest, unset(c.h.SetServiceTier)) }
-	consoleCommands["speed"] = func(c *console, rest string) { c.setting(rest, unset(c.h.SetSpeed)) }
+	consoleCommands["model"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.SelectModel)) }
+	consoleCommands["thinking"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.SetThinking)) }
+	consoleCommands["tier"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.SetServiceTier))) }
+	consoleCommands["speed"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.SetSpeed))) }
 	consoleCommands["approval"] = (*console).approval
 	consoleCommands["classify"] = (*console).classify
 }
@@ -27,6 +29,20 @@ func unset(set func(string) error) func(string) error {
 			s = ""
 		}
 		return set(s)
+	}
+}
+
+// saved makes a change persist: once set succeeds, the session is saved
+// to config.toml.
+func saved(c *console, set func(string) error) func(string) error {
+	return func(s string) error {
+		if err := set(s); err != nil {
+			return err
+		}
+		if err := c.h.SaveSession(); err != nil {
+			return fmt.Errorf("the change applies now but was not saved: %v", err)
+		}
+		return nil
 	}
 }
 
@@ -69,7 +85,7 @@ func (c *console) approval(rest string) {
 		c.printf("approval: %s", orDash(c.h.Facts().ApprovalMode))
 		c.showSession()
 	case "model":
-		c.setting(arg, c.h.SelectReviewModel)
+		c.setting(arg, saved(c, c.h.SelectReviewModel))
 	case "thinking":
 		c.setting(arg, c.h.SetReviewThinking)
 	default:
@@ -93,4 +109,12 @@ func (c *console) classify(rest string) {
 		return
 	}
 	c.printf("%s: %s", tool, res)
+}
+
+// providersEventText is the console line of a providers.json reload.
+func providersEventText(ev starhost.Event) string {
+	if ev.Kind == "providers-kept" {
+		return "kept providers.json: the edit has errors; the previous providers still serve"
+	}
+	return fmt.Sprintf("reloaded providers.json in %s", round(ev.Elapsed))
 }

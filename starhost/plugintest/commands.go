@@ -17,7 +17,7 @@ import (
 // testscript.Params.Cmds; `crystal-star test` and the project's own
 // scenarios both use them (docs/testing.md):
 //
-//	fakemodel [--replies FILE] [FILE...]  a local model server (FakeModel)
+//	fakemodel [PROTOCOL] [--replies FILE] [FILE...]  a local model server (FakeModel)
 //	json FILE PATH REGEXP                 assert on JSON (LookupJSON); FILE may be stdout or stderr
 //	waitmatch FILE REGEX                  wait until a line of FILE matches (a background dev --log)
 //	exitcode N PROG [ARGS...]             run PROG and require exit status N
@@ -78,38 +78,45 @@ func cmdWaitmatch(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdFakeModel runs `fakemodel [--replies FILE] [FILE...]`: it starts a
-// FakeModel for the rest of the scenario and sets $MODEL_URL to its base
-// URL. Each request is appended to model-requests.log (in the current
-// directory) as one line: METHOD PATH auth="..." BODY. With --replies, the
-// server answers with the replies of FILE in order (separated by lines
-// "---"), else it echoes. Given FILEs (a providers.json of the scenario's
-// own), it replaces the text MODEL_URL in each; without, it writes
-// $CRYSTAL_HOME/providers.json and sets model = "fake/fake" in
-// $CRYSTAL_HOME/config.toml.
+// cmdFakeModel runs `fakemodel [PROTOCOL] [--replies FILE] [FILE...]`: it
+// starts a FakeModel (all six built-in wire formats) for the rest of the
+// scenario, sets $MODEL_URL to its base URL and $MODEL_ENDPOINT to the
+// endpoint of PROTOCOL (default openai), and appends every request it gets
+// to model-requests.log. With --replies, the replies in FILE (separated by
+// lines holding only ---) answer the requests in order. Each FILE (a
+// providers.json) has the texts MODEL_ENDPOINT and MODEL_URL replaced; with
+// no FILE, it writes $CRYSTAL_HOME/providers.json and selects its model
+// (FakeModel.WriteConfig).
 func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: fakemodel [PROTOCOL] [--replies FILE] [FILE...]"
 	if neg {
-		ts.Fatalf("usage: fakemodel [--replies FILE] [FILE...]")
+		ts.Fatalf(usage)
 	}
-	var replies []string
+	m := NewFakeModel()
+	ts.Defer(m.Close)
+	protocol := "openai"
+	if len(args) > 0 && m.Endpoint(args[0]) != "" {
+		protocol, args = args[0], args[1:]
+	}
 	if len(args) > 0 && strings.TrimLeft(args[0], "-") == "replies" {
 		if len(args) < 2 {
-			ts.Fatalf("usage: fakemodel [--replies FILE] [FILE...]")
+			ts.Fatalf(usage)
 		}
-		replies = ParseReplies(ts.ReadFile(args[1]))
+		replies := ParseReplies(ts.ReadFile(args[1]))
 		if len(replies) == 0 {
 			ts.Fatalf("fakemodel: %s holds no reply", args[1])
 		}
+		m.srv.Script(replies...)
 		args = args[2:]
 	}
-	m := NewFakeModel(replies...)
 	m.LogTo(ts.MkAbs("model-requests.log"))
-	ts.Defer(m.Close)
 	ts.Setenv("MODEL_URL", m.URL)
+	ts.Setenv("MODEL_ENDPOINT", m.Endpoint(protocol))
 	for _, name := range args {
 		data, err := os.ReadFile(ts.MkAbs(name))
 		ts.Check(err)
-		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(strings.ReplaceAll(string(data), "MODEL_URL", m.URL)), 0o644))
+		text := strings.ReplaceAll(string(data), "MODEL_ENDPOINT", m.Endpoint(protocol))
+		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(strings.ReplaceAll(text, "MODEL_URL", m.URL)), 0o644))
 	}
 	if len(args) == 0 {
 		home := ts.Getenv("CRYSTAL_HOME")

@@ -69,7 +69,7 @@ func TestFakeModelScriptedReplies(t *testing.T) {
 			t.Fatalf("got %d %s, want %s", code, body, want)
 		}
 	}
-	if code, body := chat(t, m.URL, "fake", "hi"); code != 500 || !strings.Contains(body, "request 3 has no scripted reply left (2 given)") {
+	if code, body := chat(t, m.URL, "fake", "hi"); code != 500 || !strings.Contains(body, "no scripted reply left (2 given)") {
 		t.Fatalf("third request: %d %s", code, body)
 	}
 	if n := len(m.Requests()); n != 3 {

@@ -1,0 +1,301 @@
+// Package modelfake is a local model server that speaks the wire formats
+// of all six built-in protocols at once, for tests of adapters, plugins
+// and the CLI. It answers every model with an echo of what it understood
+// — the same line in every protocol — and a few model names with the
+// failures a real provider produces, each in that protocol's error shape.
+//
+// Routes (the provider's endpoint in providers.json is URL + the prefix):
+//
+//	openai     POST {URL}/v1/chat/completions                     endpoint {URL}/v1
+//	responses  POST {URL}/v1/responses                            endpoint {URL}/v1
+//	deepseek   POST {URL}/deepseek/chat/completions               endpoint {URL}/deepseek
+//	anthropic  POST {URL}/anthropic/v1/messages (SSE when stream) endpoint {URL}/anthropic
+//	gemini     POST {URL}/gemini/v1beta/models/M:generateContent  endpoint {URL}/gemini
+//	ollama     POST {URL}/ollama/api/chat                         endpoint {URL}/ollama
+//
+// The echo is "echo MODEL effort=E tier=T max=N images=I msgs=M: TEXT":
+// E is the thinking the request carried in the protocol's own form (- for
+// none), T the service tier, N the max tokens, I the images of the last
+// message, M the messages (system included where the protocol puts it among
+// them), TEXT the last message's text.
+//
+// Models with special behaviour: "slow" answers only when the request is
+// cancelled (or after 30s); "fail" answers 401, "forbidden" 403,
+// "missing" 404, "busy" 429 with retry-after 0 every time, "busy-once" 429
+// once then the echo, "down" 503, "stream-error" an overloaded_error event
+// inside a started stream (anthropic; 503 elsewhere), "leaky" 500 with the request's key in the
+// message; "garbled" a 200 that is not the protocol's JSON; "refuse" the
+// protocol's refusal (ollama has none and echoes).
+package modelfake
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Request is one request the server received.
+type Request struct {
+	Protocol string
+	Method   string
+	Path     string // with the query
+	Header   http.Header
+	Body     []byte
+}
+
+// Auth returns the request's credential header as sent: Authorization,
+// x-api-key or x-goog-api-key, whichever is set.
+func (r Request) Auth() string {
+	for _, h := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"} {
+		if v := r.Header.Get(h); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Server is the fake provider. Its zero value is not usable; call Start.
+type Server struct {
+	*httptest.Server
+	// Key, when set, is the only API key accepted: any other answers 401.
+	Key      string
+	mu       sync.Mutex
+	requests []Request
+	seen     map[string]int // model → requests so far (busy-once)
+	extra    map[string]http.Handler
+	observe  func(Request)
+	script   []string // scripted replies, in order (Script)
+	answered int      // scripted replies used
+}
+
+// Script makes the server answer successful requests with replies, in
+// order, instead of the echo; once they are used up it answers 500 saying
+// so (a test that makes more model calls than it scripted fails loudly).
+// The failing models keep failing. Safe for concurrent use.
+func (s *Server) Script(replies ...string) {
+	s.mu.Lock()
+	s.script, s.answered = replies, 0
+	s.mu.Unlock()
+}
+
+// OnRequest makes f see every request before it is answered (the
+// testscript command logs them); nil stops it. Safe for concurrent use.
+func (s *Server) OnRequest(f func(Request)) {
+	s.mu.Lock()
+	s.observe = f
+	s.mu.Unlock()
+}
+
+// prefixes are where each protocol's endpoint lives on the server.
+var prefixes = map[string]string{"openai": "/v1", "responses": "/v1", "deepseek": "/deepseek",
+	"anthropic": "/anthropic", "gemini": "/gemini", "ollama": "/ollama"}
+
+// Endpoint returns the providers.json endpoint of protocol on this server
+// ("" for a protocol it does not speak).
+func (s *Server) Endpoint(protocol string) string {
+	p, ok := prefixes[protocol]
+	if !ok {
+		return ""
+	}
+	return s.URL + p
+}
+
+// Handle serves paths under prefix with h instead (a toy protocol of a
+// plugin's client factory, say). Safe for concurrent use.
+func (s *Server) Handle(prefix string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.extra[prefix] = h
+}
+
+// Start starts a server on a local port; Close stops it.
+func Start() *Server {
+	s := &Server{seen: map[string]int{}, extra: map[string]http.Handler{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Requests returns the requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Last returns the last request received (zero before any).
+func (s *Server) Last() Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		return Request{}
+	}
+	return s.requests[len(s.requests)-1]
+}
+
+// route finds the protocol of a path.
+func route(path string) (wire, bool) {
+	switch {
+	case strings.HasPrefix(path, "/deepseek/") && strings.HasSuffix(path, "/chat/completions"):
+		return deepseekWire{}, true
+	case strings.HasSuffix(path, "/chat/completions"):
+		return openaiWire{}, true
+	case strings.HasSuffix(path, "/responses"):
+		return responsesWire{}, true
+	case strings.HasSuffix(path, "/v1/messages"):
+		return anthropicWire{}, true
+	case strings.HasSuffix(path, ":generateContent"):
+		return geminiWire{}, true
+	case strings.HasSuffix(path, "/api/chat"):
+		return ollamaWire{}, true
+	}
+	return nil, false
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	wr, ok := route(r.URL.Path)
+	req := Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body}
+	if ok {
+		req.Protocol = wr.name()
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	observe := s.observe
+	s.mu.Unlock()
+	if observe != nil {
+		observe(req)
+	}
+	if h := s.handler(r.URL.Path); h != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+		return
+	}
+	if !ok || r.Method != http.MethodPost {
+		http.NotFound(w, r)
+		return
+	}
+	c, err := wr.parse(r, body)
+	if err != nil {
+		wr.fail(w, http.StatusBadRequest, "bad request: "+err.Error())
+		return
+	}
+	if problem := wr.authProblem(r, s.Key); problem != "" {
+		wr.fail(w, http.StatusUnauthorized, problem)
+		return
+	}
+	s.answer(w, r, wr, c, req)
+}
+
+// handler returns the extra handler of path, if any.
+func (s *Server) handler(path string) http.Handler {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for prefix, h := range s.extra {
+		if strings.HasPrefix(path, prefix) {
+			return h
+		}
+	}
+	return nil
+}
+
+// answer replies for the model c names: a failure or the echo.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call, req Request) {
+	s.mu.Lock()
+	s.seen[c.model]++
+	n := s.seen[c.model]
+	s.mu.Unlock()
+	if f, ok := failures[c.model]; ok && !(c.model == "stream-error" && c.stream) {
+		wr.fail(w, f.status, f.msg)
+		return
+	}
+	switch c.model {
+	case "slow":
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+		return
+	case "busy", "busy-once":
+		if c.model == "busy" || n == 1 {
+			w.Header().Set("Retry-After", "0")
+			wr.fail(w, http.StatusTooManyRequests, "slow down")
+			return
+		}
+	case "leaky":
+		wr.fail(w, http.StatusInternalServerError, "server saw "+strings.ReplaceAll(req.Auth(), `"`, ""))
+		return
+	case "garbled":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"this is": not json`)
+		return
+	}
+	text := fmt.Sprintf("echo %s effort=%s tier=%s max=%d images=%d msgs=%d: %s", c.model, dash(c.effort),
+		dash(c.tier), c.max, c.images, c.msgs, c.text)
+	s.mu.Lock()
+	scripted, left := len(s.script) > 0, s.answered < len(s.script)
+	if left {
+		text = s.script[s.answered]
+		s.answered++
+	}
+	given := len(s.script)
+	s.mu.Unlock()
+	if scripted && !left {
+		wr.fail(w, http.StatusInternalServerError, fmt.Sprintf("fakemodel: no scripted reply left (%d given)", given))
+		return
+	}
+	wr.reply(w, c, text, c.model == "refuse")
+}
+
+// failures are the models that always fail, with their HTTP status and
+// the provider's message (the same in every protocol's error shape).
+var failures = map[string]struct {
+	status int
+	msg    string
+}{
+	"fail":      {http.StatusUnauthorized, "invalid api key"},
+	"forbidden": {http.StatusForbidden, "this key may not use the model"},
+	"missing":   {http.StatusNotFound, "model missing does not exist"},
+	"down":      {http.StatusServiceUnavailable, "overloaded"},
+	// stream-error fails inside a started stream where the protocol
+	// streams (anthropic), else as down.
+	"stream-error": {http.StatusServiceUnavailable, "overloaded"},
+}
+
+// call is what the server understood of a request, in every protocol.
+type call struct {
+	model, text, effort, tier string
+	max, images, msgs         int
+	stream                    bool
+}
+
+// wire is one protocol's request and answer shapes.
+type wire interface {
+	name() string
+	parse(r *http.Request, body []byte) (call, error)
+	authProblem(r *http.Request, key string) string
+	fail(w http.ResponseWriter, status int, msg string)
+	reply(w http.ResponseWriter, c call, text string, refuse bool)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// bearerProblem checks Authorization: Bearer KEY.
+func bearerProblem(r *http.Request, key string) string {
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		return "invalid api key"
+	}
+	return ""
+}
+
+// words counts tokens the way the fake bills them.
+func words(s string) int { return len(strings.Fields(s)) }
