@@ -80,6 +80,12 @@ const (
 	// Hot reload.
 	WatchFailed Code = "WatchFailed"
 
+	// Isolation and resource limits (issue 11, docs/isolation.md).
+	ResourceExhausted Code = "ResourceExhausted"
+	CallbackTimeout   Code = "CallbackTimeout"
+	WorkerFailed      Code = "WorkerFailed"
+	IsolationWeakened Code = "IsolationWeakened"
+
 	// Status fields (CC15).
 	StatusFieldRejected Code = "StatusFieldRejected"
 	StatusFieldUnknown  Code = "StatusFieldUnknown"
@@ -165,6 +171,10 @@ var Catalogue = []CodeInfo{
 	{PlaceholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
 	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
 	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
+	{ResourceExhausted, SeverityError, "A plugin exceeded memory_limit; its worker was killed (process mode) or its run cancelled, and the plugin is faulted.", "Do less work per call, or raise memory_limit in config.toml."},
+	{CallbackTimeout, SeverityError, "A plugin callback ran longer than callback_timeout; its worker was killed and the plugin is faulted.", "Make the callback finish sooner, or raise callback_timeout in config.toml."},
+	{WorkerFailed, SeverityError, "A plugin's worker process crashed, could not start, or wrote garbage to its channel; it was killed and the plugin is faulted.", "Read the cause in the message; reload or enable the plugin to start a fresh worker."},
+	{IsolationWeakened, SeverityWarning, "A workspace config.toml tried to weaken isolation (process to in_process); the stricter setting stays.", "Set isolation in {home}/config.toml, or remove the workspace key."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},

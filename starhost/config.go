@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -30,6 +31,14 @@ type Config struct {
 	ReviewModel   string `toml:"review_model"`
 	Thinking      string `toml:"thinking"`
 	Skills        bool   `toml:"skills"`
+	// Isolation is "in_process", "process", or "" when no layer set it
+	// (Options.Isolation then decides); PluginIsolation holds the
+	// [plugins."id"] isolation overrides (isolation_config.go).
+	Isolation       string            `toml:"isolation"`
+	PluginIsolation map[string]string `toml:"-"`
+
+	memoryLimit     int64         // memory_limit in bytes; 0 when unset
+	callbackTimeout time.Duration // callback_timeout; 0 when unset
 }
 
 // layer is one config file as read, with the keys it set.
@@ -37,13 +46,14 @@ type layer struct {
 	path string
 	md   toml.MetaData
 	cfg  Config
+	file fileLayer
 }
 
 // loadConfig reads the two layers. A missing file is empty; an unreadable
 // one is a note and is skipped (never rewritten).
 func loadConfig(home, workspace string, note func(contrib.Diagnostic)) Config {
 	cfg := Config{Plugins: true, Skills: true, Thinking: "default"}
-	for _, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
+	for i, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
 		l, err := readLayer(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -60,6 +70,7 @@ func loadConfig(home, workspace string, note func(contrib.Diagnostic)) Config {
 			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
 		}
 		merge(&cfg, l)
+		mergeIsolation(&cfg, l, i == 1, note)
 	}
 	return cfg
 }
@@ -70,7 +81,9 @@ func readLayer(path string) (*layer, error) {
 		return nil, err
 	}
 	l := &layer{path: path}
-	l.md, err = toml.Decode(string(data), &l.cfg)
+	l.md, err = toml.Decode(string(data), &l.file)
+	l.cfg = l.file.Config
+	l.cfg.Plugins = l.file.Plugins.On
 	return l, err
 }
 

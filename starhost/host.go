@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/statusline"
@@ -104,6 +103,19 @@ type Options struct {
 
 	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
 	Steps uint64
+	// Isolation is where plugin code runs: IsolationInProcess (the default,
+	// "" too) or IsolationProcess, a worker subprocess per plugin
+	// (docs/isolation.md). Process here is a floor no config.toml weakens;
+	// otherwise config.toml's isolation keys decide, and a workspace config
+	// may only make them stricter.
+	Isolation string
+	// MemoryLimit is each worker's memory limit in bytes in process mode
+	// (DefaultWorkerMemoryLimit); config.toml's memory_limit overrides it.
+	MemoryLimit int64
+	// CallbackTimeout is the wall-clock limit of one callback in process
+	// mode (DefaultCallbackTimeout); config.toml's callback_timeout
+	// overrides it.
+	CallbackTimeout time.Duration
 	// CleanupTimeout bounds the drain of a deactivated generation
 	// (lifecycle.DefaultCleanupTimeout).
 	CleanupTimeout time.Duration
@@ -147,6 +159,7 @@ type Host struct {
 	attached atomic.Bool                 // the first attach has begun: ctx.env is filled
 	models   sessionState                // session and review views, model clients (session.go)
 	points   pointsState                 // per-thread state captured from the points (points.go)
+	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
 
 	closeOnce sync.Once
 }
@@ -246,7 +259,9 @@ func (h *Host) activator() contrib.Activator {
 	if testActivator != nil {
 		return testActivator()
 	}
-	return builtins.NewActivator(builtins.Options{Steps: h.opts.Steps})
+	h.router = &isolationRouter{local: h.localActivator(), remote: h.processActivator(), mode: h.Isolation,
+		chosen: map[string]contrib.Activator{}}
+	return h.router
 }
 
 // build reads the configuration and prepares the registry and the
@@ -330,6 +345,9 @@ func (h *Host) Close(ctx context.Context) error {
 		h.models.closing.Store(true) // no reconnecting while plugins stop
 		if h.manager != nil {
 			h.manager.Close(ctx)
+		}
+		if h.router != nil {
+			h.router.remote.Close() // workers compiled but never activated
 		}
 	})
 	return nil

@@ -11,9 +11,12 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
 func TestMain(m *testing.M) {
+	starhost.ServeWorkerIfChild() // scenarios in process isolation re-execute this binary as the worker
 	testscript.Main(m, map[string]func(){
 		"crystal-star": func() { os.Exit(Main()) },
 	})

@@ -1,0 +1,136 @@
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// EnvWorker is the environment variable that turns a re-executed host binary
+// into a worker: its value is the protocol version. EnvMemoryLimit carries
+// the worker's memory limit in bytes.
+const (
+	EnvWorker      = "CRYSTAL_STAR_WORKER"
+	EnvMemoryLimit = "CRYSTAL_STAR_WORKER_MEMORY"
+	Version        = "1"
+)
+
+// The methods the host calls on the worker.
+const (
+	MethodCompile     = "compile"     // Bundle → Activated (Compile errors only)
+	MethodActivate    = "activate"    // Bundle (or none after compile) → Activated
+	MethodAttach      = "attach"      // Attach → Outcome
+	MethodTool        = "tool"        // Invoke → contrib.Result
+	MethodCommand     = "command"     // Invoke → Outcome
+	MethodPlaceholder = "placeholder" // Invoke → Outcome
+	MethodPing        = "ping"        // nothing → nothing (measurements)
+)
+
+// The methods the worker calls on the host (host services, called back).
+const (
+	MethodSession    = "session"     // → *SessionReply
+	MethodEnv        = "env"         // → json.RawMessage of the environment (nil before attach)
+	MethodDataDirs   = "data_dirs"   // → DataDirs
+	MethodStatusSink = "status_sink" // → bool: the generation has a sink
+)
+
+// The notifications the worker sends the host.
+const (
+	NotifyNote         = "note"         // contrib.Diagnostic
+	NotifyFault        = "fault"        // contrib.Diagnostic: owned work must fault the plugin
+	NotifyStatusSet    = "status_set"   // StatusUpdate
+	NotifyStatusClear  = "status_clear" // StatusUpdate
+	NotifyStatusRetire = "status_retire"
+)
+
+// Bundle is one activation request as it crosses the channel: the snapshot's
+// files and everything of contrib.ActivationRequest that is data.
+type Bundle struct {
+	Plugin       string            `json:"plugin"`
+	DisplayName  string            `json:"display_name"`
+	Generation   string            `json:"generation"`
+	Source       contrib.Source    `json:"source"`
+	Files        map[string][]byte `json:"files"`
+	Entry        string            `json:"entry"`
+	SourceRoot   string            `json:"source_root"`
+	Directory    string            `json:"directory"`
+	Capabilities []string          `json:"capabilities,omitempty"`
+	Exports      []string          `json:"exports,omitempty"`
+	Rules        contrib.Rules     `json:"rules"`
+	Steps        uint64            `json:"steps,omitempty"`
+	Facts        contrib.Facts     `json:"facts"`
+}
+
+// Activated answers compile and activate: either the generation's
+// contributions or the activation's failure.
+type Activated struct {
+	Failed       bool                  `json:"failed,omitempty"`
+	Compile      bool                  `json:"compile,omitempty"` // with Failed: a compile failure (AT3)
+	Diagnostics  []contrib.Diagnostic  `json:"diagnostics,omitempty"`
+	Tools        []Tool                `json:"tools,omitempty"`
+	Commands     []Command             `json:"commands,omitempty"`
+	Placeholders []Placeholder         `json:"placeholders,omitempty"`
+	StatusFields []contrib.StatusField `json:"status_fields,omitempty"`
+}
+
+// Tool is a staged tool without its implementation.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Catalogs    contrib.Catalog `json:"catalogs"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	ReadOnly    bool            `json:"read_only,omitempty"`
+	Pos         contrib.Pos     `json:"pos"`
+}
+
+// Command is a staged command without its implementation.
+type Command struct {
+	Name        string      `json:"name"`
+	Aliases     []string    `json:"aliases,omitempty"`
+	Description string      `json:"description,omitempty"`
+	Order       int         `json:"order,omitempty"`
+	Pos         contrib.Pos `json:"pos"`
+}
+
+// Placeholder is a staged placeholder without its implementation.
+type Placeholder struct {
+	Name string      `json:"name"`
+	Pos  contrib.Pos `json:"pos"`
+}
+
+// Invoke calls one contribution of the generation by its index in
+// Activated, with the host facts of this moment.
+type Invoke struct {
+	Index int                `json:"index"`
+	Args  json.RawMessage    `json:"args,omitempty"` // tools
+	Inv   contrib.Invocation `json:"inv,omitzero"`   // commands
+	Site  contrib.Site       `json:"site,omitempty"` // placeholders
+	Facts contrib.Facts      `json:"facts"`
+}
+
+// Attach runs one attach stage.
+type Attach struct {
+	Stage contrib.AttachStage `json:"stage"`
+	Facts contrib.Facts       `json:"facts"`
+}
+
+// Outcome is the answer of a command, a placeholder or an attach stage.
+type Outcome struct {
+	Text string              `json:"text,omitempty"`
+	OK   bool                `json:"ok,omitempty"` // produced text / the stage ran
+	Err  *contrib.Diagnostic `json:"err,omitempty"`
+}
+
+// DataDirs are a plugin's two data directories (CC29).
+type DataDirs struct {
+	Plugin    string `json:"plugin,omitempty"`
+	Directory string `json:"directory,omitempty"`
+	Global    string `json:"global,omitempty"`
+	Project   string `json:"project,omitempty"`
+}
+
+// StatusUpdate is one push to the generation's status sink (CC17).
+type StatusUpdate struct {
+	Name string `json:"name"`
+	Text string `json:"text,omitempty"`
+}

@@ -1,0 +1,228 @@
+package worker
+
+import (
+	"context"
+
+	"errors"
+
+	"io/fs"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/contrib/wire"
+)
+
+// Bridge answers one generation's callbacks from its worker with the host's
+// services (builtins/worker.HostSide). Close ends what the generation holds
+// in the host (its status sink).
+type Bridge interface {
+	Handle(ctx context.Context, method string, body []byte) (any, error)
+	Notify(method string, body []byte)
+	Close()
+}
+
+// DefaultWatchInterval is how often the watchdog reads a worker's resident
+// size.
+const DefaultWatchInterval = 100 * time.Millisecond
+
+// Options configure the process activator.
+type Options struct {
+	// Command returns the command that starts a worker; its environment
+	// is extended with the worker variables. nil re-executes this binary
+	// (os.Executable) with the host's environment.
+	Command func() (*exec.Cmd, error)
+	// Bridge returns the host side of one generation's services. Required.
+	Bridge func(req contrib.ActivationRequest) Bridge
+	// MemoryLimit is each worker's memory limit in bytes (0: none).
+	MemoryLimit int64
+	// CallbackTimeout bounds each call into a worker, the module's top level
+	// included (0: none).
+	CallbackTimeout time.Duration
+	// Steps is the Starlark step budget the worker applies (0: its default).
+	Steps uint64
+	// WatchInterval is the watchdog's period (DefaultWatchInterval).
+	WatchInterval time.Duration
+}
+
+// Activator runs each generation in its own worker process. It is safe for
+// concurrent use.
+type Activator struct {
+	opts Options
+
+	mu   sync.Mutex
+	kept map[string]keptWorker // by plugin: the worker of the last Compile
+}
+
+type keptWorker struct {
+	p      *process
+	bundle any
+}
+
+var _ contrib.Activator = (*Activator)(nil)
+
+// New returns a process activator.
+func New(opts Options) *Activator {
+	if opts.Command == nil {
+		opts.Command = selfCommand
+	}
+	return &Activator{opts: opts, kept: map[string]keptWorker{}}
+}
+
+// selfCommand re-executes this binary.
+func selfCommand() (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = os.Environ()
+	return cmd, nil
+}
+
+// Compile starts a worker, hands it the bundle and has it compile without
+// running anything (AT3). The worker is kept for the Activate that follows.
+func (a *Activator) Compile(req contrib.ActivationRequest) error {
+	b, err := bundle(req, a.opts.Steps)
+	if err != nil {
+		return a.failed(req, true, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle: " + err.Error()})
+	}
+	p, err := a.start(req)
+	if err != nil {
+		return a.failed(req, true, &Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
+	}
+	var out wire.Activated
+	if err := p.call(context.Background(), "compile", wire.MethodCompile, b, &out); err != nil {
+		p.close()
+		return a.failed(req, true, asFailure(err))
+	}
+	if out.Failed {
+		p.close()
+		return &contrib.ActivationError{Compile: true, Diagnostics: out.Diagnostics}
+	}
+	a.keep(req.Plugin, keptWorker{p: p, bundle: req.Bundle})
+	return nil
+}
+
+func (a *Activator) keep(plugin string, k keptWorker) {
+	a.mu.Lock()
+	old, had := a.kept[plugin]
+	if k.p == nil {
+		delete(a.kept, plugin)
+	} else {
+		a.kept[plugin] = k
+	}
+	a.mu.Unlock()
+	if had && old.p != k.p {
+		old.p.close()
+	}
+}
+
+// Activate executes the module in a worker: the one Compile prepared for
+// this snapshot, or a fresh one.
+func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
+	a.mu.Lock()
+	k, ok := a.kept[req.Plugin]
+	delete(a.kept, req.Plugin)
+	a.mu.Unlock()
+	b, err := bundle(req, a.opts.Steps)
+	if err != nil {
+		return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle: " + err.Error()})
+	}
+	p := k.p
+	if ok && k.bundle == any(req.Bundle) {
+		b.Files = nil // the worker has them from Compile
+	} else {
+		if ok {
+			k.p.close()
+		}
+		if p, err = a.start(req); err != nil {
+			return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
+		}
+	}
+	br := a.opts.Bridge(req)
+	p.adopt(br, nil)
+	var out wire.Activated
+	if err := p.call(ctx, "module", wire.MethodActivate, b, &out); err != nil {
+		p.close()
+		return nil, a.failed(req, false, asFailure(err))
+	}
+	if out.Failed {
+		p.close()
+		return nil, &contrib.ActivationError{Compile: out.Compile, Diagnostics: out.Diagnostics}
+	}
+	p.adopt(br, req.Fault)
+	return newInstance(p, req, out), nil
+}
+
+// failed is the activation error of a worker that failed.
+func (a *Activator) failed(req contrib.ActivationRequest, compile bool, f *Failure) error {
+	return &contrib.ActivationError{Compile: compile, Diagnostics: []contrib.Diagnostic{
+		contrib.Diag(f.Code, req.Plugin, contrib.Pos{}, "%s", f.Message)}}
+}
+
+// asFailure turns a call's error into a Failure (a cancelled activation, a
+// refused request).
+func asFailure(err error) *Failure {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return &Failure{Code: contrib.WorkerFailed, Message: err.Error()}
+}
+
+// bundle is req as it crosses the channel.
+func bundle(req contrib.ActivationRequest, steps uint64) (wire.Bundle, error) {
+	b := wire.Bundle{Plugin: req.Plugin, DisplayName: req.DisplayName, Generation: req.Generation, Source: req.Source,
+		Entry: req.Entry, SourceRoot: req.SourceRoot, Directory: req.Directory, Capabilities: req.Capabilities,
+		Exports: req.Exports, Rules: req.Rules, Steps: steps}
+	if req.Services != nil {
+		b.Facts = req.Services.Facts()
+	}
+	files, err := snapshotFiles(req.Bundle)
+	b.Files = files
+	return b, err
+}
+
+// snapshotFiles reads every file of the snapshot.
+func snapshotFiles(fsys fs.FS) (map[string][]byte, error) {
+	if f, ok := fsys.(interface{ Files() map[string][]byte }); ok {
+		return f.Files(), nil
+	}
+	files := map[string][]byte{}
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, path)
+		files[path] = data
+		return err
+	})
+	return files, err
+}
+
+// diagError is a callback's failure as the lifecycle and starhost read it.
+type diagError struct{ d contrib.Diagnostic }
+
+func (e *diagError) Error() string                  { return e.d.String() }
+func (e *diagError) Diagnostic() contrib.Diagnostic { return e.d }
+
+// failureError turns a call's error into a diagnostic error of plugin.
+func failureError(plugin string, err error) error {
+	f := asFailure(err)
+	return &diagError{contrib.Diag(f.Code, plugin, contrib.Pos{}, "%s", f.Message)}
+}
+
+// Close ends the workers that compiled a bundle but were never activated.
+// Instances own their workers and end them on their own Close.
+func (a *Activator) Close() {
+	a.mu.Lock()
+	kept := a.kept
+	a.kept = map[string]keptWorker{}
+	a.mu.Unlock()
+	for _, k := range kept {
+		k.p.close()
+	}
+}
