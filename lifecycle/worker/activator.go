@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"reflect"
 	"sync"
 	"time"
 
@@ -132,7 +133,7 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 		return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle: " + err.Error()})
 	}
 	p := k.p
-	if ok && k.bundle == any(req.Bundle) {
+	if ok && sameSnapshot(k.bundle, req.Bundle) {
 		b.Files = nil // the worker has them from Compile
 	} else {
 		if ok {
@@ -225,4 +226,11 @@ func (a *Activator) Close() {
 	for _, k := range kept {
 		k.p.close()
 	}
+}
+
+// sameSnapshot reports whether two bundles are the same snapshot value
+// (by identity for the lifecycle's *Bundle; never for an uncomparable FS).
+func sameSnapshot(a, b any) bool {
+	ta := reflect.TypeOf(a)
+	return ta != nil && ta == reflect.TypeOf(b) && ta.Comparable() && a == b
 }
