@@ -81,10 +81,11 @@ const (
 	WatchFailed Code = "WatchFailed"
 
 	// Isolation and resource limits (issue 11, docs/isolation.md).
-	ResourceExhausted Code = "ResourceExhausted"
-	CallbackTimeout   Code = "CallbackTimeout"
-	WorkerFailed      Code = "WorkerFailed"
-	IsolationWeakened Code = "IsolationWeakened"
+	ResourceExhausted    Code = "ResourceExhausted"
+	CallbackTimeout      Code = "CallbackTimeout"
+	WorkerFailed         Code = "WorkerFailed"
+	IsolationWeakened    Code = "IsolationWeakened"
+	IsolationUnsupported Code = "IsolationUnsupported"
 
 	// Status fields (CC15).
 	StatusFieldRejected Code = "StatusFieldRejected"
@@ -174,6 +175,7 @@ var Catalogue = []CodeInfo{
 	{ResourceExhausted, SeverityError, "A plugin exceeded memory_limit; its worker was killed (process mode) or its run cancelled, and the plugin is faulted.", "Do less work per call, or raise memory_limit in config.toml."},
 	{CallbackTimeout, SeverityError, "A plugin callback ran longer than callback_timeout; its worker was killed and the plugin is faulted.", "Make the callback finish sooner, or raise callback_timeout in config.toml."},
 	{WorkerFailed, SeverityError, "A plugin's worker process crashed, could not start, or wrote garbage to its channel; it was killed and the plugin is faulted.", "Read the cause in the message; reload or enable the plugin to start a fresh worker."},
+	{IsolationUnsupported, SeverityWarning, "The plugin uses something that does not cross into a worker process yet (client factories, ctx.models, exports, dependencies' services); in process isolation it is left out.", "Run the plugin in_process ([plugins.\"id\"] isolation = \"in_process\" in {home}/config.toml)."},
 	{IsolationWeakened, SeverityWarning, "A workspace config.toml tried to weaken isolation (process to in_process); the stricter setting stays.", "Set isolation in {home}/config.toml, or remove the workspace key."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},

@@ -140,6 +140,7 @@ var notStatic = map[contrib.Code]string{
 	contrib.CallbackTimeout:                 "a limit of the running host, not a finding about the files",
 	contrib.WorkerFailed:                    "a failure of a worker process, not of a plugin's files",
 	contrib.IsolationWeakened:               "check reads no config.toml",
+	contrib.IsolationUnsupported:            "a limit of process isolation, not a finding about the files",
 }
 
 var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\]$`)

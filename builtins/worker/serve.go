@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/crystal-star/crystal-star/builtins"
@@ -66,6 +67,15 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 		return wire.Outcome{OK: ran, Err: failure(err)}, nil
 	case wire.MethodTool, wire.MethodCommand, wire.MethodPlaceholder:
 		return s.invoke(ctx, method, body)
+	case wire.MethodHook, wire.MethodPoint, wire.MethodClassify:
+		return s.invokeEntry(ctx, method, body)
+	case wire.MethodStart:
+		// Timers run here under a gate of the worker's own; killing the
+		// worker stops them (docs/isolation.md).
+		if st, ok := s.inst.(contrib.Starter); ok {
+			st.Start(contrib.NewGate())
+		}
+		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }
@@ -111,7 +121,9 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 		return activated(err), nil
 	}
 	s.inst, s.set = inst, inst.Set()
-	return describe(s.set), nil
+	a := describe(s.set)
+	a.Diagnostics = append(a.Diagnostics, unsupported(req, s.set)...)
+	return a, nil
 }
 
 func (s *server) request() contrib.ActivationRequest {
@@ -150,7 +162,38 @@ func describe(set *contrib.Set) wire.Activated {
 	for _, p := range set.Placeholders {
 		a.Placeholders = append(a.Placeholders, wire.Placeholder{Name: p.Name, Pos: p.Pos})
 	}
+	for _, h := range set.Hooks {
+		a.Hooks = append(a.Hooks, wire.Hook{Event: h.Event, Raw: h.Raw, Pos: h.Pos})
+	}
+	for _, e := range set.Points {
+		a.Points = append(a.Points, wire.Point{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope,
+			Thread: e.Thread, Pos: e.Pos})
+	}
+	for _, c := range set.Classifiers {
+		a.Classifiers = append(a.Classifiers, c.Pos)
+	}
 	return a
+}
+
+// unsupported names what this generation uses that does not cross the
+// process boundary yet: client factories and ctx.models hold Go clients,
+// exports are Starlark values (docs/isolation.md).
+func unsupported(req contrib.ActivationRequest, set *contrib.Set) []contrib.Diagnostic {
+	var out []contrib.Diagnostic
+	add := func(pos contrib.Pos, what string) {
+		out = append(out, contrib.Diag(contrib.IsolationUnsupported, req.Plugin, pos,
+			"%s is not available in process isolation; run the plugin in_process to use it", what))
+	}
+	for _, f := range set.ClientFactories {
+		add(f.Pos, "client_factory "+f.Protocol)
+	}
+	if slices.Contains(req.Capabilities, "models") {
+		add(contrib.Pos{}, "ctx.models (the models capability)")
+	}
+	if len(req.Exports) > 0 {
+		add(contrib.Pos{}, "exporting services to other plugins (exports)")
+	}
+	return out
 }
 
 // invoke calls one tool, command or placeholder of the generation.
@@ -169,10 +212,8 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		if in.Index < 0 || in.Index >= len(set.Tools) {
 			return nil, fmt.Errorf("no tool %d", in.Index)
 		}
-		d := json.NewDecoder(bytes.NewReader(in.Args))
-		d.UseNumber()
-		var args any
-		if err := d.Decode(&args); err != nil {
+		args, err := decodeArgs(in.Args)
+		if err != nil {
 			return nil, err
 		}
 		return set.Tools[in.Index].Run(ctx, args), nil
@@ -198,4 +239,66 @@ func failure(err error) *contrib.Diagnostic {
 	}
 	d := builtins.FailureDiagnostic(err)
 	return &d
+}
+
+// invokeEntry runs one hook, point entry or classifier.
+func (s *server) invokeEntry(ctx context.Context, method string, body []byte) (any, error) {
+	var in wire.Invoke
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, err
+	}
+	_, set := s.current()
+	if set == nil {
+		return nil, errors.New("call before activate")
+	}
+	s.svc.facts.Store(&in.Facts)
+	var out any
+	var err error
+	switch method {
+	case wire.MethodHook:
+		if in.Index < 0 || in.Index >= len(set.Hooks) {
+			return nil, fmt.Errorf("no hook %d", in.Index)
+		}
+		out, err = set.Hooks[in.Index].Run(ctx, in.Event, in.Payload)
+	case wire.MethodPoint:
+		if in.Index < 0 || in.Index >= len(set.Points) || in.Call == nil {
+			return nil, fmt.Errorf("no point entry %d", in.Index)
+		}
+		out, err = set.Points[in.Index].Run(ctx, *in.Call)
+	default:
+		if in.Index < 0 || in.Index >= len(set.Classifiers) {
+			return nil, fmt.Errorf("no classifier %d", in.Index)
+		}
+		args, derr := decodeArgs(in.Args)
+		if derr != nil {
+			return nil, derr
+		}
+		c, ok, err := set.Classifiers[in.Index].Classify(ctx, in.Tool, args)
+		return wire.Outcome{OK: ok, Class: c, Err: failure(err)}, nil
+	}
+	var te *contrib.ToolError
+	if errors.As(err, &te) {
+		return wire.Outcome{ToolErr: te}, nil
+	}
+	if err != nil {
+		return wire.Outcome{Err: failure(err)}, nil
+	}
+	v, err := json.Marshal(out)
+	if err != nil {
+		return wire.Outcome{Err: failure(err)}, nil
+	}
+	return wire.Outcome{Value: v}, nil
+}
+
+// decodeArgs decodes JSON arguments the way the host hands them to tools:
+// objects as map[string]any, numbers as json.Number.
+func decodeArgs(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 
 	"github.com/crystal-star/crystal-star/builtins"
@@ -95,3 +96,16 @@ func (r remoteSink) Clear(name string) {
 	_ = r.conn.Notify(wire.NotifyStatusClear, wire.StatusUpdate{Name: name})
 }
 func (r remoteSink) Retire() { _ = r.conn.Notify(wire.NotifyStatusRetire, nil) }
+
+var _ builtins.PointRegistrar = (*remoteServices)(nil)
+
+// errNoRuntimeEntries explains ctx.contributions in a worker: an entry
+// added at run time would be a Starlark function living in the worker,
+// which the host's registry cannot hold yet (docs/isolation.md).
+var errNoRuntimeEntries = errors.New("entries added at run time (ctx.contributions) are not available in process isolation; run the plugin in_process to use them")
+
+func (s *remoteServices) AddEntry(string, string, contrib.PointEntry) (*contrib.Handle, error) {
+	return nil, errNoRuntimeEntries
+}
+
+func (s *remoteServices) ReleaseEntry(string, string) bool { return false }

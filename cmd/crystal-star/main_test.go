@@ -36,6 +36,11 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CRYSTAL_HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("PLUGINS", filepath.Join(root, "plugins"))
+			// CRYSTAL_ISOLATION=process go test ./cmd/crystal-star runs every
+			// scenario with its plugins in workers (docs/isolation.md).
+			if v := os.Getenv("CRYSTAL_ISOLATION"); v != "" {
+				env.Setenv("CRYSTAL_ISOLATION", v)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

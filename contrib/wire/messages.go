@@ -23,6 +23,10 @@ const (
 	MethodTool        = "tool"        // Invoke → contrib.Result
 	MethodCommand     = "command"     // Invoke → Outcome
 	MethodPlaceholder = "placeholder" // Invoke → Outcome
+	MethodHook        = "hook"        // Invoke → Outcome (Value)
+	MethodPoint       = "point"       // Invoke → Outcome (Value, ToolErr)
+	MethodClassify    = "classify"    // Invoke → Outcome (Class)
+	MethodStart       = "start"       // nothing → nothing: start the generation's timers
 	MethodPing        = "ping"        // nothing → nothing (measurements)
 )
 
@@ -71,6 +75,27 @@ type Activated struct {
 	Commands     []Command             `json:"commands,omitempty"`
 	Placeholders []Placeholder         `json:"placeholders,omitempty"`
 	StatusFields []contrib.StatusField `json:"status_fields,omitempty"`
+	Hooks        []Hook                `json:"hooks,omitempty"`
+	Points       []Point               `json:"points,omitempty"`
+	Classifiers  []contrib.Pos         `json:"classifiers,omitempty"`
+}
+
+// Hook is a staged hook or raw hook without its implementation.
+type Hook struct {
+	Event contrib.HookEvent `json:"event"`
+	Raw   bool              `json:"raw,omitempty"`
+	Pos   contrib.Pos       `json:"pos"`
+}
+
+// Point is a staged entry of a contribution point without its
+// implementation.
+type Point struct {
+	Point   contrib.PointName `json:"point"`
+	Order   int               `json:"order,omitempty"`
+	Replace string            `json:"replace,omitempty"`
+	Scope   contrib.Scope     `json:"scope,omitempty"`
+	Thread  string            `json:"thread,omitempty"`
+	Pos     contrib.Pos       `json:"pos"`
 }
 
 // Tool is a staged tool without its implementation.
@@ -106,6 +131,12 @@ type Invoke struct {
 	Inv   contrib.Invocation `json:"inv,omitzero"`   // commands
 	Site  contrib.Site       `json:"site,omitempty"` // placeholders
 	Facts contrib.Facts      `json:"facts"`
+	// Hooks: the event and its payload; points: the call; classifiers:
+	// the tool and its arguments (in Args).
+	Event   contrib.HookEvent  `json:"event,omitempty"`
+	Payload map[string]any     `json:"payload,omitempty"`
+	Call    *contrib.PointCall `json:"call,omitempty"`
+	Tool    string             `json:"tool,omitempty"`
 }
 
 // Attach runs one attach stage.
@@ -119,6 +150,12 @@ type Outcome struct {
 	Text string              `json:"text,omitempty"`
 	OK   bool                `json:"ok,omitempty"` // produced text / the stage ran
 	Err  *contrib.Diagnostic `json:"err,omitempty"`
+	// Value is a hook's or a point entry's JSON-like result ("null": None).
+	Value json.RawMessage `json:"value,omitempty"`
+	// ToolErr is a point entry's expected failure (error(code, message)).
+	ToolErr *contrib.ToolError `json:"tool_err,omitempty"`
+	// Class is a classifier's answer when OK.
+	Class contrib.Classification `json:"class,omitzero"`
 }
 
 // DataDirs are a plugin's two data directories (CC29).

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -37,8 +38,22 @@ func newInstance(p *process, req contrib.ActivationRequest, a wire.Activated) *i
 	for _, f := range a.StatusFields {
 		st.AddStatusField(f)
 	}
+	for i, h := range a.Hooks {
+		st.AddHook(contrib.HookEntry{Event: h.Event, Raw: h.Raw, Pos: h.Pos, Run: inst.hook(i)})
+	}
+	for i, e := range a.Points {
+		st.AddPoint(contrib.PointEntry{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope, Thread: e.Thread,
+			Pos: e.Pos, Run: inst.point(i)})
+	}
+	for i, pos := range a.Classifiers {
+		st.AddClassifier(contrib.Classifier{Pos: pos, Classify: inst.classifier(i)})
+	}
 	inst.set = st.Set()
 	inst.set.Diagnostics = append(a.Diagnostics, inst.set.Diagnostics...)
+	if len(req.Providers) > 0 {
+		inst.set.Diagnostics = append(inst.set.Diagnostics, contrib.Diag(contrib.IsolationUnsupported, req.Plugin, contrib.Pos{},
+			"services of dependencies (deps.require) are not available in process isolation; run the plugin in_process to use them"))
+	}
 	return inst
 }
 
@@ -79,14 +94,77 @@ func (inst *instance) placeholder(i int, name string) contrib.ResolveFunc {
 }
 
 func (inst *instance) outcome(ctx context.Context, what, method string, in any) (string, bool, error) {
+	out, err := inst.ask(ctx, what, method, in)
+	return out.Text, out.OK, err
+}
+
+// ask makes one call whose answer is an Outcome; a failed callback comes
+// back as its diagnostic error.
+func (inst *instance) ask(ctx context.Context, what, method string, in any) (wire.Outcome, error) {
 	var out wire.Outcome
 	if err := inst.p.call(ctx, what, method, in, &out); err != nil {
-		return "", false, failureError(inst.req.Plugin, err)
+		return out, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
-		return "", false, &diagError{*out.Err}
+		return out, &diagError{*out.Err}
 	}
-	return out.Text, out.OK, nil
+	return out, nil
+}
+
+func (inst *instance) hook(i int) contrib.HookFunc {
+	return func(ctx context.Context, event contrib.HookEvent, payload map[string]any) (any, error) {
+		out, err := inst.ask(ctx, "hook "+string(event), wire.MethodHook,
+			wire.Invoke{Index: i, Event: event, Payload: payload, Facts: inst.facts()})
+		if err != nil {
+			return nil, err
+		}
+		return decodeValue(out.Value)
+	}
+}
+
+func (inst *instance) point(i int) contrib.PointFunc {
+	return func(ctx context.Context, call contrib.PointCall) (any, error) {
+		out, err := inst.ask(ctx, string(call.Point)+" entry", wire.MethodPoint, wire.Invoke{Index: i, Call: &call, Facts: inst.facts()})
+		switch {
+		case err != nil:
+			return nil, err
+		case out.ToolErr != nil:
+			return nil, out.ToolErr
+		}
+		return decodeValue(out.Value)
+	}
+}
+
+func (inst *instance) classifier(i int) contrib.ClassifyFunc {
+	return func(ctx context.Context, tool string, args any) (contrib.Classification, bool, error) {
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return contrib.Classification{}, false, err
+		}
+		out, err := inst.ask(ctx, "classifier", wire.MethodClassify, wire.Invoke{Index: i, Tool: tool, Args: raw, Facts: inst.facts()})
+		return out.Class, out.OK, err
+	}
+}
+
+// decodeValue reads a JSON-like result: objects as map[string]any, numbers
+// as json.Number, "null" as nil.
+func decodeValue(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
+
+var _ contrib.Starter = (*instance)(nil)
+
+// Start starts the generation's timers in the worker. They run under a gate
+// of the worker's own: closing (killing) the worker stops them.
+func (inst *instance) Start(*contrib.Gate) {
+	go func() { _ = inst.p.call(context.Background(), "start", wire.MethodStart, nil, nil) }()
 }
 
 // Set returns the generation's contributions (stubs).
