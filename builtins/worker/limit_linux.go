@@ -10,17 +10,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// threadHeadroom is address space left for the stacks of threads the Go
+// runtime starts later (8 MiB each when they come from pthread_create):
+// reserved, almost never touched. Without it a busy worker fails to start
+// a thread long before its heap reaches the limit.
+const threadHeadroom = 256 << 20
+
 // limitAddressSpace caps this process's address space (RLIMIT_AS) at what
-// it has mapped now plus limit. The Go runtime and go.starlark.net reserve
-// several hundred MiB of address space at start without using it, so a
-// fixed RLIMIT_AS below that would stop the worker from starting at all;
-// measured from here, the limit is what plugin code may add.
+// it has mapped now plus limit plus threadHeadroom. The Go runtime and
+// go.starlark.net reserve several hundred MiB of address space at start
+// without using it, so a fixed RLIMIT_AS below that would stop the worker
+// from starting at all; measured from here, the limit is what plugin code
+// may add. One huge allocation ([0] * 10^9) fails here at once; growth
+// below the headroom is the host's watchdog's, which enforces limit on the
+// resident size.
 func limitAddressSpace(limit int64) error {
 	vm, err := mappedBytes()
 	if err != nil {
 		return err
 	}
-	max := uint64(vm + limit)
+	max := uint64(vm + limit + threadHeadroom)
 	return unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: max, Max: max})
 }
 

@@ -27,6 +27,9 @@ func Serve(r io.Reader, w io.Writer) error {
 	if s.inst != nil {
 		s.inst.Close()
 	}
+	for _, d := range s.deps {
+		d.Close()
+	}
 	s.mu.Unlock()
 	if errors.Is(err, io.EOF) {
 		return nil
@@ -45,6 +48,7 @@ type server struct {
 	fsys   *memFS // the files of bundle, one value for compile and activate
 	inst   contrib.Instance
 	set    *contrib.Set
+	deps   []contrib.Instance // dependencies activated in this worker (check)
 }
 
 func (s *server) handle(ctx context.Context, method string, body []byte) (any, error) {
@@ -112,10 +116,14 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 	if s.act == nil {
 		s.act = builtins.NewActivator(builtins.Options{Steps: s.bundle.Steps})
 	}
-	req := s.request()
 	if method == wire.MethodCompile {
-		return activated(s.act.Compile(req)), nil
+		return activated(s.act.Compile(s.request(s.bundle, s.fsys, nil))), nil
 	}
+	exports, err := s.activateDeps(ctx, s.bundle.Deps)
+	if err != nil {
+		return nil, err
+	}
+	req := s.request(s.bundle, s.fsys, exports)
 	inst, err := s.act.Activate(ctx, req)
 	if err != nil {
 		return activated(err), nil
@@ -126,12 +134,34 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 	return a, nil
 }
 
-func (s *server) request() contrib.ActivationRequest {
-	b := s.bundle
+// activateDeps activates the bundles of dependencies in order, each with
+// the exports of those before it, and returns every export by plugin. A
+// dependency that fails is left out: deps.require then says so.
+func (s *server) activateDeps(ctx context.Context, deps []wire.Bundle) (map[string]map[string]any, error) {
+	exports := map[string]map[string]any{}
+	for i := range deps {
+		d := &deps[i]
+		inst, err := s.act.Activate(ctx, s.request(d, &memFS{files: d.Files}, exports))
+		if err != nil {
+			continue
+		}
+		exports[d.Plugin] = inst.Exports()
+		s.deps = append(s.deps, inst) // closed with the worker
+	}
+	return exports, ctx.Err()
+}
+
+func (s *server) request(b *wire.Bundle, fsys *memFS, exports map[string]map[string]any) contrib.ActivationRequest {
+	providers := map[string]map[string]any{}
+	for _, dep := range b.Dependencies {
+		if e, ok := exports[dep]; ok {
+			providers[dep] = e
+		}
+	}
 	return contrib.ActivationRequest{
 		Plugin: b.Plugin, DisplayName: b.DisplayName, Generation: b.Generation, Source: b.Source,
-		Bundle: s.fsys, Entry: b.Entry, SourceRoot: b.SourceRoot, Directory: b.Directory,
-		Capabilities: b.Capabilities, Exports: b.Exports, Rules: b.Rules, Services: s.svc,
+		Bundle: fsys, Entry: b.Entry, SourceRoot: b.SourceRoot, Directory: b.Directory,
+		Capabilities: b.Capabilities, Exports: b.Exports, Providers: providers, Rules: b.Rules, Services: s.svc,
 		Fault: func(d contrib.Diagnostic) { _ = s.conn.Notify(wire.NotifyFault, d) },
 	}
 }

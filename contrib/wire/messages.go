@@ -63,6 +63,11 @@ type Bundle struct {
 	Rules        contrib.Rules     `json:"rules"`
 	Steps        uint64            `json:"steps,omitempty"`
 	Facts        contrib.Facts     `json:"facts"`
+	// Dependencies are the plugins whose exports deps.require may return
+	// (DC13); Deps carries their bundles, in dependency order, when the
+	// worker is to activate them first itself (check's dry run).
+	Dependencies []string `json:"dependencies,omitempty"`
+	Deps         []Bundle `json:"deps,omitempty"`
 }
 
 // Activated answers compile and activate: either the generation's

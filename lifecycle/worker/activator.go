@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -124,6 +125,14 @@ func (a *Activator) keep(plugin string, k keptWorker) {
 // Activate executes the module in a worker: the one Compile prepared for
 // this snapshot, or a fresh one.
 func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
+	return a.ActivateWith(ctx, req, nil)
+}
+
+// ActivateWith is Activate with the requests of req's dependencies, in
+// dependency order: the worker activates them first, itself, so
+// deps.require sees their exports (DC13) — Starlark values that cannot
+// cross processes. Check's dry run uses it.
+func (a *Activator) ActivateWith(ctx context.Context, req contrib.ActivationRequest, deps []contrib.ActivationRequest) (contrib.Instance, error) {
 	a.mu.Lock()
 	k, ok := a.kept[req.Plugin]
 	delete(a.kept, req.Plugin)
@@ -131,6 +140,13 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	b, err := bundle(req, a.opts.Steps)
 	if err != nil {
 		return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle: " + err.Error()})
+	}
+	for _, d := range deps {
+		db, err := bundle(d, a.opts.Steps)
+		if err != nil {
+			return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle of " + d.Plugin + ": " + err.Error()})
+		}
+		b.Deps = append(b.Deps, db)
 	}
 	p := k.p
 	if ok && sameSnapshot(k.bundle, req.Bundle) {
@@ -182,6 +198,10 @@ func bundle(req contrib.ActivationRequest, steps uint64) (wire.Bundle, error) {
 	if req.Services != nil {
 		b.Facts = req.Services.Facts()
 	}
+	for dep := range req.Providers {
+		b.Dependencies = append(b.Dependencies, dep)
+	}
+	slices.Sort(b.Dependencies)
 	files, err := snapshotFiles(req.Bundle)
 	b.Files = files
 	return b, err

@@ -145,9 +145,9 @@ func (p *process) classify(readErr, waitErr error) *Failure {
 		last = ": " + last
 	}
 	switch {
-	case p.stderr.contains("out of memory") || p.stderr.contains("cannot allocate memory"):
+	case p.stderr.contains("out of memory"):
 		return &Failure{Code: contrib.ResourceExhausted,
-			Message: fmt.Sprintf("memory_limit %s exceeded: the worker ran out of memory and was killed", FormatBytes(p.limit))}
+			Message: fmt.Sprintf("memory_limit %s exceeded: the worker was killed", FormatBytes(p.limit))}
 	case errors.Is(readErr, wire.ErrGarbage):
 		return &Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker was killed: %v", readErr)}
 	case waitErr != nil:
@@ -209,7 +209,7 @@ func (p *process) watch(every time.Duration) {
 			rss, err := residentBytes(p.cmd.Process.Pid)
 			if err == nil && rss > p.limit {
 				p.die(&Failure{Code: contrib.ResourceExhausted, Message: fmt.Sprintf(
-					"memory_limit %s exceeded (resident %s): the worker was killed", FormatBytes(p.limit), FormatBytes(rss))})
+					"memory_limit %s exceeded: the worker was killed", FormatBytes(p.limit))})
 				return
 			}
 		}

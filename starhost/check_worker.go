@@ -1,0 +1,72 @@
+package starhost
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	bworker "github.com/crystal-star/crystal-star/builtins/worker"
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/lifecycle"
+	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
+)
+
+// checkWorkers returns the process activator of Check's dry runs: the
+// host's memory limit, and timeout as the limit of each module's top
+// level (a worker past it is killed: CallbackTimeout).
+func (h *Host) checkWorkers(timeout time.Duration) *lworker.Activator {
+	mem, _ := h.limits()
+	return lworker.New(lworker.Options{
+		Bridge:          func(req contrib.ActivationRequest) lworker.Bridge { return bworker.NewHostSide(req) },
+		MemoryLimit:     mem,
+		CallbackTimeout: timeout,
+		Steps:           h.opts.Steps,
+	})
+}
+
+// request is the activation request of p's dry run; providers holds its
+// satisfied dependencies (only their ids cross to the worker).
+func (ck *checker) request(p *checkPlugin, providers map[string]map[string]any) contrib.ActivationRequest {
+	c, mf := p.cand, p.cand.Manifest
+	return contrib.ActivationRequest{
+		Plugin: mf.ID, DisplayName: mf.Name(), Generation: "check", Source: c.Source,
+		Bundle: lifecycle.NewBundle(p.files), Entry: mf.Entry, SourceRoot: c.Display,
+		Capabilities: mf.Capabilities, Exports: mf.Exports, Providers: providers,
+		Rules: contrib.Rules{BuiltinTools: ck.opts.BuiltinTools, BuiltinCommands: ck.opts.BuiltinCommands,
+			HostPlaceholders: ck.opts.HostPlaceholders},
+		Services: sandboxServices{},
+	}
+}
+
+// depRequests lists the requests of p's dependencies, transitively, in
+// dependency order: the worker activates them before p so that
+// deps.require sees their exports, which cannot cross processes. A
+// dependency that failed its own dry run is left out, as the host would
+// block it.
+func (ck *checker) depRequests(p *checkPlugin) []contrib.ActivationRequest {
+	var out []contrib.ActivationRequest
+	seen := map[string]bool{}
+	var visit func(q *checkPlugin)
+	visit = func(q *checkPlugin) {
+		for _, dep := range slices.Sorted(maps.Keys(q.cand.Manifest.Dependencies)) {
+			d := ck.byID[dep]
+			if d == nil || seen[dep] || d.failed || d.files == nil || d.cand.Manifest == nil {
+				continue
+			}
+			seen[dep] = true
+			visit(d)
+			providers := map[string]map[string]any{}
+			for _, dd := range slices.Sorted(maps.Keys(d.cand.Manifest.Dependencies)) {
+				providers[dd] = nil
+			}
+			out = append(out, ck.request(d, providers))
+		}
+	}
+	visit(p)
+	return out
+}
+
+// isolationOnly reports a diagnostic about running in a worker rather than
+// about the plugin's files: Check runs every plugin in one, whatever the
+// configuration says.
+func isolationOnly(d contrib.Diagnostic) bool { return d.Code == contrib.IsolationUnsupported }
