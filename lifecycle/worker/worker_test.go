@@ -211,8 +211,8 @@ func TestCrashingWorker(t *testing.T) {
 }
 
 func TestHungWorker(t *testing.T) {
-	inst, faults := activate(t, "serve", 50*time.Millisecond)
-	wantFault(t, call(inst, "hang"), faults, contrib.CallbackTimeout, "tool t: callback_timeout 50ms exceeded: the worker was killed")
+	inst, faults := activate(t, "serve", 2*time.Second)
+	wantFault(t, call(inst, "hang"), faults, contrib.CallbackTimeout, "tool t: callback_timeout 2s exceeded: the worker was killed")
 }
 
 func TestGarbageOnTheChannel(t *testing.T) {
