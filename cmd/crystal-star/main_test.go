@@ -17,6 +17,9 @@ import (
 
 func TestMain(m *testing.M) {
 	starhost.ServeWorkerIfChild() // scenarios in process isolation re-execute this binary as the worker
+	if os.Getenv(benchMain) != "" {
+		os.Exit(Main()) // the crystal-star of BenchmarkMCPStdioCall
+	}
 	testscript.Main(m, map[string]func(){
 		"crystal-star": func() { os.Exit(Main()) },
 	})

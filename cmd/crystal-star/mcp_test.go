@@ -106,7 +106,7 @@ func startMCP(t *testing.T, cat contrib.Catalog) (*mcp.ClientSession, string, ch
 	return cs, star, changed
 }
 
-func writeMCPFile(t *testing.T, path, content string) {
+func writeMCPFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
