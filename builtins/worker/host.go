@@ -17,17 +17,19 @@ import (
 type HostSide struct {
 	req contrib.ActivationRequest
 
-	mu     sync.Mutex
-	sink   builtins.StatusSink
-	asked  bool
-	closed bool
+	mu         sync.Mutex
+	sink       builtins.StatusSink
+	asked      bool
+	closed     bool
+	clients    map[uint64]contrib.ModelClient // model clients held for the worker, by handle
+	nextClient uint64
 }
 
 // NewHostSide returns the host side of req's generation.
 func NewHostSide(req contrib.ActivationRequest) *HostSide { return &HostSide{req: req} }
 
 // Handle answers one call from the worker.
-func (h *HostSide) Handle(_ context.Context, method string, body []byte) (any, error) {
+func (h *HostSide) Handle(ctx context.Context, method string, body []byte) (any, error) {
 	switch method {
 	case wire.MethodSession:
 		src, ok := h.req.Services.(builtins.SessionSource)
@@ -51,6 +53,21 @@ func (h *HostSide) Handle(_ context.Context, method string, body []byte) (any, e
 		return wire.DataDirs{Global: g, Project: p}, nil
 	case wire.MethodStatusSink:
 		return h.statusSink() != nil, nil
+	case wire.MethodModelClient, wire.MethodModelEpoch:
+		var role contrib.ModelRole
+		if err := json.Unmarshal(body, &role); err != nil {
+			return nil, err
+		}
+		if method == wire.MethodModelEpoch {
+			return h.modelEpoch(role)
+		}
+		return h.modelClient(ctx, role)
+	case wire.MethodModelComplete:
+		var call wire.ModelCall
+		if err := json.Unmarshal(body, &call); err != nil {
+			return nil, err
+		}
+		return h.modelComplete(ctx, call)
 	}
 	return nil, fmt.Errorf("unknown host service %q", method)
 }
@@ -107,7 +124,7 @@ func (h *HostSide) Notify(method string, body []byte) {
 func (h *HostSide) Close() {
 	h.mu.Lock()
 	sink := h.sink
-	h.sink, h.closed = nil, true
+	h.sink, h.closed, h.clients = nil, true, nil
 	h.mu.Unlock()
 	if sink != nil {
 		sink.Retire()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 
 	"github.com/crystal-star/crystal-star/builtins"
@@ -49,6 +48,9 @@ type server struct {
 	inst   contrib.Instance
 	set    *contrib.Set
 	deps   []contrib.Instance // dependencies activated in this worker (check)
+
+	codecs    map[uint64]contrib.Codec // codecs of client factories, by handle
+	nextCodec uint64
 }
 
 func (s *server) handle(ctx context.Context, method string, body []byte) (any, error) {
@@ -73,6 +75,8 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 		return s.invoke(ctx, method, body)
 	case wire.MethodHook, wire.MethodPoint, wire.MethodClassify:
 		return s.invokeEntry(ctx, method, body)
+	case wire.MethodFactoryCreate, wire.MethodCodecEncode, wire.MethodCodecDecode:
+		return s.serveFactory(ctx, method, body)
 	case wire.MethodStart:
 		// Timers run here under a gate of the worker's own; killing the
 		// worker stops them (docs/isolation.md).
@@ -202,28 +206,20 @@ func describe(set *contrib.Set) wire.Activated {
 	for _, c := range set.Classifiers {
 		a.Classifiers = append(a.Classifiers, c.Pos)
 	}
+	for _, f := range set.ClientFactories {
+		a.Factories = append(a.Factories, wire.Factory{Protocol: f.Protocol, Multimodal: f.CreateMultimodal != nil, Pos: f.Pos})
+	}
 	return a
 }
 
 // unsupported names what this generation uses that does not cross the
-// process boundary yet: client factories and ctx.models hold Go clients,
-// exports are Starlark values (docs/isolation.md).
-func unsupported(req contrib.ActivationRequest, set *contrib.Set) []contrib.Diagnostic {
-	var out []contrib.Diagnostic
-	add := func(pos contrib.Pos, what string) {
-		out = append(out, contrib.Diag(contrib.IsolationUnsupported, req.Plugin, pos,
-			"%s is not available in process isolation; run the plugin in_process to use it", what))
+// process boundary: exports are Starlark values (docs/isolation.md).
+func unsupported(req contrib.ActivationRequest, _ *contrib.Set) []contrib.Diagnostic {
+	if len(req.Exports) == 0 {
+		return nil
 	}
-	for _, f := range set.ClientFactories {
-		add(f.Pos, "client_factory "+f.Protocol)
-	}
-	if slices.Contains(req.Capabilities, "models") {
-		add(contrib.Pos{}, "ctx.models (the models capability)")
-	}
-	if len(req.Exports) > 0 {
-		add(contrib.Pos{}, "exporting services to other plugins (exports)")
-	}
-	return out
+	return []contrib.Diagnostic{contrib.Diag(contrib.IsolationUnsupported, req.Plugin, contrib.Pos{},
+		"exporting services to other plugins (exports) is not available in process isolation; run the plugin in_process to use it")}
 }
 
 // invoke calls one tool, command or placeholder of the generation.

@@ -32,11 +32,48 @@ const (
 
 // The methods the worker calls on the host (host services, called back).
 const (
-	MethodSession    = "session"     // → *SessionReply
-	MethodEnv        = "env"         // → json.RawMessage of the environment (nil before attach)
-	MethodDataDirs   = "data_dirs"   // → DataDirs
-	MethodStatusSink = "status_sink" // → bool: the generation has a sink
+	MethodSession       = "session"        // → *SessionReply
+	MethodEnv           = "env"            // → json.RawMessage of the environment (nil before attach)
+	MethodDataDirs      = "data_dirs"      // → DataDirs
+	MethodStatusSink    = "status_sink"    // → bool: the generation has a sink
+	MethodModelClient   = "model_client"   // contrib.ModelRole → uint64 client handle
+	MethodModelEpoch    = "model_epoch"    // contrib.ModelRole → uint64
+	MethodModelComplete = "model_complete" // ModelCall → contrib.ModelReply
 )
+
+// The methods of client factories, which the host calls on the worker.
+const (
+	MethodFactoryCreate = "factory_create" // Invoke (Index, Client, Multimodal) → Created
+	MethodCodecEncode   = "codec_encode"   // CodecCall → contrib.HTTPCall
+	MethodCodecDecode   = "codec_decode"   // CodecCall → contrib.ModelReply
+)
+
+// ModelCall is one completion on a client the host holds for the worker.
+type ModelCall struct {
+	Client  uint64               `json:"client"`
+	Request contrib.ModelRequest `json:"request"`
+}
+
+// Factory is a staged client factory without its functions.
+type Factory struct {
+	Protocol   string      `json:"protocol"`
+	Multimodal bool        `json:"multimodal,omitempty"` // it has create_multimodal
+	Pos        contrib.Pos `json:"pos"`
+}
+
+// Created answers factory_create: a codec handle, or why not.
+type Created struct {
+	Codec        uint64 `json:"codec,omitempty"`
+	NotSupported bool   `json:"not_supported,omitempty"` // Err wraps contrib.ErrNotSupported
+	Err          string `json:"err,omitempty"`
+}
+
+// CodecCall is one Encode or Decode on a codec the worker holds.
+type CodecCall struct {
+	Codec    uint64               `json:"codec"`
+	Request  contrib.ModelRequest `json:"request,omitzero"`
+	Response contrib.HTTPResponse `json:"response,omitzero"`
+}
 
 // The notifications the worker sends the host.
 const (
@@ -83,6 +120,7 @@ type Activated struct {
 	Hooks        []Hook                `json:"hooks,omitempty"`
 	Points       []Point               `json:"points,omitempty"`
 	Classifiers  []contrib.Pos         `json:"classifiers,omitempty"`
+	Factories    []Factory             `json:"factories,omitempty"`
 }
 
 // Hook is a staged hook or raw hook without its implementation.
@@ -142,6 +180,9 @@ type Invoke struct {
 	Payload map[string]any     `json:"payload,omitempty"`
 	Call    *contrib.PointCall `json:"call,omitempty"`
 	Tool    string             `json:"tool,omitempty"`
+	// Client factories: the request and which create to call.
+	Client     *contrib.ClientRequest `json:"client,omitempty"`
+	Multimodal bool                   `json:"multimodal,omitempty"`
 }
 
 // Attach runs one attach stage.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/contrib/wire"
@@ -47,6 +49,13 @@ func newInstance(p *process, req contrib.ActivationRequest, a wire.Activated) *i
 	}
 	for i, pos := range a.Classifiers {
 		st.AddClassifier(contrib.Classifier{Pos: pos, Classify: inst.classifier(i)})
+	}
+	for i, f := range a.Factories {
+		cf := contrib.ClientFactory{Protocol: f.Protocol, Pos: f.Pos, Create: inst.factory(i, false)}
+		if f.Multimodal {
+			cf.CreateMultimodal = inst.factory(i, true)
+		}
+		st.AddClientFactory(cf)
 	}
 	inst.set = st.Set()
 	inst.set.Diagnostics = append(a.Diagnostics, inst.set.Diagnostics...)
@@ -188,3 +197,53 @@ func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bo
 
 // Close ends the worker. It is idempotent.
 func (inst *instance) Close() { inst.p.close() }
+
+// factory creates a codec in the worker; the codec stays there and is
+// called by handle.
+func (inst *instance) factory(i int, multimodal bool) contrib.CreateFunc {
+	return func(ctx context.Context, req contrib.ClientRequest) (contrib.Codec, error) {
+		var out wire.Created
+		err := inst.p.call(ctx, "client_factory", wire.MethodFactoryCreate,
+			wire.Invoke{Index: i, Client: &req, Multimodal: multimodal, Facts: inst.facts()}, &out)
+		switch {
+		case err != nil:
+			return nil, failureError(inst.req.Plugin, err)
+		case out.NotSupported:
+			return nil, contrib.NotSupported("%s", strings.TrimPrefix(out.Err, contrib.ErrNotSupported.Error()+": "))
+		case out.Err != "":
+			return nil, errors.New(out.Err)
+		}
+		return &remoteCodec{inst: inst, id: out.Codec}, nil
+	}
+}
+
+// remoteCodec is a codec that lives in the worker.
+type remoteCodec struct {
+	inst *instance
+	id   uint64
+}
+
+func (c *remoteCodec) Encode(ctx context.Context, req contrib.ModelRequest) (contrib.HTTPCall, error) {
+	var out contrib.HTTPCall
+	if err := c.inst.p.call(ctx, "codec encode", wire.MethodCodecEncode, wire.CodecCall{Codec: c.id, Request: req}, &out); err != nil {
+		return out, callError(err)
+	}
+	return out, nil
+}
+
+func (c *remoteCodec) Decode(ctx context.Context, resp contrib.HTTPResponse) (contrib.ModelReply, error) {
+	var out contrib.ModelReply
+	if err := c.inst.p.call(ctx, "codec decode", wire.MethodCodecDecode, wire.CodecCall{Codec: c.id, Response: resp}, &out); err != nil {
+		return out, callError(err)
+	}
+	return out, nil
+}
+
+// callError is a failed call's error with the worker's message.
+func callError(err error) error {
+	var re *wire.RemoteError
+	if errors.As(err, &re) {
+		return errors.New(re.Message)
+	}
+	return err
+}
