@@ -17,7 +17,9 @@ import (
 func (h *Host) checkWorkers(timeout time.Duration) *lworker.Activator {
 	mem, _ := h.limits()
 	return lworker.New(lworker.Options{
-		Bridge:          func(req contrib.ActivationRequest) lworker.Bridge { return bworker.NewHostSide(req) },
+		Bridge: func(req contrib.ActivationRequest, call lworker.Caller) lworker.Bridge {
+			return bworker.NewHostSide(req, call)
+		},
 		MemoryLimit:     mem,
 		CallbackTimeout: timeout,
 		Steps:           h.opts.Steps,

@@ -82,7 +82,9 @@ func (r *isolationRouter) Activate(ctx context.Context, req contrib.ActivationRe
 func (h *Host) processActivator() *lworker.Activator {
 	mem, timeout := h.limits()
 	return lworker.New(lworker.Options{
-		Bridge:          func(req contrib.ActivationRequest) lworker.Bridge { return bworker.NewHostSide(req) },
+		Bridge: func(req contrib.ActivationRequest, call lworker.Caller) lworker.Bridge {
+			return bworker.NewHostSide(req, call)
+		},
 		MemoryLimit:     mem,
 		CallbackTimeout: timeout,
 		Steps:           h.opts.Steps,

@@ -15,7 +15,8 @@ import (
 // embedder's contrib.Services and the optional builtins interfaces it
 // implements. It is safe for concurrent use.
 type HostSide struct {
-	req contrib.ActivationRequest
+	req  contrib.ActivationRequest
+	call func(ctx context.Context, what, method string, in, out any) error
 
 	mu         sync.Mutex
 	sink       builtins.StatusSink
@@ -25,8 +26,12 @@ type HostSide struct {
 	nextClient uint64
 }
 
-// NewHostSide returns the host side of req's generation.
-func NewHostSide(req contrib.ActivationRequest) *HostSide { return &HostSide{req: req} }
+// NewHostSide returns the host side of req's generation. call calls the
+// worker (under the callback timeout): entries the plugin adds at run time
+// run there.
+func NewHostSide(req contrib.ActivationRequest, call func(ctx context.Context, what, method string, in, out any) error) *HostSide {
+	return &HostSide{req: req, call: call}
+}
 
 // Handle answers one call from the worker.
 func (h *HostSide) Handle(ctx context.Context, method string, body []byte) (any, error) {
@@ -62,6 +67,19 @@ func (h *HostSide) Handle(ctx context.Context, method string, body []byte) (any,
 			return h.modelEpoch(role)
 		}
 		return h.modelClient(ctx, role)
+	case wire.MethodAddEntry:
+		var re wire.RuntimeEntry
+		if err := json.Unmarshal(body, &re); err != nil {
+			return nil, err
+		}
+		return h.addEntry(re)
+	case wire.MethodReleaseEntry:
+		var id string
+		if err := json.Unmarshal(body, &id); err != nil {
+			return nil, err
+		}
+		reg, ok := h.req.Services.(builtins.PointRegistrar)
+		return ok && reg.ReleaseEntry(h.req.Plugin, id), nil
 	case wire.MethodModelComplete:
 		var call wire.ModelCall
 		if err := json.Unmarshal(body, &call); err != nil {

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,7 +72,7 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 		return wire.Outcome{OK: ran, Err: failure(err)}, nil
 	case wire.MethodTool, wire.MethodCommand, wire.MethodPlaceholder:
 		return s.invoke(ctx, method, body)
-	case wire.MethodHook, wire.MethodPoint, wire.MethodClassify:
+	case wire.MethodHook, wire.MethodPoint, wire.MethodClassify, wire.MethodRuntimeEntry:
 		return s.invokeEntry(ctx, method, body)
 	case wire.MethodFactoryCreate, wire.MethodCodecEncode, wire.MethodCodecDecode:
 		return s.serveFactory(ctx, method, body)
@@ -238,7 +237,7 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		if in.Index < 0 || in.Index >= len(set.Tools) {
 			return nil, fmt.Errorf("no tool %d", in.Index)
 		}
-		args, err := decodeArgs(in.Args)
+		args, err := wire.DecodeValue(in.Args)
 		if err != nil {
 			return nil, err
 		}
@@ -291,11 +290,16 @@ func (s *server) invokeEntry(ctx context.Context, method string, body []byte) (a
 			return nil, fmt.Errorf("no point entry %d", in.Index)
 		}
 		out, err = set.Points[in.Index].Run(ctx, *in.Call)
+	case wire.MethodRuntimeEntry:
+		if in.Call == nil {
+			return nil, errors.New("runtime entry without a call")
+		}
+		out, err = s.svc.runEntry(ctx, in.Index, *in.Call)
 	default:
 		if in.Index < 0 || in.Index >= len(set.Classifiers) {
 			return nil, fmt.Errorf("no classifier %d", in.Index)
 		}
-		args, derr := decodeArgs(in.Args)
+		args, derr := wire.DecodeValue(in.Args)
 		if derr != nil {
 			return nil, derr
 		}
@@ -314,17 +318,4 @@ func (s *server) invokeEntry(ctx context.Context, method string, body []byte) (a
 		return wire.Outcome{Err: failure(err)}, nil
 	}
 	return wire.Outcome{Value: v}, nil
-}
-
-// decodeArgs decodes JSON arguments the way the host hands them to tools:
-// objects as map[string]any, numbers as json.Number.
-func decodeArgs(raw json.RawMessage) (any, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	err := d.Decode(&v)
-	return v, err
 }

@@ -3,7 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/crystal-star/crystal-star/builtins"
@@ -18,6 +18,11 @@ import (
 type remoteServices struct {
 	conn  *wire.Conn
 	facts atomic.Pointer[contrib.Facts]
+
+	mu      sync.Mutex
+	entries map[int]contrib.PointFunc // entries added at run time, by number (entries.go)
+	byID    map[string]int            // their numbers by the host registry's id
+	next    int
 }
 
 var (
@@ -96,16 +101,3 @@ func (r remoteSink) Clear(name string) {
 	_ = r.conn.Notify(wire.NotifyStatusClear, wire.StatusUpdate{Name: name})
 }
 func (r remoteSink) Retire() { _ = r.conn.Notify(wire.NotifyStatusRetire, nil) }
-
-var _ builtins.PointRegistrar = (*remoteServices)(nil)
-
-// errNoRuntimeEntries explains ctx.contributions in a worker: an entry
-// added at run time would be a Starlark function living in the worker,
-// which the host's registry cannot hold yet (docs/isolation.md).
-var errNoRuntimeEntries = errors.New("entries added at run time (ctx.contributions) are not available in process isolation; run the plugin in_process to use them")
-
-func (s *remoteServices) AddEntry(string, string, contrib.PointEntry) (*contrib.Handle, error) {
-	return nil, errNoRuntimeEntries
-}
-
-func (s *remoteServices) ReleaseEntry(string, string) bool { return false }

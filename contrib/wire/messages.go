@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -39,7 +40,28 @@ const (
 	MethodModelClient   = "model_client"   // contrib.ModelRole → uint64 client handle
 	MethodModelEpoch    = "model_epoch"    // contrib.ModelRole → uint64
 	MethodModelComplete = "model_complete" // ModelCall → contrib.ModelReply
+	MethodAddEntry      = "add_entry"      // RuntimeEntry → EntryHandle (ctx.contributions.add)
+	MethodReleaseEntry  = "release_entry"  // string id → bool
 )
+
+// MethodRuntimeEntry is the host calling an entry a worker added at run
+// time: Invoke (Index is the worker's entry number, Call) → Outcome.
+const MethodRuntimeEntry = "runtime_entry"
+
+// RuntimeEntry is an entry a plugin added with ctx.contributions.add; Index
+// numbers its function in the worker.
+type RuntimeEntry struct {
+	Index int   `json:"index"`
+	Entry Point `json:"entry"`
+}
+
+// EntryHandle is the registry's handle of a runtime entry.
+type EntryHandle struct {
+	ID     string            `json:"id"`
+	Point  contrib.PointName `json:"point"`
+	Scope  contrib.Scope     `json:"scope"`
+	Thread string            `json:"thread,omitempty"`
+}
 
 // The methods of client factories, which the host calls on the worker.
 const (
@@ -216,4 +238,39 @@ type DataDirs struct {
 type StatusUpdate struct {
 	Name string `json:"name"`
 	Text string `json:"text,omitempty"`
+}
+
+// DiagError is a callback's failure carried as its diagnostic (builtins and
+// the lifecycle read it with a Diagnostic method).
+type DiagError struct{ D contrib.Diagnostic }
+
+func (e *DiagError) Error() string { return e.D.String() }
+
+// Diagnostic returns the failure's diagnostic.
+func (e *DiagError) Diagnostic() contrib.Diagnostic { return e.D }
+
+// Result reads the outcome of a hook or point entry: its JSON-like value
+// (objects as map[string]any, numbers as json.Number, null as nil), its
+// expected failure, or its diagnostic.
+func (o Outcome) Result() (any, error) {
+	switch {
+	case o.Err != nil:
+		return nil, &DiagError{*o.Err}
+	case o.ToolErr != nil:
+		return nil, o.ToolErr
+	}
+	return DecodeValue(o.Value)
+}
+
+// DecodeValue decodes JSON the way tools and points receive it: objects as
+// map[string]any, numbers as json.Number; empty input is nil.
+func DecodeValue(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
 }

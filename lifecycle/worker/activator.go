@@ -26,6 +26,11 @@ type Bridge interface {
 	Close()
 }
 
+// Caller calls the worker under the callback timeout; what names the
+// callback in a timeout's message. A dead worker's calls fail with its
+// *Failure.
+type Caller func(ctx context.Context, what, method string, in, out any) error
+
 // DefaultWatchInterval is how often the watchdog reads a worker's resident
 // size.
 const DefaultWatchInterval = 100 * time.Millisecond
@@ -36,8 +41,9 @@ type Options struct {
 	// is extended with the worker variables. nil re-executes this binary
 	// (os.Executable) with the host's environment.
 	Command func() (*exec.Cmd, error)
-	// Bridge returns the host side of one generation's services. Required.
-	Bridge func(req contrib.ActivationRequest) Bridge
+	// Bridge returns the host side of one generation's services; call
+	// calls the worker (entries it added at run time). Required.
+	Bridge func(req contrib.ActivationRequest, call Caller) Bridge
 	// MemoryLimit is each worker's memory limit in bytes (0: none).
 	MemoryLimit int64
 	// CallbackTimeout bounds each call into a worker, the module's top level
@@ -159,7 +165,7 @@ func (a *Activator) ActivateWith(ctx context.Context, req contrib.ActivationRequ
 			return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
 		}
 	}
-	br := a.opts.Bridge(req)
+	br := a.opts.Bridge(req, p.call)
 	p.adopt(br, nil)
 	var out wire.Activated
 	if err := p.call(ctx, "module", wire.MethodActivate, b, &out); err != nil {
@@ -224,16 +230,10 @@ func snapshotFiles(fsys fs.FS) (map[string][]byte, error) {
 	return files, err
 }
 
-// diagError is a callback's failure as the lifecycle and starhost read it.
-type diagError struct{ d contrib.Diagnostic }
-
-func (e *diagError) Error() string                  { return e.d.String() }
-func (e *diagError) Diagnostic() contrib.Diagnostic { return e.d }
-
 // failureError turns a call's error into a diagnostic error of plugin.
 func failureError(plugin string, err error) error {
 	f := asFailure(err)
-	return &diagError{contrib.Diag(f.Code, plugin, contrib.Pos{}, "%s", f.Message)}
+	return &wire.DiagError{D: contrib.Diag(f.Code, plugin, contrib.Pos{}, "%s", f.Message)}
 }
 
 // Close ends the workers that compiled a bundle but were never activated.

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -115,7 +114,7 @@ func (inst *instance) ask(ctx context.Context, what, method string, in any) (wir
 		return out, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
-		return out, &diagError{*out.Err}
+		return out, &wire.DiagError{D: *out.Err}
 	}
 	return out, nil
 }
@@ -127,20 +126,17 @@ func (inst *instance) hook(i int) contrib.HookFunc {
 		if err != nil {
 			return nil, err
 		}
-		return decodeValue(out.Value)
+		return out.Result()
 	}
 }
 
 func (inst *instance) point(i int) contrib.PointFunc {
 	return func(ctx context.Context, call contrib.PointCall) (any, error) {
 		out, err := inst.ask(ctx, string(call.Point)+" entry", wire.MethodPoint, wire.Invoke{Index: i, Call: &call, Facts: inst.facts()})
-		switch {
-		case err != nil:
+		if err != nil {
 			return nil, err
-		case out.ToolErr != nil:
-			return nil, out.ToolErr
 		}
-		return decodeValue(out.Value)
+		return out.Result()
 	}
 }
 
@@ -153,19 +149,6 @@ func (inst *instance) classifier(i int) contrib.ClassifyFunc {
 		out, err := inst.ask(ctx, "classifier", wire.MethodClassify, wire.Invoke{Index: i, Tool: tool, Args: raw, Facts: inst.facts()})
 		return out.Class, out.OK, err
 	}
-}
-
-// decodeValue reads a JSON-like result: objects as map[string]any, numbers
-// as json.Number, "null" as nil.
-func decodeValue(raw json.RawMessage) (any, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	err := d.Decode(&v)
-	return v, err
 }
 
 var _ contrib.Starter = (*instance)(nil)
@@ -190,7 +173,7 @@ func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bo
 		return true, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
-		return true, &diagError{*out.Err}
+		return true, &wire.DiagError{D: *out.Err}
 	}
 	return out.OK, nil
 }

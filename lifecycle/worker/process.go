@@ -69,7 +69,7 @@ func (a *Activator) start(req contrib.ActivationRequest) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p.bridge = a.opts.Bridge(req)
+	p.bridge = a.opts.Bridge(req, p.call)
 	p.conn = wire.NewConn(stdout, stdin, p.handle, p.notify)
 	go p.run()
 	if p.limit > 0 {

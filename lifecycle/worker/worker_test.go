@@ -99,7 +99,7 @@ func testActivator(mode string, timeout time.Duration, notes *noteLog) *Activato
 			cmd.Env = append(os.Environ(), fakeMode+"="+mode)
 			return cmd, nil
 		},
-		Bridge:          func(req contrib.ActivationRequest) Bridge { return &testBridge{notes: notes} },
+		Bridge:          func(contrib.ActivationRequest, Caller) Bridge { return &testBridge{notes: notes} },
 		CallbackTimeout: timeout,
 		MemoryLimit:     1 << 30,
 	})
