@@ -281,7 +281,7 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	}
 	// Check runs code from pull requests: always in a worker, under the
 	// memory limit, killed after Timeout.
-	inst, err := ck.worker.ActivateWith(ctx, req, ck.depRequests(p))
+	inst, err := ck.worker.Activate(ctx, req)
 	if err != nil {
 		p.failed = true
 		ck.addFailure(p, err)

@@ -1,8 +1,6 @@
 package starhost
 
 import (
-	"maps"
-	"slices"
 	"time"
 
 	bworker "github.com/crystal-star/crystal-star/builtins/worker"
@@ -38,34 +36,6 @@ func (ck *checker) request(p *checkPlugin, providers map[string]map[string]any) 
 			HostPlaceholders: ck.opts.HostPlaceholders},
 		Services: sandboxServices{},
 	}
-}
-
-// depRequests lists the requests of p's dependencies, transitively, in
-// dependency order: the worker activates them before p so that
-// deps.require sees their exports, which cannot cross processes. A
-// dependency that failed its own dry run is left out, as the host would
-// block it.
-func (ck *checker) depRequests(p *checkPlugin) []contrib.ActivationRequest {
-	var out []contrib.ActivationRequest
-	seen := map[string]bool{}
-	var visit func(q *checkPlugin)
-	visit = func(q *checkPlugin) {
-		for _, dep := range slices.Sorted(maps.Keys(q.cand.Manifest.Dependencies)) {
-			d := ck.byID[dep]
-			if d == nil || seen[dep] || d.failed || d.files == nil || d.cand.Manifest == nil {
-				continue
-			}
-			seen[dep] = true
-			visit(d)
-			providers := map[string]map[string]any{}
-			for _, dd := range slices.Sorted(maps.Keys(d.cand.Manifest.Dependencies)) {
-				providers[dd] = nil
-			}
-			out = append(out, ck.request(d, providers))
-		}
-	}
-	visit(p)
-	return out
 }
 
 // isolationOnly reports a diagnostic about running in a worker rather than

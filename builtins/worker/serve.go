@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/crystal-star/crystal-star/builtins"
@@ -133,7 +135,7 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 	}
 	s.inst, s.set = inst, inst.Set()
 	a := describe(s.set)
-	a.Diagnostics = append(a.Diagnostics, unsupported(req, s.set)...)
+	a.Exports = slices.Sorted(maps.Keys(inst.Exports()))
 	return a, nil
 }
 
@@ -144,7 +146,9 @@ func (s *server) activateDeps(ctx context.Context, deps []wire.Bundle) (map[stri
 	exports := map[string]map[string]any{}
 	for i := range deps {
 		d := &deps[i]
-		inst, err := s.act.Activate(ctx, s.request(d, &memFS{files: d.Files}, exports))
+		req := s.request(d, &memFS{files: d.Files}, exports)
+		req.Services = quiet{s.svc} // its notes were the provider's own worker's to give
+		inst, err := s.act.Activate(ctx, req)
 		if err != nil {
 			continue
 		}
@@ -209,16 +213,6 @@ func describe(set *contrib.Set) wire.Activated {
 		a.Factories = append(a.Factories, wire.Factory{Protocol: f.Protocol, Multimodal: f.CreateMultimodal != nil, Pos: f.Pos})
 	}
 	return a
-}
-
-// unsupported names what this generation uses that does not cross the
-// process boundary: exports are Starlark values (docs/isolation.md).
-func unsupported(req contrib.ActivationRequest, _ *contrib.Set) []contrib.Diagnostic {
-	if len(req.Exports) == 0 {
-		return nil
-	}
-	return []contrib.Diagnostic{contrib.Diag(contrib.IsolationUnsupported, req.Plugin, contrib.Pos{},
-		"exporting services to other plugins (exports) is not available in process isolation; run the plugin in_process to use it")}
 }
 
 // invoke calls one tool, command or placeholder of the generation.
@@ -319,3 +313,9 @@ func (s *server) invokeEntry(ctx context.Context, method string, body []byte) (a
 	}
 	return wire.Outcome{Value: v}, nil
 }
+
+// quiet are the services of a dependency activated in this worker for its
+// exports: its notes were already given by its own worker.
+type quiet struct{ *remoteServices }
+
+func (quiet) Note(contrib.Diagnostic) {}

@@ -123,8 +123,9 @@ type Bundle struct {
 	Steps        uint64            `json:"steps,omitempty"`
 	Facts        contrib.Facts     `json:"facts"`
 	// Dependencies are the plugins whose exports deps.require may return
-	// (DC13); Deps carries their bundles, in dependency order, when the
-	// worker is to activate them first itself (check's dry run).
+	// (DC13); Deps carries the bundles of those that run in workers, and of
+	// their own dependencies, in dependency order: the worker activates
+	// them first itself, since exported services are Starlark values.
 	Dependencies []string `json:"dependencies,omitempty"`
 	Deps         []Bundle `json:"deps,omitempty"`
 }
@@ -143,6 +144,7 @@ type Activated struct {
 	Points       []Point               `json:"points,omitempty"`
 	Classifiers  []contrib.Pos         `json:"classifiers,omitempty"`
 	Factories    []Factory             `json:"factories,omitempty"`
+	Exports      []string              `json:"exports,omitempty"` // the names of the services exported (DC13)
 }
 
 // Hook is a staged hook or raw hook without its implementation.

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"reflect"
@@ -67,6 +68,7 @@ type Activator struct {
 type keptWorker struct {
 	p      *process
 	bundle any
+	files  map[string][]byte
 }
 
 var _ contrib.Activator = (*Activator)(nil)
@@ -102,7 +104,7 @@ func (a *Activator) Compile(req contrib.ActivationRequest) error {
 		return a.failed(req, true, &Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
 	}
 	var out wire.Activated
-	if err := p.call(context.Background(), "compile", wire.MethodCompile, b, &out); err != nil {
+	if err := p.call(context.Background(), "compile", wire.MethodCompile, withoutDeps(b), &out); err != nil {
 		p.close()
 		return a.failed(req, true, asFailure(err))
 	}
@@ -110,7 +112,7 @@ func (a *Activator) Compile(req contrib.ActivationRequest) error {
 		p.close()
 		return &contrib.ActivationError{Compile: true, Diagnostics: out.Diagnostics}
 	}
-	a.keep(req.Plugin, keptWorker{p: p, bundle: req.Bundle})
+	a.keep(req.Plugin, keptWorker{p: p, bundle: req.Bundle, files: b.Files})
 	return nil
 }
 
@@ -131,14 +133,6 @@ func (a *Activator) keep(plugin string, k keptWorker) {
 // Activate executes the module in a worker: the one Compile prepared for
 // this snapshot, or a fresh one.
 func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
-	return a.ActivateWith(ctx, req, nil)
-}
-
-// ActivateWith is Activate with the requests of req's dependencies, in
-// dependency order: the worker activates them first, itself, so
-// deps.require sees their exports (DC13) — Starlark values that cannot
-// cross processes. Check's dry run uses it.
-func (a *Activator) ActivateWith(ctx context.Context, req contrib.ActivationRequest, deps []contrib.ActivationRequest) (contrib.Instance, error) {
 	a.mu.Lock()
 	k, ok := a.kept[req.Plugin]
 	delete(a.kept, req.Plugin)
@@ -146,13 +140,6 @@ func (a *Activator) ActivateWith(ctx context.Context, req contrib.ActivationRequ
 	b, err := bundle(req, a.opts.Steps)
 	if err != nil {
 		return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle: " + err.Error()})
-	}
-	for _, d := range deps {
-		db, err := bundle(d, a.opts.Steps)
-		if err != nil {
-			return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle of " + d.Plugin + ": " + err.Error()})
-		}
-		b.Deps = append(b.Deps, db)
 	}
 	p := k.p
 	if ok && sameSnapshot(k.bundle, req.Bundle) {
@@ -177,7 +164,12 @@ func (a *Activator) ActivateWith(ctx context.Context, req contrib.ActivationRequ
 		return nil, &contrib.ActivationError{Compile: out.Compile, Diagnostics: out.Diagnostics}
 	}
 	p.adopt(br, req.Fault)
-	return newInstance(p, req, out), nil
+	files := b.Files
+	if files == nil {
+		files = k.files
+	}
+	b.Files = files
+	return newInstance(p, req, b, out), nil
 }
 
 // failed is the activation error of a worker that failed.
@@ -204,10 +196,15 @@ func bundle(req contrib.ActivationRequest, steps uint64) (wire.Bundle, error) {
 	if req.Services != nil {
 		b.Facts = req.Services.Facts()
 	}
-	for dep := range req.Providers {
+	for _, dep := range slices.Sorted(maps.Keys(req.Providers)) {
 		b.Dependencies = append(b.Dependencies, dep)
+		for _, v := range req.Providers[dep] {
+			if e, ok := v.(*Export); ok {
+				b.Deps = appendDeps(b.Deps, e.bundle)
+				break
+			}
+		}
 	}
-	slices.Sort(b.Dependencies)
 	files, err := snapshotFiles(req.Bundle)
 	b.Files = files
 	return b, err
@@ -253,4 +250,35 @@ func (a *Activator) Close() {
 func sameSnapshot(a, b any) bool {
 	ta := reflect.TypeOf(a)
 	return ta != nil && ta == reflect.TypeOf(b) && ta.Comparable() && a == b
+}
+
+// Export is a service of a plugin that runs in a worker, as the lifecycle
+// hands it to the plugin's dependents (DC13). Services are Starlark values
+// that cannot leave the worker, so the value is the provider's bundle: a
+// dependent that runs in a worker activates the provider there first, and
+// its deps.require sees the real services. A dependent in the host process
+// cannot use it and says so.
+type Export struct {
+	Plugin, Service string
+	bundle          wire.Bundle
+}
+
+// appendDeps appends b's own dependencies and then b to deps, each plugin
+// once, so every bundle comes after those it depends on.
+func appendDeps(deps []wire.Bundle, b wire.Bundle) []wire.Bundle {
+	for _, d := range b.Deps {
+		deps = appendDeps(deps, d)
+	}
+	for _, d := range deps {
+		if d.Plugin == b.Plugin {
+			return deps
+		}
+	}
+	return append(deps, withoutDeps(b))
+}
+
+// withoutDeps is b without the bundles of its dependencies.
+func withoutDeps(b wire.Bundle) wire.Bundle {
+	b.Deps = nil
+	return b
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -13,15 +15,19 @@ import (
 // instance is a generation running in a worker: its contributions are
 // stubs that call the worker.
 type instance struct {
-	p   *process
-	req contrib.ActivationRequest
-	set *contrib.Set
+	p       *process
+	req     contrib.ActivationRequest
+	set     *contrib.Set
+	exports map[string]any // *Export by service name
 }
 
 var _ contrib.Instance = (*instance)(nil)
 
-func newInstance(p *process, req contrib.ActivationRequest, a wire.Activated) *instance {
-	inst := &instance{p: p, req: req}
+func newInstance(p *process, req contrib.ActivationRequest, b wire.Bundle, a wire.Activated) *instance {
+	inst := &instance{p: p, req: req, exports: map[string]any{}}
+	for _, name := range a.Exports {
+		inst.exports[name] = &Export{Plugin: req.Plugin, Service: name, bundle: b}
+	}
 	// The worker validated every entry; staging again compiles the tool
 	// schemas in the host (from the cache) and keeps one code path.
 	st := contrib.NewStaging(req.Plugin, req.Rules)
@@ -58,9 +64,14 @@ func newInstance(p *process, req contrib.ActivationRequest, a wire.Activated) *i
 	}
 	inst.set = st.Set()
 	inst.set.Diagnostics = append(a.Diagnostics, inst.set.Diagnostics...)
-	if len(req.Providers) > 0 {
-		inst.set.Diagnostics = append(inst.set.Diagnostics, contrib.Diag(contrib.IsolationUnsupported, req.Plugin, contrib.Pos{},
-			"services of dependencies (deps.require) are not available in process isolation; run the plugin in_process to use them"))
+	for _, dep := range slices.Sorted(maps.Keys(req.Providers)) {
+		for _, v := range req.Providers[dep] {
+			if _, ok := v.(*Export); !ok {
+				inst.set.Diagnostics = append(inst.set.Diagnostics, contrib.Diag(contrib.IsolationUnsupported, req.Plugin, contrib.Pos{},
+					"the services of %s, which runs in the host process, do not reach plugins in process isolation; run both the same way", dep))
+				break
+			}
+		}
 	}
 	return inst
 }
@@ -162,9 +173,8 @@ func (inst *instance) Start(*contrib.Gate) {
 // Set returns the generation's contributions (stubs).
 func (inst *instance) Set() *contrib.Set { return inst.set }
 
-// Exports returns nothing: exported services are Starlark values, which do
-// not cross processes (docs/isolation.md).
-func (inst *instance) Exports() map[string]any { return map[string]any{} }
+// Exports returns the exported services as *Export values.
+func (inst *instance) Exports() map[string]any { return inst.exports }
 
 // Attach runs one attach stage in the worker.
 func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bool, error) {
