@@ -132,7 +132,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 		opts:     opts,
 		sandbox:  sandbox,
 		act:      builtins.NewActivator(builtins.Options{Steps: opts.Steps}),
-		worker:   sandbox.checkWorkers(opts.Timeout),
+		worker:   sandbox.workers(opts.Timeout), // the timeout ends a dry run as CallbackTimeout
 		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
 		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},

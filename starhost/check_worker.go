@@ -1,28 +1,9 @@
 package starhost
 
 import (
-	"time"
-
-	bworker "github.com/crystal-star/crystal-star/builtins/worker"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
-	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
 )
-
-// checkWorkers returns the process activator of Check's dry runs: the
-// host's memory limit, and timeout as the limit of each module's top
-// level (a worker past it is killed: CallbackTimeout).
-func (h *Host) checkWorkers(timeout time.Duration) *lworker.Activator {
-	mem, _ := h.limits()
-	return lworker.New(lworker.Options{
-		Bridge: func(req contrib.ActivationRequest, call lworker.Caller) lworker.Bridge {
-			return bworker.NewHostSide(req, call)
-		},
-		MemoryLimit:     mem,
-		CallbackTimeout: timeout,
-		Steps:           h.opts.Steps,
-	})
-}
 
 // request is the activation request of p's dry run; providers holds its
 // satisfied dependencies (only their ids cross to the worker).

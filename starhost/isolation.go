@@ -80,7 +80,14 @@ func (r *isolationRouter) Activate(ctx context.Context, req contrib.ActivationRe
 // processActivator returns the activator of process mode with the host's
 // limits.
 func (h *Host) processActivator() *lworker.Activator {
-	mem, timeout := h.limits()
+	_, timeout := h.limits()
+	return h.workers(timeout)
+}
+
+// workers returns a process activator with the host's memory limit and
+// timeout as the limit of each callback.
+func (h *Host) workers(timeout time.Duration) *lworker.Activator {
+	mem, _ := h.limits()
 	return lworker.New(lworker.Options{
 		Bridge: func(req contrib.ActivationRequest, call lworker.Caller) lworker.Bridge {
 			return bworker.NewHostSide(req, call)

@@ -24,11 +24,11 @@ func (s *server) serveFactory(ctx context.Context, method string, body []byte) (
 		if err := json.Unmarshal(body, &in); err != nil {
 			return nil, err
 		}
-		if in.Index < 0 || in.Index >= len(set.ClientFactories) || in.Client == nil {
+		f, err := at(set.ClientFactories, in.Index, "client factory")
+		if err != nil || in.Client == nil {
 			return nil, fmt.Errorf("no client factory %d", in.Index)
 		}
 		s.svc.facts.Store(&in.Facts)
-		f := set.ClientFactories[in.Index]
 		create := f.Create
 		if in.Multimodal && f.CreateMultimodal != nil {
 			create = f.CreateMultimodal
@@ -37,23 +37,14 @@ func (s *server) serveFactory(ctx context.Context, method string, body []byte) (
 		if err != nil {
 			return wire.Created{Err: err.Error(), NotSupported: errors.Is(err, contrib.ErrNotSupported)}, nil
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.codecs == nil {
-			s.codecs = map[uint64]contrib.Codec{}
-		}
-		s.nextCodec++
-		s.codecs[s.nextCodec] = codec
-		return wire.Created{Codec: s.nextCodec}, nil
+		return wire.Created{Codec: s.codecs.add(codec)}, nil
 	}
 	var in wire.CodecCall
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	codec := s.codecs[in.Codec]
-	s.mu.Unlock()
-	if codec == nil {
+	codec, ok := s.codecs.get(in.Codec)
+	if !ok {
 		return nil, fmt.Errorf("no codec %d", in.Codec)
 	}
 	if method == wire.MethodCodecEncode {

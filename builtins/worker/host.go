@@ -18,12 +18,11 @@ type HostSide struct {
 	req  contrib.ActivationRequest
 	call func(ctx context.Context, what, method string, in, out any) error
 
-	mu         sync.Mutex
-	sink       builtins.StatusSink
-	asked      bool
-	closed     bool
-	clients    map[uint64]contrib.ModelClient // model clients held for the worker, by handle
-	nextClient uint64
+	mu      sync.Mutex
+	sink    builtins.StatusSink
+	asked   bool
+	closed  bool
+	clients handles[contrib.ModelClient] // model clients held for the worker
 }
 
 // NewHostSide returns the host side of req's generation. call calls the
@@ -142,8 +141,9 @@ func (h *HostSide) Notify(method string, body []byte) {
 func (h *HostSide) Close() {
 	h.mu.Lock()
 	sink := h.sink
-	h.sink, h.closed, h.clients = nil, true, nil
+	h.sink, h.closed = nil, true
 	h.mu.Unlock()
+	h.clients.clear()
 	if sink != nil {
 		sink.Retire()
 	}

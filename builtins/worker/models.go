@@ -84,14 +84,7 @@ func (h *HostSide) modelClient(ctx context.Context, role contrib.ModelRole) (uin
 	if err != nil {
 		return 0, err
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.clients == nil {
-		h.clients = map[uint64]contrib.ModelClient{}
-	}
-	h.nextClient++
-	h.clients[h.nextClient] = c
-	return h.nextClient, nil
+	return h.clients.add(c), nil
 }
 
 func (h *HostSide) modelEpoch(role contrib.ModelRole) (uint64, error) {
@@ -103,10 +96,8 @@ func (h *HostSide) modelEpoch(role contrib.ModelRole) (uint64, error) {
 }
 
 func (h *HostSide) modelComplete(ctx context.Context, call wire.ModelCall) (contrib.ModelReply, error) {
-	h.mu.Lock()
-	c := h.clients[call.Client]
-	h.mu.Unlock()
-	if c == nil {
+	c, ok := h.clients.get(call.Client)
+	if !ok {
 		return contrib.ModelReply{}, errors.New("no such model client")
 	}
 	return c.Complete(ctx, call.Request)

@@ -50,8 +50,7 @@ type server struct {
 	set    *contrib.Set
 	deps   []contrib.Instance // dependencies activated in this worker (check)
 
-	codecs    map[uint64]contrib.Codec // codecs of client factories, by handle
-	nextCodec uint64
+	codecs handles[contrib.Codec] // codecs of client factories
 }
 
 func (s *server) handle(ctx context.Context, method string, body []byte) (any, error) {
@@ -72,10 +71,9 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 		s.svc.facts.Store(&a.Facts)
 		ran, err := inst.Attach(ctx, a.Stage)
 		return wire.Outcome{OK: ran, Err: failure(err)}, nil
-	case wire.MethodTool, wire.MethodCommand, wire.MethodPlaceholder:
+	case wire.MethodTool, wire.MethodCommand, wire.MethodPlaceholder, wire.MethodHook, wire.MethodPoint,
+		wire.MethodClassify, wire.MethodRuntimeEntry:
 		return s.invoke(ctx, method, body)
-	case wire.MethodHook, wire.MethodPoint, wire.MethodClassify, wire.MethodRuntimeEntry:
-		return s.invokeEntry(ctx, method, body)
 	case wire.MethodFactoryCreate, wire.MethodCodecEncode, wire.MethodCodecDecode:
 		return s.serveFactory(ctx, method, body)
 	case wire.MethodStart:
@@ -215,7 +213,9 @@ func describe(set *contrib.Set) wire.Activated {
 	return a
 }
 
-// invoke calls one tool, command or placeholder of the generation.
+// invoke runs one contribution of the generation: a tool, command,
+// placeholder, hook, point entry (static or added at run time) or
+// classifier, with the host facts the call carries.
 func (s *server) invoke(ctx context.Context, method string, body []byte) (any, error) {
 	var in wire.Invoke
 	if err := json.Unmarshal(body, &in); err != nil {
@@ -228,27 +228,67 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 	s.svc.facts.Store(&in.Facts)
 	switch method {
 	case wire.MethodTool:
-		if in.Index < 0 || in.Index >= len(set.Tools) {
-			return nil, fmt.Errorf("no tool %d", in.Index)
+		t, err := at(set.Tools, in.Index, "tool")
+		if err != nil {
+			return nil, err
 		}
 		args, err := wire.DecodeValue(in.Args)
 		if err != nil {
 			return nil, err
 		}
-		return set.Tools[in.Index].Run(ctx, args), nil
+		return t.Run(ctx, args), nil
 	case wire.MethodCommand:
-		if in.Index < 0 || in.Index >= len(set.Commands) {
-			return nil, fmt.Errorf("no command %d", in.Index)
+		c, err := at(set.Commands, in.Index, "command")
+		if err != nil {
+			return nil, err
 		}
-		text, ok, err := set.Commands[in.Index].Run(ctx, in.Inv)
+		text, ok, err := c.Run(ctx, in.Inv)
 		return wire.Outcome{Text: text, OK: ok, Err: failure(err)}, nil
-	default:
-		if in.Index < 0 || in.Index >= len(set.Placeholders) {
-			return nil, fmt.Errorf("no placeholder %d", in.Index)
+	case wire.MethodPlaceholder:
+		p, err := at(set.Placeholders, in.Index, "placeholder")
+		if err != nil {
+			return nil, err
 		}
-		text, ok, err := set.Placeholders[in.Index].Resolve(ctx, in.Site)
+		text, ok, err := p.Resolve(ctx, in.Site)
 		return wire.Outcome{Text: text, OK: ok, Err: failure(err)}, nil
+	case wire.MethodClassify:
+		c, err := at(set.Classifiers, in.Index, "classifier")
+		if err != nil {
+			return nil, err
+		}
+		args, err := wire.DecodeValue(in.Args)
+		if err != nil {
+			return nil, err
+		}
+		class, ok, err := c.Classify(ctx, in.Tool, args)
+		return wire.Outcome{OK: ok, Class: class, Err: failure(err)}, nil
+	case wire.MethodHook:
+		h, err := at(set.Hooks, in.Index, "hook")
+		if err != nil {
+			return nil, err
+		}
+		return valueOutcome(h.Run(ctx, in.Event, in.Payload)), nil
 	}
+	if in.Call == nil {
+		return nil, errors.New("a point call without its call")
+	}
+	if method == wire.MethodRuntimeEntry {
+		return valueOutcome(s.svc.runEntry(ctx, in.Index, *in.Call)), nil
+	}
+	e, err := at(set.Points, in.Index, "point entry")
+	if err != nil {
+		return nil, err
+	}
+	return valueOutcome(e.Run(ctx, *in.Call)), nil
+}
+
+// at returns list[i], or an error naming what the host asked for.
+func at[T any](list []T, i int, what string) (T, error) {
+	if i < 0 || i >= len(list) {
+		var zero T
+		return zero, fmt.Errorf("no %s %d", what, i)
+	}
+	return list[i], nil
 }
 
 // failure carries a callback's error as its diagnostic.
@@ -260,58 +300,21 @@ func failure(err error) *contrib.Diagnostic {
 	return &d
 }
 
-// invokeEntry runs one hook, point entry or classifier.
-func (s *server) invokeEntry(ctx context.Context, method string, body []byte) (any, error) {
-	var in wire.Invoke
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, err
-	}
-	_, set := s.current()
-	if set == nil {
-		return nil, errors.New("call before activate")
-	}
-	s.svc.facts.Store(&in.Facts)
-	var out any
-	var err error
-	switch method {
-	case wire.MethodHook:
-		if in.Index < 0 || in.Index >= len(set.Hooks) {
-			return nil, fmt.Errorf("no hook %d", in.Index)
-		}
-		out, err = set.Hooks[in.Index].Run(ctx, in.Event, in.Payload)
-	case wire.MethodPoint:
-		if in.Index < 0 || in.Index >= len(set.Points) || in.Call == nil {
-			return nil, fmt.Errorf("no point entry %d", in.Index)
-		}
-		out, err = set.Points[in.Index].Run(ctx, *in.Call)
-	case wire.MethodRuntimeEntry:
-		if in.Call == nil {
-			return nil, errors.New("runtime entry without a call")
-		}
-		out, err = s.svc.runEntry(ctx, in.Index, *in.Call)
-	default:
-		if in.Index < 0 || in.Index >= len(set.Classifiers) {
-			return nil, fmt.Errorf("no classifier %d", in.Index)
-		}
-		args, derr := wire.DecodeValue(in.Args)
-		if derr != nil {
-			return nil, derr
-		}
-		c, ok, err := set.Classifiers[in.Index].Classify(ctx, in.Tool, args)
-		return wire.Outcome{OK: ok, Class: c, Err: failure(err)}, nil
-	}
+// valueOutcome shapes a hook's or point entry's result: a JSON-like value,
+// an expected failure (error(code, message)), or a raised one.
+func valueOutcome(out any, err error) wire.Outcome {
 	var te *contrib.ToolError
-	if errors.As(err, &te) {
-		return wire.Outcome{ToolErr: te}, nil
-	}
-	if err != nil {
-		return wire.Outcome{Err: failure(err)}, nil
+	switch {
+	case errors.As(err, &te):
+		return wire.Outcome{ToolErr: te}
+	case err != nil:
+		return wire.Outcome{Err: failure(err)}
 	}
 	v, err := json.Marshal(out)
 	if err != nil {
-		return wire.Outcome{Err: failure(err)}, nil
+		return wire.Outcome{Err: failure(err)}
 	}
-	return wire.Outcome{Value: v}, nil
+	return wire.Outcome{Value: v}
 }
 
 // quiet are the services of a dependency activated in this worker for its
