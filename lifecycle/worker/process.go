@@ -145,7 +145,9 @@ func (p *process) classify(readErr, waitErr error) *Failure {
 		last = ": " + last
 	}
 	switch {
-	case p.stderr.contains("out of memory"):
+	// The race detector's runtime reports an address-space limit as
+	// "address space collisions" instead of "out of memory".
+	case p.stderr.contains("out of memory") || p.stderr.contains("address space collisions"):
 		return &Failure{Code: contrib.ResourceExhausted,
 			Message: fmt.Sprintf("memory_limit %s exceeded: the worker was killed", FormatBytes(p.limit))}
 	case errors.Is(readErr, wire.ErrGarbage):
