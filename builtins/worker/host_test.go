@@ -80,4 +80,3 @@ func TestRemoteErrKeepsNotSupported(t *testing.T) {
 		t.Fatalf("remoteErr = %v, want a not_supported error", err)
 	}
 }
-
