@@ -54,6 +54,12 @@ func (l *lockedBuffer) String() string {
 // tools/list_changed notifications.
 func startMCP(t *testing.T, cat contrib.Catalog) (*mcp.ClientSession, string, chan struct{}) {
 	t.Helper()
+	return startMCPWith(t, cat, "")
+}
+
+// startMCPWith is startMCP with extra tool(...) entries in the plugin.
+func startMCPWith(t *testing.T, cat contrib.Catalog, extra string) (*mcp.ClientSession, string, chan struct{}) {
+	t.Helper()
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "dev", "t")
 	if err := os.MkdirAll(plugin, 0o755); err != nil {
@@ -61,7 +67,7 @@ func startMCP(t *testing.T, cat contrib.Catalog) (*mcp.ClientSession, string, ch
 	}
 	writeMCPFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.t\"\nversion = \"1.0.0\"\n")
 	star := filepath.Join(plugin, "plugin.star")
-	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s", "", 1))
+	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s", extra, 1))
 
 	stderr := &lockedBuffer{}
 	e := &env{global: global{home: filepath.Join(dir, "home"), workspace: dir, dev: []string{plugin}},
