@@ -168,17 +168,35 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 		defer cancel()
 	}
 	err := p.conn.Call(cctx, method, in, out)
-	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut) {
-		f := p.die(&Failure{Code: contrib.CallbackTimeout,
-			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed", what, p.timeout)})
-		<-p.done // the fault is delivered before the caller sees the result
-		return f
-	}
+	var re *wire.RemoteError
 	var f *Failure
-	if errors.As(err, &f) {
-		<-p.done
+	switch {
+	case err == nil || errors.As(err, &re):
+		return err
+	case ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut):
+		f = p.die(&Failure{Code: contrib.CallbackTimeout,
+			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed", what, p.timeout)})
+	case errors.Is(err, wire.ErrGarbage):
+		f = p.die(&Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker was killed: %v", err)})
+	case ctx.Err() != nil:
+		return err // the caller gave up; the worker was asked to cancel
+	default:
+		// The channel failed (a write to a worker that just died): the
+		// cause is known once the worker is reaped, which its reader sees
+		// at once; a worker that only closed its stdin is killed.
+		select {
+		case <-p.done:
+		case <-time.After(time.Second):
+			p.die(&Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker channel failed: %v", err)})
+		}
 	}
-	return err
+	<-p.done // the fault is delivered before the caller sees the result
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if f == nil || p.cause != nil {
+		f = p.cause
+	}
+	return f
 }
 
 var errTimedOut = errors.New("callback timeout")
