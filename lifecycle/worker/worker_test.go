@@ -66,6 +66,8 @@ func fakeWorker(mode string) {
 			case "garbage":
 				os.Stdout.Write([]byte("\x00\x00\x00\x0b\x09not a frame"))
 				select {}
+			case "badjson":
+				return json.RawMessage("{not json"), nil // a well-formed frame, a malformed reply
 			case "pid":
 				return contrib.Result{Text: strconv.Itoa(os.Getpid())}, nil
 			}
@@ -218,6 +220,11 @@ func TestHungWorker(t *testing.T) {
 func TestGarbageOnTheChannel(t *testing.T) {
 	inst, faults := activate(t, "serve", 0)
 	wantFault(t, call(inst, "garbage"), faults, contrib.WorkerFailed, "garbage on the worker channel: unknown frame kind 9")
+}
+
+func TestGarbageInAReply(t *testing.T) {
+	inst, faults := activate(t, "serve", 0)
+	wantFault(t, call(inst, "badjson"), faults, contrib.WorkerFailed, "garbage on the worker channel: reply to tool")
 }
 
 func TestWorkerExitsDuringStart(t *testing.T) {
