@@ -110,7 +110,7 @@ func (a *Activator) Compile(req contrib.ActivationRequest) error {
 	}
 	if out.Failed {
 		p.close()
-		return &contrib.ActivationError{Compile: true, Diagnostics: out.Diagnostics}
+		return &contrib.ActivationError{Compile: true, Diagnostics: own(req.Plugin, out.Diagnostics)}
 	}
 	a.keep(req.Plugin, keptWorker{p: p, bundle: req.Bundle, files: b.Files})
 	return nil
@@ -161,7 +161,7 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	}
 	if out.Failed {
 		p.close()
-		return nil, &contrib.ActivationError{Compile: out.Compile, Diagnostics: out.Diagnostics}
+		return nil, &contrib.ActivationError{Compile: out.Compile, Diagnostics: own(req.Plugin, out.Diagnostics)}
 	}
 	p.adopt(br, req.Fault)
 	files := b.Files
@@ -281,4 +281,13 @@ func appendDeps(deps []wire.Bundle, b wire.Bundle) []wire.Bundle {
 func withoutDeps(b wire.Bundle) wire.Bundle {
 	b.Deps = nil
 	return b
+}
+
+// own marks diagnostics a worker reported as its plugin's: a worker speaks
+// for its own plugin only.
+func own(plugin string, ds []contrib.Diagnostic) []contrib.Diagnostic {
+	for i := range ds {
+		ds[i].Plugin = plugin
+	}
+	return ds
 }

@@ -63,7 +63,7 @@ func newInstance(p *process, req contrib.ActivationRequest, b wire.Bundle, a wir
 		st.AddClientFactory(cf)
 	}
 	inst.set = st.Set()
-	inst.set.Diagnostics = append(a.Diagnostics, inst.set.Diagnostics...)
+	inst.set.Diagnostics = append(own(req.Plugin, a.Diagnostics), inst.set.Diagnostics...)
 	for _, dep := range slices.Sorted(maps.Keys(req.Providers)) {
 		for _, v := range req.Providers[dep] {
 			if _, ok := v.(*Export); !ok {
@@ -125,7 +125,7 @@ func (inst *instance) ask(ctx context.Context, what, method string, in any) (wir
 		return out, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
-		return out, &wire.DiagError{D: *out.Err}
+		return out, &wire.DiagError{D: own(inst.req.Plugin, []contrib.Diagnostic{*out.Err})[0]}
 	}
 	return out, nil
 }
@@ -183,7 +183,7 @@ func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bo
 		return true, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
-		return true, &wire.DiagError{D: *out.Err}
+		return true, &wire.DiagError{D: own(inst.req.Plugin, []contrib.Diagnostic{*out.Err})[0]}
 	}
 	return out.OK, nil
 }
