@@ -212,6 +212,24 @@ func TestCrashingWorker(t *testing.T) {
 	wantFault(t, call(inst, "exit"), faults, contrib.WorkerFailed, "the worker exited (exit status 2): panic: fake crash")
 }
 
+// Every call in flight ends with the cause, and the plugin faults once.
+func TestCallsInFlightEndWithTheCause(t *testing.T) {
+	inst, faults := activate(t, "serve", 0)
+	results := make(chan contrib.Result, 3)
+	for range 3 {
+		go func() { results <- call(inst, "hang") }()
+	}
+	wantFault(t, call(inst, "exit"), faults, contrib.WorkerFailed, "panic: fake crash")
+	for range 3 {
+		if res := <-results; res.Err == nil || !strings.Contains(res.Err.Message, "the worker exited (exit status 2): panic: fake crash") {
+			t.Errorf("a call in flight = %+v, want the cause", res)
+		}
+	}
+	if n := len(faults.all()); n != 1 {
+		t.Errorf("%d faults, want 1", n)
+	}
+}
+
 func TestHungWorker(t *testing.T) {
 	inst, faults := activate(t, "serve", 2*time.Second)
 	wantFault(t, call(inst, "hang"), faults, contrib.CallbackTimeout, "tool t: callback_timeout 2s exceeded: the worker was killed")
