@@ -162,10 +162,23 @@ func (p *process) classify(readErr, waitErr error) *Failure {
 // the callback in a timeout's message.
 func (p *process) call(ctx context.Context, what, method string, in, out any) error {
 	cctx := ctx
+	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut) }
+	timeout := func() *Failure {
+		return &Failure{Code: contrib.CallbackTimeout,
+			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed", what, p.timeout)}
+	}
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithTimeoutCause(ctx, p.timeout, errTimedOut)
 		defer cancel()
+		// Kill at the deadline even when the call is stuck writing to a
+		// worker that stopped reading.
+		stop := context.AfterFunc(cctx, func() {
+			if timedOut() {
+				p.die(timeout())
+			}
+		})
+		defer stop()
 	}
 	err := p.conn.Call(cctx, method, in, out)
 	var re *wire.RemoteError
@@ -173,9 +186,8 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	switch {
 	case err == nil || errors.As(err, &re):
 		return err
-	case ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut):
-		f = p.die(&Failure{Code: contrib.CallbackTimeout,
-			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed", what, p.timeout)})
+	case timedOut():
+		f = p.die(timeout())
 	case errors.Is(err, wire.ErrGarbage):
 		f = p.die(&Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker was killed: %v", err)})
 	case ctx.Err() != nil:
