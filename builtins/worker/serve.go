@@ -79,7 +79,8 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 	case wire.MethodStart:
 		// Timers run here under a gate of the worker's own; killing the
 		// worker stops them (docs/isolation.md).
-		if st, ok := s.inst.(contrib.Starter); ok {
+		inst, _ := s.current()
+		if st, ok := inst.(contrib.Starter); ok {
 			st.Start(contrib.NewGate())
 		}
 		return nil, nil

@@ -278,17 +278,22 @@ func (t *tail) contains(s string) bool {
 	return bytes.Contains(t.head, []byte(s)) || bytes.Contains(t.buf, []byte(s))
 }
 
-// headline returns the first line the worker wrote: a panic's or fatal
-// error's headline rather than its goroutine dump.
+// headline returns the line that says why the worker died: the first
+// panic or fatal error the Go runtime wrote, else the first line.
 func (t *tail) headline() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	first := ""
 	for _, l := range strings.Split(string(t.head), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:"):
 			return l
+		case first == "":
+			first = l
 		}
 	}
-	return ""
+	return first
 }
 
 // FormatBytes writes n the way config.toml spells sizes: 512MiB, 1GiB, or
