@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,15 +82,29 @@ func New(opts Options) *Activator {
 	return &Activator{opts: opts, kept: map[string]keptWorker{}}
 }
 
-// selfCommand re-executes this binary.
+// selfCommand re-executes this binary with a minimal environment.
 func selfCommand() (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = os.Environ()
+	cmd.Env = workerEnv(os.Environ())
 	return cmd, nil
+}
+
+// workerEnv keeps of the host's environment what the Go runtime reads
+// (GOMAXPROCS, GODEBUG, GOGC, GORACE, GOCOVERDIR, ...) and TMPDIR: the
+// credentials an agent host keeps in its environment (API keys) never
+// enter a process that runs plugin code.
+func workerEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GO") || strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Compile starts a worker, hands it the bundle and has it compile without

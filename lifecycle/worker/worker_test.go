@@ -303,3 +303,11 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
 }
+
+// The host's credentials never reach a worker's environment.
+func TestWorkerEnvironment(t *testing.T) {
+	got := workerEnv([]string{"OPENAI_API_KEY=sk-secret", "GOMAXPROCS=2", "HOME=/root", "TMPDIR=/tmp", "GODEBUG=x=1"})
+	if strings.Join(got, " ") != "GOMAXPROCS=2 TMPDIR=/tmp GODEBUG=x=1" {
+		t.Fatalf("workerEnv = %q", got)
+	}
+}
