@@ -325,9 +325,10 @@ func (inst *instance) onClose(f func()) {
 
 // failureDiag extracts the diagnostic of a failed run.
 func failureDiag(err error) contrib.Diagnostic {
-	var rf *runFailure
-	if errors.As(err, &rf) {
-		return rf.diag
+	// A *runFailure, or the failure of a generation in a worker process.
+	var df interface{ Diagnostic() contrib.Diagnostic }
+	if errors.As(err, &df) {
+		return df.Diagnostic()
 	}
 	return contrib.Diag(contrib.CallbackFailed, "", contrib.Pos{}, "%v", err)
 }

@@ -175,8 +175,14 @@ func depsRequire(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if !ok {
 		return nil, fmt.Errorf("deps.require(%q, %q): %s is not a dependency; add it under [dependencies] in plugin.toml", plugin, name, plugin)
 	}
-	v, ok := services[name].(starlark.Value)
-	if !ok {
+	sv, exported := services[name]
+	v, ok := sv.(starlark.Value)
+	switch {
+	case exported && !ok:
+		// A provider in a worker process: its services are Starlark
+		// values in that process (docs/isolation.md).
+		return nil, fmt.Errorf("deps.require(%q, %q): %s runs in process isolation, so its services reach only plugins that run in process isolation too", plugin, name, plugin)
+	case !ok:
 		return nil, fmt.Errorf("deps.require(%q, %q): %s exports no service %q", plugin, name, plugin, name)
 	}
 	return v, nil

@@ -90,6 +90,11 @@ const (
 	// Hot reload.
 	WatchFailed Code = "WatchFailed"
 
+	// Isolation and resource limits (issue 11, docs/isolation.md).
+	WorkerFailed         Code = "WorkerFailed"
+	IsolationWeakened    Code = "IsolationWeakened"
+	IsolationUnsupported Code = "IsolationUnsupported"
+
 	// Status fields (CC15).
 	StatusFieldRejected Code = "StatusFieldRejected"
 	StatusFieldUnknown  Code = "StatusFieldUnknown"
@@ -163,8 +168,6 @@ var Catalogue = []CodeInfo{
 	{LoadCycle, SeverityError, "Files load each other in a cycle.", "Break the cycle shown in the message."},
 	{ExecutionFailed, SeverityError, "The module failed while executing; the plugin is faulted.", "Fix the error at the top of the backtrace."},
 	{TooManySteps, SeverityError, "A run exceeded its step budget and was cancelled.", "Remove the unbounded loop or do less work per call."},
-	{ResourceExhausted, SeverityError, "A run was stopped because plugin code grew the heap past memory_limit, or one operation would have allocated more than the host allows.", "Build smaller values, or raise memory_limit in config.toml."},
-	{CallbackTimeout, SeverityError, "A run outlived callback_timeout and was cancelled at its next step.", "Do less work per call, or raise callback_timeout in config.toml."},
 	{HostPanic, SeverityError, "A host builtin panicked while serving the plugin; the plugin is faulted.", "Report the bug with the message; other plugins are unaffected."},
 	{PrintNote, SeverityNote, "A debug line from print().", "Nothing to fix; remove the print when done."},
 	{ContentDropped, SeverityNote, "A tool returned image or audio parts the session model cannot take; only the text and resources reach it (MC1).", "Nothing to fix; select a model with image input to pass images."},
@@ -189,6 +192,11 @@ var Catalogue = []CodeInfo{
 	{PlaceholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
 	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
 	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
+	{ResourceExhausted, SeverityError, "Plugin code exceeded memory_limit: in process, the heap grew past it while the run's code ran, or one operation would have allocated more, and the run was cancelled; in process mode its worker was killed and the plugin is faulted.", "Build smaller values or do less work per call, or raise memory_limit in config.toml."},
+	{CallbackTimeout, SeverityError, "A run outlived callback_timeout: in process it was cancelled at its next step; in process mode its worker was killed and the plugin is faulted.", "Make the callback finish sooner, or raise callback_timeout in config.toml."},
+	{WorkerFailed, SeverityError, "A plugin's worker process crashed, could not start, or wrote garbage to its channel; it was killed and the plugin is faulted.", "Read the cause in the message; reload or enable the plugin to start a fresh worker."},
+	{IsolationUnsupported, SeverityWarning, "The plugin runs in process isolation and depends on a provider in the host process, whose services cannot reach the worker.", "Run the provider and its dependents in the same isolation mode."},
+	{IsolationWeakened, SeverityWarning, "A workspace config.toml tried to weaken isolation (process to in_process); the stricter setting stays.", "Set isolation in {home}/config.toml, or remove the workspace key."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},

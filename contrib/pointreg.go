@@ -121,11 +121,22 @@ type Handle struct {
 	Scope  Scope
 	Thread string
 	reg    *Registry
+	remote func() bool // set by NewRemoteHandle
+}
+
+// NewRemoteHandle returns the handle of an entry registered in another
+// process's registry (a plugin worker's, docs/isolation.md): Release calls
+// release.
+func NewRemoteHandle(id string, point PointName, scope Scope, thread string, release func() bool) *Handle {
+	return &Handle{ID: id, Point: point, Scope: scope, Thread: thread, remote: release}
 }
 
 // Release removes the entry. It reports whether the entry was still
 // registered.
 func (h *Handle) Release() bool {
+	if h.remote != nil {
+		return h.remote()
+	}
 	return h.reg.release(func(e *runtimeEntry) bool { return e.id == h.ID })
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
 	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
@@ -134,6 +135,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 	ck := &checker{
 		opts:     opts,
 		sandbox:  sandbox,
+		worker:   sandbox.workers(opts.Timeout), // the timeout ends a dry run as CallbackTimeout
 		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
 		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},
@@ -162,7 +164,8 @@ func cwdRelative(dir string) string {
 type checker struct {
 	opts      CheckOptions
 	sandbox   *Host
-	act       *builtins.Activator
+	act       *builtins.Activator // compiles only: no plugin code runs in the checking process
+	worker    *lworker.Activator  // dry runs, each in a worker process (check_worker.go)
 	registry  *contrib.Registry
 	plugins   []*checkPlugin // load order
 	byCand    map[*lifecycle.Candidate]*checkPlugin
@@ -276,14 +279,7 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	if p.files == nil {
 		return nil
 	}
-	req := contrib.ActivationRequest{
-		Plugin: mf.ID, DisplayName: mf.Name(), Generation: "check", Source: c.Source,
-		Bundle: lifecycle.NewBundle(p.files), Entry: mf.Entry, SourceRoot: c.Display,
-		Capabilities: mf.Capabilities, Exports: mf.Exports, Providers: providers,
-		Rules: contrib.Rules{BuiltinTools: ck.opts.BuiltinTools, BuiltinCommands: ck.opts.BuiltinCommands,
-			HostPlaceholders: ck.opts.HostPlaceholders},
-		Services: sandboxServices{},
-	}
+	req := ck.request(p, providers)
 	if blocked {
 		p.failed = true
 		ck.addFailure(p, ck.act.Compile(req))
@@ -296,16 +292,23 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 		ck.addFailure(p, ck.act.Compile(req))
 		return nil
 	}
-	actx, cancel := context.WithTimeout(ctx, ck.opts.Timeout)
-	inst, err := ck.act.Activate(actx, req)
-	cancel()
+	// The static checks and the style warnings read the trees this compile
+	// parses; compiling runs no plugin code.
+	if err := ck.act.Compile(req); err != nil {
+		p.failed = true
+		ck.addFailure(p, err)
+		return nil
+	}
+	// Check runs code from pull requests: always in a worker, under the
+	// memory limit, killed after Timeout.
+	inst, err := ck.worker.Activate(ctx, req)
 	if err != nil {
 		p.failed = true
 		ck.addFailure(p, err)
 		return nil
 	}
 	set := inst.Set()
-	ck.add(p, set.Diagnostics...)
+	ck.add(p, slices.DeleteFunc(slices.Clone(set.Diagnostics), isolationOnly)...)
 	if !c.Shadowed {
 		ck.add(p, ck.sandbox.admitStatusFields(mf.ID, set)...)
 		ck.registry.Publish(&contrib.Published{Plugin: mf.ID, Generation: "check", Rank: c.Rank,

@@ -126,7 +126,6 @@ var notStatic = map[contrib.Code]string{
 	contrib.ConfigUnknownKey:                "check reads no config.toml",
 	contrib.ConfigUnreadable:                "check reads no config.toml",
 	contrib.ConfigValueInvalid:              "check reads no config.toml",
-	contrib.CallbackTimeout:                 "a dry run's step budget ends a run long before callback_timeout",
 	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
 	contrib.ProvidersInvalid:                "check reads no providers.json",
 	contrib.ProviderKeyUnset:                "check reads no providers.json",
@@ -139,6 +138,11 @@ var notStatic = map[contrib.Code]string{
 	contrib.HookSkipped:                     "hooks run only when the host runs their event, never in a dry run",
 	contrib.RawHookRefused:                  "hooks run only when the host runs their event, never in a dry run",
 	contrib.RawHookRegistered:               "a note; registering a raw hook is legitimate",
+	contrib.ResourceExhausted:               "a limit of the running host; the corpus holds no memory bombs (isolation_check_worker.txtar shows one)",
+	contrib.CallbackTimeout:                 "a limit of the running host, not a finding about the files",
+	contrib.WorkerFailed:                    "a failure of a worker process, not of a plugin's files",
+	contrib.IsolationWeakened:               "check reads no config.toml",
+	contrib.IsolationUnsupported:            "a limit of process isolation, not a finding about the files",
 }
 
 var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\](;|$)`)

@@ -39,6 +39,11 @@ type Config struct {
 	MemoryLimit     string `toml:"memory_limit"`
 	CallbackTimeout string `toml:"callback_timeout"`
 	Limits          Limits `toml:"-"`
+	// Isolation is "in_process", "process", or "" when no layer set it
+	// (Options.Isolation then decides); PluginIsolation holds the
+	// [plugins."id"] isolation overrides (isolation_config.go).
+	Isolation       string            `toml:"isolation"`
+	PluginIsolation map[string]string `toml:"-"`
 }
 
 // layer is one config file as read, with the keys it set.
@@ -46,6 +51,7 @@ type layer struct {
 	path string
 	md   toml.MetaData
 	cfg  Config
+	file fileLayer
 }
 
 // loadConfig reads the two layers. A missing file is empty; an unreadable
@@ -70,6 +76,7 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 		}
 		merge(&cfg, l)
 		mergeLimits(&cfg, l, i == 1, note)
+		mergeIsolation(&cfg, l, i == 1, note)
 	}
 	return cfg
 }
@@ -80,7 +87,9 @@ func readLayer(path string) (*layer, error) {
 		return nil, err
 	}
 	l := &layer{path: path}
-	l.md, err = toml.Decode(string(data), &l.cfg)
+	l.md, err = toml.Decode(string(data), &l.file)
+	l.cfg = l.file.Config
+	l.cfg.Plugins = l.file.Plugins.On
 	return l, err
 }
 

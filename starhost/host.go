@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/statusline"
@@ -110,13 +109,21 @@ type Options struct {
 
 	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
 	Steps uint64
-	// MemoryLimit is the in-process heap budget in bytes
-	// (builtins.DefaultMemoryLimit, 512 MiB); memory_limit in config.toml
-	// overrides it (Limits). Negative turns the heap watchdog off.
+	// Isolation is where plugin code runs: IsolationInProcess (the default,
+	// "" too) or IsolationProcess, a worker subprocess per plugin
+	// (docs/isolation.md). Process here is a floor no config.toml weakens;
+	// otherwise config.toml's isolation keys decide, and a workspace config
+	// may only make them stricter.
+	Isolation string
+	// MemoryLimit is the memory budget of plugin code in bytes
+	// (builtins.DefaultMemoryLimit, 512 MiB): in process mode each worker's
+	// limit; in process, the heap watchdog's budget. memory_limit in
+	// config.toml overrides it (Limits). Negative turns the in-process
+	// watchdog off.
 	MemoryLimit int64
 	// CallbackTimeout bounds each run (builtins.DefaultCallbackTimeout,
 	// 30s); callback_timeout in config.toml overrides it. Negative turns it
-	// off.
+	// off in process.
 	CallbackTimeout time.Duration
 	// CleanupTimeout bounds the drain of a deactivated generation
 	// (lifecycle.DefaultCleanupTimeout).
@@ -170,6 +177,7 @@ type Host struct {
 	models   sessionState                // session and review views, model clients (session.go)
 	points   pointsState                 // per-thread state captured from the points (points.go)
 	session  sessionOrder                // attach before session_started (sessionorder.go)
+	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
 
 	closeOnce sync.Once
 }
@@ -272,10 +280,9 @@ func (h *Host) activator() contrib.Activator {
 	if testActivator != nil {
 		return testActivator()
 	}
-	return builtins.NewActivator(builtins.Options{Steps: h.opts.Steps, Limits: func() (int64, time.Duration) {
-		l := h.Config().Limits // as last read: a reload runs under the current config
-		return l.MemoryLimit, l.CallbackTimeout
-	}})
+	h.router = &isolationRouter{local: h.localActivator(), remote: h.processActivator(), mode: h.Isolation,
+		chosen: map[string]contrib.Activator{}}
+	return h.router
 }
 
 // build reads the configuration and prepares the registry and the
@@ -368,6 +375,9 @@ func (h *Host) Close(ctx context.Context) error {
 		h.models.closing.Store(true) // no reconnecting while plugins stop
 		if h.manager != nil {
 			h.manager.Close(ctx)
+		}
+		if h.router != nil {
+			h.router.remote.Close() // workers compiled but never activated
 		}
 	})
 	return nil

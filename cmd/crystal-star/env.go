@@ -60,6 +60,9 @@ func (e *env) start() (*starhost.Host, error) {
 		Notes: e.note, Events: e.events,
 		Classifications: cliClassifications, ModelCalls: e.modelCall,
 		Points: cliPoints,
+		// CRYSTAL_ISOLATION=process runs every plugin in a worker, whatever
+		// config.toml says (docs/isolation.md).
+		Isolation: os.Getenv("CRYSTAL_ISOLATION"),
 	})
 	if err != nil {
 		return nil, err

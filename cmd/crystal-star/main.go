@@ -8,9 +8,14 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
-func main() { os.Exit(Main()) }
+func main() {
+	starhost.ServeWorkerIfChild() // a plugin worker of a host in process isolation never returns
+	os.Exit(Main())
+}
 
 // Main runs the command line with the process's arguments and streams and
 // returns the exit code: 0 success, 1 failure, 2 usage error.

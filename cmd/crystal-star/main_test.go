@@ -9,10 +9,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/crystal-star/crystal-star/internal/scalegen"
+	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/plugintest"
 )
 
 func TestMain(m *testing.M) {
+	starhost.ServeWorkerIfChild() // scenarios in process isolation re-execute this binary as the worker
+	if os.Getenv(benchMain) != "" {
+		os.Exit(Main()) // the crystal-star of BenchmarkMCPStdioCall
+	}
 	testscript.Main(m, map[string]func(){
 		"crystal-star": func() { os.Exit(Main()) },
 	})
@@ -33,6 +38,11 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CRYSTAL_HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("PLUGINS", filepath.Join(root, "plugins"))
+			// CRYSTAL_ISOLATION=process go test ./cmd/crystal-star runs every
+			// scenario with its plugins in workers (docs/isolation.md).
+			if v := os.Getenv("CRYSTAL_ISOLATION"); v != "" {
+				env.Setenv("CRYSTAL_ISOLATION", v)
+			}
 			return nil
 		},
 		Cmds:          scenarioCommands(),

@@ -43,6 +43,12 @@ func startMCP(t *testing.T, cat starhost.Catalog) (*mcp.ClientSession, string, c
 // startMCPEvents is startMCP that also returns the host's lifecycle events.
 func startMCPEvents(t *testing.T, cat starhost.Catalog) (*mcp.ClientSession, string, chan struct{}, chan starhost.Event) {
 	t.Helper()
+	return startMCPWith(t, cat, "")
+}
+
+// startMCPWith is startMCPEvents with extra tool(...) entries in the plugin.
+func startMCPWith(t *testing.T, cat starhost.Catalog, extra string) (*mcp.ClientSession, string, chan struct{}, chan starhost.Event) {
+	t.Helper()
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "dev", "t")
 	if err := os.MkdirAll(plugin, 0o755); err != nil {
@@ -50,7 +56,7 @@ func startMCPEvents(t *testing.T, cat starhost.Catalog) (*mcp.ClientSession, str
 	}
 	writeMCPFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.t\"\nversion = \"1.0.0\"\n")
 	star := filepath.Join(plugin, "plugin.star")
-	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s", "", 1))
+	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s", extra, 1))
 
 	events := make(chan starhost.Event, 64)
 	h, err := starhost.New(starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
@@ -111,7 +117,7 @@ func startMCPEvents(t *testing.T, cat starhost.Catalog) (*mcp.ClientSession, str
 	return cs, star, changed, events
 }
 
-func writeMCPFile(t *testing.T, path, content string) {
+func writeMCPFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)

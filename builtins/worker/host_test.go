@@ -1,0 +1,82 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/contrib/wire"
+)
+
+// fakeServices records notes and hands out model clients and a sink.
+type fakeServices struct {
+	notes   []contrib.Diagnostic
+	clients int
+	sink    *fakeSink
+}
+
+func (f *fakeServices) Note(d contrib.Diagnostic) { f.notes = append(f.notes, d) }
+func (f *fakeServices) Facts() contrib.Facts      { return contrib.Facts{} }
+func (f *fakeServices) ModelClient(context.Context, string, contrib.ModelRole) (contrib.ModelClient, error) {
+	f.clients++
+	return nil, nil
+}
+func (f *fakeServices) ModelEpoch(contrib.ModelRole) uint64 { return 7 }
+func (f *fakeServices) StatusSink(string, string) builtins.StatusSink {
+	f.sink = &fakeSink{}
+	return f.sink
+}
+
+type fakeSink struct{ set, retired int }
+
+func (s *fakeSink) Set(string, string) { s.set++ }
+func (s *fakeSink) Clear(string)       {}
+func (s *fakeSink) Retire()            { s.retired++ }
+
+// A worker speaks for its own plugin only, and gets model clients only with
+// the models capability: the host does not take the worker's word.
+func TestHostSideTrustsNoWorker(t *testing.T) {
+	svc := &fakeServices{}
+	h := NewHostSide(contrib.ActivationRequest{Plugin: "acme.mine", Services: svc}, nil)
+	note, _ := json.Marshal(contrib.Diag(contrib.PrintNote, "acme.other", contrib.Pos{}, "print: hi"))
+	h.Notify(wire.NotifyNote, note)
+	if len(svc.notes) != 1 || svc.notes[0].Plugin != "acme.mine" {
+		t.Fatalf("notes = %+v, want one of acme.mine", svc.notes)
+	}
+	role, _ := json.Marshal(contrib.RoleSession)
+	if _, err := h.Handle(context.Background(), wire.MethodModelClient, role); err == nil || svc.clients != 0 {
+		t.Fatalf("a plugin without the models capability got a client (err %v)", err)
+	}
+	h = NewHostSide(contrib.ActivationRequest{Plugin: "acme.mine", Services: svc, Capabilities: []string{"models"}}, nil)
+	if id, err := h.Handle(context.Background(), wire.MethodModelClient, role); err != nil || id.(uint64) == 0 {
+		t.Fatalf("model_client = %v, %v", id, err)
+	}
+}
+
+// A killed worker never retires its status sink itself: closing the host
+// side does, and later pushes are dropped.
+func TestHostSideRetiresTheSink(t *testing.T) {
+	svc := &fakeServices{}
+	h := NewHostSide(contrib.ActivationRequest{Plugin: "acme.mine", Services: svc}, nil)
+	if ok, err := h.Handle(context.Background(), wire.MethodStatusSink, nil); err != nil || ok != true {
+		t.Fatalf("status_sink = %v, %v", ok, err)
+	}
+	push, _ := json.Marshal(wire.StatusUpdate{Name: "n", Text: "1"})
+	h.Notify(wire.NotifyStatusSet, push)
+	h.Close()
+	h.Notify(wire.NotifyStatusSet, push)
+	if svc.sink.set != 1 || svc.sink.retired != 1 {
+		t.Fatalf("sink: %d sets, %d retires; want 1 and 1", svc.sink.set, svc.sink.retired)
+	}
+}
+
+func TestRemoteErrKeepsNotSupported(t *testing.T) {
+	err := remoteErr(&wire.RemoteError{Message: contrib.NotSupported("no video").Error()})
+	if !strings.Contains(err.Error(), "no video") || !errors.Is(err, contrib.ErrNotSupported) {
+		t.Fatalf("remoteErr = %v, want a not_supported error", err)
+	}
+}

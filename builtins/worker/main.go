@@ -1,0 +1,39 @@
+package worker
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/crystal-star/crystal-star/contrib/wire"
+)
+
+// IsChild reports whether this process was started as a worker.
+func IsChild() bool { return os.Getenv(wire.EnvWorker) != "" }
+
+// Main runs this process as a worker and exits: it applies the memory limit
+// the host passed, serves the channel on stdin/stdout, and exits when the
+// host closes stdin (the host died or closed the worker: no worker outlives
+// its host). Plugin code never runs before the limit is in place.
+func Main() {
+	if v := os.Getenv(wire.EnvWorker); v != wire.Version {
+		fmt.Fprintf(os.Stderr, "crystal-star worker: protocol %q, want %q\n", v, wire.Version)
+		os.Exit(3)
+	}
+	if limit, err := strconv.ParseInt(os.Getenv(wire.EnvMemoryLimit), 10, 64); err == nil && limit > 0 {
+		debug.SetMemoryLimit(limit) // the collector works harder before the OS limit hits
+		if err := limitAddressSpace(limit); err != nil {
+			fmt.Fprintf(os.Stderr, "crystal-star worker: memory limit: %v\n", err)
+			os.Exit(3)
+		}
+	}
+	// Stdout is the channel: nothing else may write to it.
+	out := os.Stdout
+	os.Stdout = os.Stderr
+	if err := Serve(os.Stdin, out); err != nil {
+		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}

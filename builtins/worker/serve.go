@@ -1,0 +1,325 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/contrib/wire"
+)
+
+// Serve runs one plugin generation over the channel r/w until the host
+// closes it. It returns nil when r ends cleanly.
+func Serve(r io.Reader, w io.Writer) error {
+	s := &server{}
+	s.conn = wire.NewConn(r, w, s.handle, nil)
+	s.svc = &remoteServices{conn: s.conn}
+	err := s.conn.Serve()
+	s.conn.Close(errors.New("the host closed the channel"))
+	s.mu.Lock()
+	if s.inst != nil {
+		s.inst.Close()
+	}
+	for _, d := range s.deps {
+		d.Close()
+	}
+	s.mu.Unlock()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// server is the worker's state: one bundle, at most one generation.
+type server struct {
+	conn *wire.Conn
+	act  *builtins.Activator
+	svc  *remoteServices
+
+	mu     sync.Mutex
+	bundle *wire.Bundle
+	fsys   *memFS // the files of bundle, one value for compile and activate
+	inst   contrib.Instance
+	set    *contrib.Set
+	deps   []contrib.Instance // dependencies activated in this worker (check)
+
+	codecs handles[contrib.Codec] // codecs of client factories
+}
+
+func (s *server) handle(ctx context.Context, method string, body []byte) (any, error) {
+	switch method {
+	case wire.MethodPing:
+		return nil, nil
+	case wire.MethodCompile, wire.MethodActivate:
+		return s.activate(ctx, method, body)
+	case wire.MethodAttach:
+		var a wire.Attach
+		if err := json.Unmarshal(body, &a); err != nil {
+			return nil, err
+		}
+		inst, _ := s.current()
+		if inst == nil {
+			return nil, errors.New("attach before activate")
+		}
+		s.svc.facts.Store(&a.Facts)
+		ran, err := inst.Attach(ctx, a.Stage)
+		return wire.Outcome{OK: ran, Err: failure(err)}, nil
+	case wire.MethodTool, wire.MethodCommand, wire.MethodPlaceholder, wire.MethodHook, wire.MethodPoint,
+		wire.MethodClassify, wire.MethodRuntimeEntry:
+		return s.invoke(ctx, method, body)
+	case wire.MethodFactoryCreate, wire.MethodCodecEncode, wire.MethodCodecDecode:
+		return s.serveFactory(ctx, method, body)
+	case wire.MethodStart:
+		// Timers run here under a gate of the worker's own; killing the
+		// worker stops them (docs/isolation.md).
+		inst, _ := s.current()
+		if st, ok := inst.(contrib.Starter); ok {
+			st.Start(contrib.NewGate())
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown method %q", method)
+}
+
+func (s *server) current() (contrib.Instance, *contrib.Set) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inst, s.set
+}
+
+// activate compiles (compile) or activates (activate) the bundle. A bundle
+// sent with compile is kept for the activate that follows, which then
+// carries none.
+func (s *server) activate(ctx context.Context, method string, body []byte) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst != nil {
+		return nil, errors.New("the generation is already active")
+	}
+	if len(body) > 0 {
+		var b wire.Bundle
+		if err := json.Unmarshal(body, &b); err != nil {
+			return nil, err
+		}
+		if b.Files != nil || s.fsys == nil {
+			s.fsys = &memFS{files: b.Files}
+		}
+		s.bundle = &b
+	}
+	if s.bundle == nil {
+		return nil, errors.New("no bundle")
+	}
+	s.svc.facts.Store(&s.bundle.Facts)
+	if s.act == nil {
+		s.act = builtins.NewActivator(builtins.Options{Steps: s.bundle.Steps})
+	}
+	if method == wire.MethodCompile {
+		return activated(s.act.Compile(s.request(s.bundle, s.fsys, nil))), nil
+	}
+	exports, err := s.activateDeps(ctx, s.bundle.Deps)
+	if err != nil {
+		return nil, err
+	}
+	req := s.request(s.bundle, s.fsys, exports)
+	inst, err := s.act.Activate(ctx, req)
+	if err != nil {
+		return activated(err), nil
+	}
+	s.inst, s.set = inst, inst.Set()
+	a := describe(s.set)
+	a.Exports = slices.Sorted(maps.Keys(inst.Exports()))
+	return a, nil
+}
+
+// activateDeps activates the bundles of dependencies in order, each with
+// the exports of those before it, and returns every export by plugin. A
+// dependency that fails is left out: deps.require then says so.
+func (s *server) activateDeps(ctx context.Context, deps []wire.Bundle) (map[string]map[string]any, error) {
+	exports := map[string]map[string]any{}
+	for i := range deps {
+		d := &deps[i]
+		req := s.request(d, &memFS{files: d.Files}, exports)
+		req.Services = quiet{s.svc} // its notes were the provider's own worker's to give
+		inst, err := s.act.Activate(ctx, req)
+		if err != nil {
+			continue
+		}
+		exports[d.Plugin] = inst.Exports()
+		s.deps = append(s.deps, inst) // closed with the worker
+	}
+	return exports, ctx.Err()
+}
+
+func (s *server) request(b *wire.Bundle, fsys *memFS, exports map[string]map[string]any) contrib.ActivationRequest {
+	providers := map[string]map[string]any{}
+	for _, dep := range b.Dependencies {
+		if e, ok := exports[dep]; ok {
+			providers[dep] = e
+		}
+	}
+	return contrib.ActivationRequest{
+		Plugin: b.Plugin, DisplayName: b.DisplayName, Generation: b.Generation, Source: b.Source,
+		Bundle: fsys, Entry: b.Entry, SourceRoot: b.SourceRoot, Directory: b.Directory,
+		Capabilities: b.Capabilities, Exports: b.Exports, Providers: providers, Rules: b.Rules, Services: s.svc,
+		Fault: func(d contrib.Diagnostic) { _ = s.conn.Notify(wire.NotifyFault, d) },
+	}
+}
+
+// activated shapes a failed compile or activation (nil: compiled).
+func activated(err error) wire.Activated {
+	if err == nil {
+		return wire.Activated{}
+	}
+	var ae *contrib.ActivationError
+	if !errors.As(err, &ae) {
+		ae = &contrib.ActivationError{Diagnostics: []contrib.Diagnostic{builtins.FailureDiagnostic(err)}}
+	}
+	return wire.Activated{Failed: true, Compile: ae.Compile, Diagnostics: ae.Diagnostics}
+}
+
+// describe is the staged set without its implementations.
+func describe(set *contrib.Set) wire.Activated {
+	a := wire.Activated{Diagnostics: set.Diagnostics, StatusFields: set.StatusFields}
+	for _, t := range set.Tools {
+		a.Tools = append(a.Tools, wire.Tool{Name: t.Name, Description: t.Description, Catalogs: t.Catalogs,
+			Parameters: t.Parameters, ReadOnly: t.ReadOnly, Pos: t.Pos})
+	}
+	for _, c := range set.Commands {
+		a.Commands = append(a.Commands, wire.Command{Name: c.Name, Aliases: c.Aliases, Description: c.Description,
+			Order: c.Order, Pos: c.Pos})
+	}
+	for _, p := range set.Placeholders {
+		a.Placeholders = append(a.Placeholders, wire.Placeholder{Name: p.Name, Pos: p.Pos})
+	}
+	for _, h := range set.Hooks {
+		a.Hooks = append(a.Hooks, wire.Hook{Event: h.Event, Raw: h.Raw, Pos: h.Pos})
+	}
+	for _, e := range set.Points {
+		a.Points = append(a.Points, wire.Point{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope,
+			Thread: e.Thread, Pos: e.Pos})
+	}
+	for _, c := range set.Classifiers {
+		a.Classifiers = append(a.Classifiers, c.Pos)
+	}
+	for _, f := range set.ClientFactories {
+		a.Factories = append(a.Factories, wire.Factory{Protocol: f.Protocol, Multimodal: f.CreateMultimodal != nil, Pos: f.Pos})
+	}
+	return a
+}
+
+// invoke runs one contribution of the generation: a tool, command,
+// placeholder, hook, point entry (static or added at run time) or
+// classifier, with the host facts the call carries.
+func (s *server) invoke(ctx context.Context, method string, body []byte) (any, error) {
+	var in wire.Invoke
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, err
+	}
+	_, set := s.current()
+	if set == nil {
+		return nil, errors.New("call before activate")
+	}
+	s.svc.facts.Store(&in.Facts)
+	switch method {
+	case wire.MethodTool:
+		t, err := at(set.Tools, in.Index, "tool")
+		if err != nil {
+			return nil, err
+		}
+		args, err := wire.DecodeValue(in.Args)
+		if err != nil {
+			return nil, err
+		}
+		return t.Run(ctx, args), nil
+	case wire.MethodCommand:
+		c, err := at(set.Commands, in.Index, "command")
+		if err != nil {
+			return nil, err
+		}
+		text, ok, err := c.Run(ctx, in.Inv)
+		return wire.Outcome{Text: text, OK: ok, Err: failure(err)}, nil
+	case wire.MethodPlaceholder:
+		p, err := at(set.Placeholders, in.Index, "placeholder")
+		if err != nil {
+			return nil, err
+		}
+		text, ok, err := p.Resolve(ctx, in.Site)
+		return wire.Outcome{Text: text, OK: ok, Err: failure(err)}, nil
+	case wire.MethodClassify:
+		c, err := at(set.Classifiers, in.Index, "classifier")
+		if err != nil {
+			return nil, err
+		}
+		args, err := wire.DecodeValue(in.Args)
+		if err != nil {
+			return nil, err
+		}
+		class, ok, err := c.Classify(ctx, in.Tool, args)
+		return wire.Outcome{OK: ok, Class: class, Err: failure(err)}, nil
+	case wire.MethodHook:
+		h, err := at(set.Hooks, in.Index, "hook")
+		if err != nil {
+			return nil, err
+		}
+		return valueOutcome(h.Run(ctx, in.Event, in.Payload)), nil
+	}
+	if in.Call == nil {
+		return nil, errors.New("a point call without its call")
+	}
+	if method == wire.MethodRuntimeEntry {
+		return valueOutcome(s.svc.runEntry(ctx, in.Index, *in.Call)), nil
+	}
+	e, err := at(set.Points, in.Index, "point entry")
+	if err != nil {
+		return nil, err
+	}
+	return valueOutcome(e.Run(ctx, *in.Call)), nil
+}
+
+// at returns list[i], or an error naming what the host asked for.
+func at[T any](list []T, i int, what string) (T, error) {
+	if i < 0 || i >= len(list) {
+		var zero T
+		return zero, fmt.Errorf("no %s %d", what, i)
+	}
+	return list[i], nil
+}
+
+// failure carries a callback's error as its diagnostic.
+func failure(err error) *contrib.Diagnostic {
+	if err == nil {
+		return nil
+	}
+	d := builtins.FailureDiagnostic(err)
+	return &d
+}
+
+// valueOutcome shapes a hook's or point entry's result: a JSON-like value,
+// an expected failure (error(code, message)), or a raised one.
+func valueOutcome(out any, err error) wire.Outcome {
+	var te *contrib.ToolError
+	switch {
+	case errors.As(err, &te):
+		return wire.Outcome{ToolErr: te}
+	case err != nil:
+		return wire.Outcome{Err: failure(err)}
+	}
+	v, err := json.Marshal(out)
+	if err != nil {
+		return wire.Outcome{Err: failure(err)}
+	}
+	return wire.Outcome{Value: v}
+}
+
+// quiet are the services of a dependency activated in this worker for its
+// exports: its notes were already given by its own worker.
+type quiet struct{ *remoteServices }
+
+func (quiet) Note(contrib.Diagnostic) {}

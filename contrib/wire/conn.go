@@ -1,0 +1,230 @@
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Handler runs one call from the other side. Its result is sent back as
+// JSON; an error is sent back as its message. ctx ends when the other side
+// cancels the call or the channel closes. Each call runs on its own
+// goroutine, so a handler may itself call the other side.
+type Handler func(ctx context.Context, method string, body []byte) (any, error)
+
+// Notifier receives one-way messages, in the order they were sent, on the
+// reading goroutine: it must not block on the channel.
+type Notifier func(method string, body []byte)
+
+// RemoteError is a call that the other side answered with an error.
+type RemoteError struct{ Message string }
+
+func (e *RemoteError) Error() string { return e.Message }
+
+// Conn is one end of a worker channel: it sends calls and notifications and
+// serves the other side's. It is safe for concurrent use.
+type Conn struct {
+	r      *Reader
+	handle Handler
+	notify Notifier
+
+	wmu  sync.Mutex
+	w    io.Writer
+	wbuf []byte
+
+	mu      sync.Mutex
+	next    uint64
+	pending map[uint64]chan Frame
+	running map[uint64]context.CancelFunc
+	closed  error
+}
+
+// NewConn returns a channel end reading frames from r and writing to w.
+// Serve must run for calls to be answered.
+func NewConn(r io.Reader, w io.Writer, handle Handler, notify Notifier) *Conn {
+	return &Conn{r: NewReader(r), w: w, handle: handle, notify: notify,
+		pending: map[uint64]chan Frame{}, running: map[uint64]context.CancelFunc{}}
+}
+
+// Serve reads frames until the stream ends or carries garbage and returns
+// why. It does not fail the calls in flight: the owner learns the cause
+// (the worker's exit status, a limit) and then calls Close with it.
+func (c *Conn) Serve() error {
+	for {
+		f, err := c.r.Read()
+		if err != nil {
+			return err
+		}
+		switch f.Kind {
+		case KindCall:
+			ctx, cancel := context.WithCancel(context.Background())
+			c.mu.Lock()
+			c.running[f.ID] = cancel
+			c.mu.Unlock()
+			go c.serveCall(ctx, f.ID, f.Method, clone(f.Body))
+		case KindReply, KindError:
+			c.mu.Lock()
+			ch := c.pending[f.ID]
+			delete(c.pending, f.ID)
+			c.mu.Unlock()
+			if ch != nil {
+				f.Body = clone(f.Body)
+				ch <- f
+			}
+		case KindCancel:
+			c.mu.Lock()
+			cancel := c.running[f.ID]
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		case KindNotify:
+			if c.notify != nil {
+				c.notify(f.Method, f.Body)
+			}
+		}
+	}
+}
+
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
+
+func (c *Conn) serveCall(ctx context.Context, id uint64, method string, body []byte) {
+	out, err := c.handle(ctx, method, body)
+	c.mu.Lock()
+	if cancel := c.running[id]; cancel != nil {
+		cancel()
+		delete(c.running, id)
+	}
+	c.mu.Unlock()
+	reply := Frame{Kind: KindReply, ID: id}
+	if err == nil {
+		reply.Body, err = marshal(out)
+	}
+	if err != nil {
+		reply = Frame{Kind: KindError, ID: id, Body: []byte(err.Error())}
+	}
+	_ = c.write(reply) // a closed channel fails the caller's side anyway
+}
+
+// Close fails every call in flight and every later call with err, and
+// cancels the calls this side is serving. Only the first Close counts.
+func (c *Conn) Close(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed != nil {
+		return
+	}
+	if err == nil {
+		err = errors.New("worker channel closed")
+	}
+	c.closed = err
+	for id, ch := range c.pending {
+		ch <- Frame{} // kind 0: failed by Close
+		delete(c.pending, id)
+	}
+	for id, cancel := range c.running {
+		cancel()
+		delete(c.running, id)
+	}
+}
+
+// Err returns the error Close recorded, or nil while the channel is open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// Call runs method on the other side with in as its JSON body and decodes
+// the reply into out (nil: ignored). When ctx ends first the other side is
+// asked to cancel and Call returns the context's cause. After Close, Call
+// returns the error Close recorded.
+func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
+	body, err := marshal(in)
+	if err != nil {
+		return err
+	}
+	ch := make(chan Frame, 1)
+	c.mu.Lock()
+	if c.closed != nil {
+		c.mu.Unlock()
+		return c.closed
+	}
+	c.next++
+	id := c.next
+	c.pending[id] = ch
+	c.mu.Unlock()
+	if err := c.write(Frame{Kind: KindCall, ID: id, Method: method, Body: body}); err != nil {
+		c.forget(id)
+		if cerr := c.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	select {
+	case f := <-ch:
+		switch {
+		case f.Kind == KindReply:
+			if out == nil {
+				return nil
+			}
+			if err := json.Unmarshal(f.Body, out); err != nil {
+				return fmt.Errorf("%w: reply to %s: %v", ErrGarbage, method, err)
+			}
+			return nil
+		case f.Kind == 0:
+			return c.Err()
+		}
+		return &RemoteError{Message: string(f.Body)}
+	case <-ctx.Done():
+		c.forget(id)
+		_ = c.write(Frame{Kind: KindCancel, ID: id})
+		return context.Cause(ctx)
+	}
+}
+
+func (c *Conn) forget(id uint64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// Notify sends a one-way message.
+func (c *Conn) Notify(method string, in any) error {
+	body, err := marshal(in)
+	if err != nil {
+		return err
+	}
+	return c.write(Frame{Kind: KindNotify, Method: method, Body: body})
+}
+
+func (c *Conn) write(f Frame) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	var err error
+	c.wbuf, err = AppendFrame(c.wbuf[:0], f)
+	if err != nil {
+		return err
+	}
+	_, err = c.w.Write(c.wbuf)
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil // do not keep a bundle-sized buffer
+	}
+	return err
+}
+
+// marshal encodes v as JSON; raw bytes pass through.
+func marshal(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return v, nil
+	case []byte:
+		return v, nil
+	}
+	return json.Marshal(v)
+}

@@ -1,0 +1,278 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// EnvWorker is the environment variable that turns a re-executed host binary
+// into a worker: its value is the protocol version. EnvMemoryLimit carries
+// the worker's memory limit in bytes.
+const (
+	EnvWorker      = "CRYSTAL_STAR_WORKER"
+	EnvMemoryLimit = "CRYSTAL_STAR_WORKER_MEMORY"
+	Version        = "1"
+)
+
+// The methods the host calls on the worker.
+const (
+	MethodCompile     = "compile"     // Bundle → Activated (Compile errors only)
+	MethodActivate    = "activate"    // Bundle (or none after compile) → Activated
+	MethodAttach      = "attach"      // Attach → Outcome
+	MethodTool        = "tool"        // Invoke → contrib.Result
+	MethodCommand     = "command"     // Invoke → Outcome
+	MethodPlaceholder = "placeholder" // Invoke → Outcome
+	MethodHook        = "hook"        // Invoke → Outcome (Value)
+	MethodPoint       = "point"       // Invoke → Outcome (Value, ToolErr)
+	MethodClassify    = "classify"    // Invoke → Outcome (Class)
+	MethodStart       = "start"       // nothing → nothing: start the generation's timers
+	MethodPing        = "ping"        // nothing → nothing (measurements)
+)
+
+// The methods the worker calls on the host (host services, called back).
+const (
+	MethodSession       = "session"        // → *SessionReply
+	MethodEnv           = "env"            // → json.RawMessage of the environment (nil before attach)
+	MethodDataDirs      = "data_dirs"      // → DataDirs
+	MethodStatusSink    = "status_sink"    // → bool: the generation has a sink
+	MethodModelClient   = "model_client"   // contrib.ModelRole → uint64 client handle
+	MethodModelEpoch    = "model_epoch"    // contrib.ModelRole → uint64
+	MethodModelComplete = "model_complete" // ModelCall → contrib.ModelReply
+	MethodAddEntry      = "add_entry"      // RuntimeEntry → EntryHandle (ctx.contributions.add)
+	MethodReleaseEntry  = "release_entry"  // string id → bool
+)
+
+// MethodRuntimeEntry is the host calling an entry a worker added at run
+// time: Invoke (Index is the worker's entry number, Call) → Outcome.
+const MethodRuntimeEntry = "runtime_entry"
+
+// RuntimeEntry is an entry a plugin added with ctx.contributions.add; Index
+// numbers its function in the worker.
+type RuntimeEntry struct {
+	Index int   `json:"index"`
+	Entry Point `json:"entry"`
+}
+
+// EntryHandle is the registry's handle of a runtime entry.
+type EntryHandle struct {
+	ID     string            `json:"id"`
+	Point  contrib.PointName `json:"point"`
+	Scope  contrib.Scope     `json:"scope"`
+	Thread string            `json:"thread,omitempty"`
+}
+
+// The methods of client factories, which the host calls on the worker.
+const (
+	MethodFactoryCreate = "factory_create" // Invoke (Index, Client, Multimodal) → Created
+	MethodCodecEncode   = "codec_encode"   // CodecCall → contrib.HTTPCall
+	MethodCodecDecode   = "codec_decode"   // CodecCall → contrib.ModelReply
+)
+
+// ModelCall is one completion on a client the host holds for the worker.
+type ModelCall struct {
+	Client  uint64               `json:"client"`
+	Request contrib.ModelRequest `json:"request"`
+}
+
+// Factory is a staged client factory without its functions.
+type Factory struct {
+	Protocol   string      `json:"protocol"`
+	Multimodal bool        `json:"multimodal,omitempty"` // it has create_multimodal
+	Pos        contrib.Pos `json:"pos"`
+}
+
+// Created answers factory_create: a codec handle, or why not.
+type Created struct {
+	Codec        uint64 `json:"codec,omitempty"`
+	NotSupported bool   `json:"not_supported,omitempty"` // Err wraps contrib.ErrNotSupported
+	Err          string `json:"err,omitempty"`
+}
+
+// CodecCall is one Encode or Decode on a codec the worker holds.
+type CodecCall struct {
+	Codec    uint64               `json:"codec"`
+	Request  contrib.ModelRequest `json:"request,omitzero"`
+	Response contrib.HTTPResponse `json:"response,omitzero"`
+}
+
+// The notifications the worker sends the host.
+const (
+	NotifyNote         = "note"         // contrib.Diagnostic
+	NotifyFault        = "fault"        // contrib.Diagnostic: owned work must fault the plugin
+	NotifyStatusSet    = "status_set"   // StatusUpdate
+	NotifyStatusClear  = "status_clear" // StatusUpdate
+	NotifyStatusRetire = "status_retire"
+)
+
+// Bundle is one activation request as it crosses the channel: the snapshot's
+// files and everything of contrib.ActivationRequest that is data.
+type Bundle struct {
+	Plugin       string            `json:"plugin"`
+	DisplayName  string            `json:"display_name"`
+	Generation   string            `json:"generation"`
+	Source       contrib.Source    `json:"source"`
+	Files        map[string][]byte `json:"files"`
+	Entry        string            `json:"entry"`
+	SourceRoot   string            `json:"source_root"`
+	Directory    string            `json:"directory"`
+	Capabilities []string          `json:"capabilities,omitempty"`
+	Exports      []string          `json:"exports,omitempty"`
+	Rules        contrib.Rules     `json:"rules"`
+	Steps        uint64            `json:"steps,omitempty"`
+	Facts        contrib.Facts     `json:"facts"`
+	// Dependencies are the plugins whose exports deps.require may return
+	// (DC13); Deps carries the bundles of those that run in workers, and of
+	// their own dependencies, in dependency order: the worker activates
+	// them first itself, since exported services are Starlark values.
+	Dependencies []string `json:"dependencies,omitempty"`
+	Deps         []Bundle `json:"deps,omitempty"`
+}
+
+// Activated answers compile and activate: either the generation's
+// contributions or the activation's failure.
+type Activated struct {
+	Failed       bool                  `json:"failed,omitempty"`
+	Compile      bool                  `json:"compile,omitempty"` // with Failed: a compile failure (AT3)
+	Diagnostics  []contrib.Diagnostic  `json:"diagnostics,omitempty"`
+	Tools        []Tool                `json:"tools,omitempty"`
+	Commands     []Command             `json:"commands,omitempty"`
+	Placeholders []Placeholder         `json:"placeholders,omitempty"`
+	StatusFields []contrib.StatusField `json:"status_fields,omitempty"`
+	Hooks        []Hook                `json:"hooks,omitempty"`
+	Points       []Point               `json:"points,omitempty"`
+	Classifiers  []contrib.Pos         `json:"classifiers,omitempty"`
+	Factories    []Factory             `json:"factories,omitempty"`
+	Exports      []string              `json:"exports,omitempty"` // the names of the services exported (DC13)
+}
+
+// Hook is a staged hook or raw hook without its implementation.
+type Hook struct {
+	Event contrib.HookEvent `json:"event"`
+	Raw   bool              `json:"raw,omitempty"`
+	Pos   contrib.Pos       `json:"pos"`
+}
+
+// Point is a staged entry of a contribution point without its
+// implementation.
+type Point struct {
+	Point   contrib.PointName `json:"point"`
+	Order   int               `json:"order,omitempty"`
+	Replace string            `json:"replace,omitempty"`
+	Scope   contrib.Scope     `json:"scope,omitempty"`
+	Thread  string            `json:"thread,omitempty"`
+	Pos     contrib.Pos       `json:"pos"`
+}
+
+// Tool is a staged tool without its implementation.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Catalogs    contrib.Catalog `json:"catalogs"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	ReadOnly    bool            `json:"read_only,omitempty"`
+	Pos         contrib.Pos     `json:"pos"`
+}
+
+// Command is a staged command without its implementation.
+type Command struct {
+	Name        string      `json:"name"`
+	Aliases     []string    `json:"aliases,omitempty"`
+	Description string      `json:"description,omitempty"`
+	Order       int         `json:"order,omitempty"`
+	Pos         contrib.Pos `json:"pos"`
+}
+
+// Placeholder is a staged placeholder without its implementation.
+type Placeholder struct {
+	Name string      `json:"name"`
+	Pos  contrib.Pos `json:"pos"`
+}
+
+// Invoke calls one contribution of the generation by its index in
+// Activated, with the host facts of this moment.
+type Invoke struct {
+	Index int                `json:"index"`
+	Args  json.RawMessage    `json:"args,omitempty"` // tools
+	Inv   contrib.Invocation `json:"inv,omitzero"`   // commands
+	Site  contrib.Site       `json:"site,omitempty"` // placeholders
+	Facts contrib.Facts      `json:"facts"`
+	// Hooks: the event and its payload; points: the call; classifiers:
+	// the tool and its arguments (in Args).
+	Event   contrib.HookEvent  `json:"event,omitempty"`
+	Payload map[string]any     `json:"payload,omitempty"`
+	Call    *contrib.PointCall `json:"call,omitempty"`
+	Tool    string             `json:"tool,omitempty"`
+	// Client factories: the request and which create to call.
+	Client     *contrib.ClientRequest `json:"client,omitempty"`
+	Multimodal bool                   `json:"multimodal,omitempty"`
+}
+
+// Attach runs one attach stage.
+type Attach struct {
+	Stage contrib.AttachStage `json:"stage"`
+	Facts contrib.Facts       `json:"facts"`
+}
+
+// Outcome is the answer of a command, a placeholder or an attach stage.
+type Outcome struct {
+	Text string              `json:"text,omitempty"`
+	OK   bool                `json:"ok,omitempty"` // produced text / the stage ran
+	Err  *contrib.Diagnostic `json:"err,omitempty"`
+	// Value is a hook's or a point entry's JSON-like result ("null": None).
+	Value json.RawMessage `json:"value,omitempty"`
+	// ToolErr is a point entry's expected failure (error(code, message)).
+	ToolErr *contrib.ToolError `json:"tool_err,omitempty"`
+	// Class is a classifier's answer when OK.
+	Class contrib.Classification `json:"class,omitzero"`
+}
+
+// DataDirs are a plugin's two data directories (CC29).
+type DataDirs struct {
+	Plugin    string `json:"plugin,omitempty"`
+	Directory string `json:"directory,omitempty"`
+	Global    string `json:"global,omitempty"`
+	Project   string `json:"project,omitempty"`
+}
+
+// StatusUpdate is one push to the generation's status sink (CC17).
+type StatusUpdate struct {
+	Name string `json:"name"`
+	Text string `json:"text,omitempty"`
+}
+
+// DiagError is a callback's failure carried as its diagnostic (builtins and
+// the lifecycle read it with a Diagnostic method).
+type DiagError struct{ D contrib.Diagnostic }
+
+func (e *DiagError) Error() string { return e.D.String() }
+
+// Diagnostic returns the failure's diagnostic.
+func (e *DiagError) Diagnostic() contrib.Diagnostic { return e.D }
+
+// Result reads the outcome of a hook or point entry: its JSON-like value
+// (objects as map[string]any, numbers as json.Number, null as nil), its
+// expected failure, or its diagnostic.
+func (o Outcome) Result() (any, error) {
+	switch {
+	case o.Err != nil:
+		return nil, &DiagError{*o.Err}
+	case o.ToolErr != nil:
+		return nil, o.ToolErr
+	}
+	return DecodeValue(o.Value)
+}
+
+// DecodeValue decodes JSON the way tools and points receive it: objects as
+// map[string]any, numbers as json.Number; empty input is nil.
+func DecodeValue(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}

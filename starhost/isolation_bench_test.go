@@ -1,0 +1,138 @@
+package starhost_test
+
+// Process isolation side by side (issue 11, point 9): a tool call through a
+// worker process against the same call in-process and against raw
+// go.starlark.net, activation and the 100-plugin start in both modes.
+// docs/performance.md records the figures and the commands.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/starhost"
+)
+
+// startIsolated starts a host whose plugins all run in mode.
+func startIsolated(tb testing.TB, mode string, dev ...string) *starhost.Host {
+	tb.Helper()
+	tmp := tb.TempDir()
+	h, err := starhost.New(starhost.Options{Home: filepath.Join(tmp, "home"), Workspace: tmp, Dev: dev, Isolation: mode})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// latency runs fn b.N times and reports the median and the 99th
+// percentile of one call besides the mean.
+func latency(b *testing.B, fn func(testing.TB)) {
+	b.ReportAllocs()
+	ds := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		t0 := time.Now()
+		fn(b)
+		ds = append(ds, time.Since(t0))
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(ds[len(ds)*99/100].Nanoseconds()), "p99-ns")
+}
+
+// BenchmarkIsolationInvoke: the same trivial and realistic tool calls in
+// process mode, in-process and raw, in one run.
+func BenchmarkIsolationInvoke(b *testing.B) {
+	trivialDir := filepath.Join(b.TempDir(), "trivial")
+	writePlugin(b, trivialDir, "bench.trivial", trivialSource)
+	for _, w := range []struct {
+		name, dir, tool, fn string
+		args                map[string]any
+	}{
+		{"Trivial", trivialDir, "echo", "echo", map[string]any{"text": "hello"}},
+		{"Realistic", reviewDir, "review_summary", "summarize", map[string]any{"text": reviewText}},
+	} {
+		raw, _ := json.Marshal(w.args)
+		files := map[string][]byte{"plugin.star": []byte(trivialSource)}
+		if w.dir == reviewDir {
+			files = readBundleFiles(b, reviewDir)
+		}
+		ctx := context.Background()
+		for _, mode := range []string{starhost.IsolationProcess, starhost.IsolationInProcess} {
+			snap := startIsolated(b, mode, w.dir).Tools(starhost.Work)
+			b.Run(w.name+"/"+mode, func(b *testing.B) {
+				latency(b, func(tb testing.TB) {
+					if res := snap.Invoke(ctx, w.tool, raw); res.Err != nil {
+						tb.Fatal(res.Err)
+					}
+				})
+			})
+		}
+		globals, err := rawExec(files, "plugin.star", rawPredeclared())
+		if err != nil {
+			b.Fatal(err)
+		}
+		call := starlark.Tuple{starlark.None, builtins.FromJSON(w.args)}
+		call.Freeze()
+		th := &starlark.Thread{Name: "raw"}
+		b.Run(w.name+"/raw", func(b *testing.B) {
+			latency(b, func(tb testing.TB) {
+				if _, err := starlark.Call(th, globals[w.fn], call, nil); err != nil {
+					tb.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkIsolationActivate: New, Start and Close of a host with one
+// plugin, in each mode (a worker is started and ended per op in process
+// mode).
+func BenchmarkIsolationActivate(b *testing.B) {
+	for _, mode := range []string{starhost.IsolationProcess, starhost.IsolationInProcess} {
+		b.Run("Review/"+mode, func(b *testing.B) { startLoop(b, mode, reviewDir, 1) })
+	}
+}
+
+// BenchmarkIsolationStart100: New and Start of 100 generated plugins in
+// each mode; Close runs with the clock stopped.
+func BenchmarkIsolationStart100(b *testing.B) {
+	const n = 100
+	root := b.TempDir()
+	for i := range n {
+		writePlugin(b, filepath.Join(root, fmt.Sprintf("p%03d", i)), fmt.Sprintf("bench.p%03d", i), generatedSource(i))
+	}
+	for _, mode := range []string{starhost.IsolationProcess, starhost.IsolationInProcess} {
+		b.Run(mode, func(b *testing.B) { startLoop(b, mode, root, n+1) })
+	}
+}
+
+func startLoop(b *testing.B, mode, dir string, tools int) {
+	tmp := b.TempDir()
+	opts := starhost.Options{Home: filepath.Join(tmp, "home"), Workspace: tmp, Dev: []string{dir}, Isolation: mode}
+	for b.Loop() {
+		h, err := starhost.New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := h.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if got := h.Tools(starhost.Work).Len(); got < tools {
+			b.Fatalf("%d tools, want %d", got, tools)
+		}
+		h.Close(context.Background())
+		b.StartTimer()
+	}
+}

@@ -1,0 +1,107 @@
+package starhost
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// isolationHost writes the two config layers and returns a host built on
+// them with the notes it reported.
+func isolationHost(t *testing.T, opts Options, home, workspace string) (*Host, []contrib.Diagnostic) {
+	t.Helper()
+	dir := t.TempDir()
+	opts.Home, opts.Workspace = filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	for path, body := range map[string]string{
+		filepath.Join(opts.Home, "config.toml"):                  home,
+		filepath.Join(opts.Workspace, ".crystal", "config.toml"): workspace,
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var notes []contrib.Diagnostic
+	opts.Notes = func(n Note) { notes = append(notes, n) }
+	h, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, notes
+}
+
+func TestIsolationLayers(t *testing.T) {
+	for _, c := range []struct {
+		name, home, ws string
+		opts           Options
+		want           map[string]string // plugin → mode
+		weakened       int
+	}{
+		{name: "default", want: map[string]string{"a": IsolationInProcess}},
+		{name: "home global and per plugin",
+			home: "isolation = \"process\"\n[plugins.\"b\"]\nisolation = \"in_process\"\n",
+			want: map[string]string{"a": IsolationProcess, "b": IsolationInProcess}},
+		{name: "workspace global process tightens every plugin",
+			home: "[plugins.\"b\"]\nisolation = \"in_process\"\n", ws: "isolation = \"process\"\n",
+			want: map[string]string{"a": IsolationProcess, "b": IsolationProcess}},
+		{name: "workspace per plugin tightens one",
+			ws:   "[plugins.\"b\"]\nisolation = \"process\"\n",
+			want: map[string]string{"a": IsolationInProcess, "b": IsolationProcess}},
+		{name: "workspace cannot weaken globally or per plugin",
+			home: "isolation = \"process\"\n", ws: "isolation = \"in_process\"\n[plugins.\"b\"]\nisolation = \"in_process\"\n",
+			want: map[string]string{"a": IsolationProcess, "b": IsolationProcess}, weakened: 2},
+		{name: "options process is a floor",
+			opts: Options{Isolation: IsolationProcess}, home: "isolation = \"in_process\"\n",
+			want: map[string]string{"a": IsolationProcess}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, notes := isolationHost(t, c.opts, c.home, c.ws)
+			for id, mode := range c.want {
+				if got := h.Isolation(id); got != mode {
+					t.Errorf("Isolation(%s) = %s, want %s", id, got, mode)
+				}
+			}
+			weakened := 0
+			for _, n := range notes {
+				if n.Code == contrib.IsolationWeakened {
+					weakened++
+				}
+			}
+			if weakened != c.weakened {
+				t.Errorf("%d IsolationWeakened notes, want %d: %v", weakened, c.weakened, notes)
+			}
+		})
+	}
+}
+
+func TestIsolationLimits(t *testing.T) {
+	h, notes := isolationHost(t, Options{MemoryLimit: 1 << 30, CallbackTimeout: time.Minute},
+		"memory_limit = \"64MiB\"\ncallback_timeout = \"2s\"\n", "")
+	if mem, timeout := h.limits(); mem != 64<<20 || timeout != 2*time.Second || len(notes) != 0 {
+		t.Fatalf("limits = %d, %s (notes %v); want 64MiB and 2s from config.toml", mem, timeout, notes)
+	}
+	h, notes = isolationHost(t, Options{}, "memory_limit = \"lots\"\ncallback_timeout = \"-1s\"\n", "")
+	if mem, timeout := h.limits(); mem != DefaultWorkerMemoryLimit || timeout != DefaultCallbackTimeout || len(notes) != 2 {
+		t.Fatalf("limits = %d, %s (notes %v); want the defaults and two notes", mem, timeout, notes)
+	}
+}
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "64KiB": 64 << 10, "100MB": 100e6,
+		"4096": 4096, " 2 GiB ": 2 << 30, "3B": 3} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1MiB", "lots", "1.5GiB", "99999999999GiB"} {
+		if _, err := parseByteSize(in); err == nil || !strings.Contains(err.Error(), "512MiB") {
+			t.Errorf("parseByteSize(%q) = %v, want an error", in, err)
+		}
+	}
+}
