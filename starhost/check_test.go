@@ -138,7 +138,6 @@ var notStatic = map[contrib.Code]string{
 	contrib.HookSkipped:                     "hooks run only when the host runs their event, never in a dry run",
 	contrib.RawHookRefused:                  "hooks run only when the host runs their event, never in a dry run",
 	contrib.RawHookRegistered:               "a note; registering a raw hook is legitimate",
-	contrib.ResourceExhausted:               "a limit of the running host; the corpus holds no memory bombs (isolation_check_worker.txtar shows one)",
 	contrib.CallbackTimeout:                 "a limit of the running host, not a finding about the files",
 	contrib.WorkerFailed:                    "a failure of a worker process, not of a plugin's files",
 	contrib.IsolationWeakened:               "check reads no config.toml",
