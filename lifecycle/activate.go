@@ -122,7 +122,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 		m.compileFailed(p, err)
 		return
 	}
-	gen := m.newGeneration()
+	gen := m.generationFor(p) // reserved in load order when prepared ahead (parallel.go)
 	req = m.request(p, b, gen)
 	prev := p.gen
 	if prev != nil {
