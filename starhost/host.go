@@ -149,6 +149,8 @@ type Host struct {
 	points   pointsState                 // per-thread state captured from the points (points.go)
 
 	closeOnce sync.Once
+
+	trustCache trustCache // the trust file, indexed (trustcache.go)
 }
 
 // New prepares a host: it reads the configuration layers (a bad file is a
