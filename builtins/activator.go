@@ -82,8 +82,9 @@ type instance struct {
 	memLimit      int64         // Options.MemoryLimit
 	timeout       time.Duration // Options.CallbackTimeout
 	staging       *contrib.Staging
-	activating    bool   // true only while the module's top level runs
-	running       string // the bundle file whose top level runs now
+	activating    bool                     // true only while the module's top level runs
+	hold          func(contrib.Diagnostic) // req.HoldNotes while Activate runs, then nil
+	running       string                   // the bundle file whose top level runs now
 	contributed   bool
 	contributedAt contrib.Pos
 	callbacks     map[contrib.AttachStage]starlark.Callable
@@ -115,6 +116,10 @@ func featureState[T any](inst *instance, key string, mk func() T) T {
 var _ contrib.Instance = (*instance)(nil)
 
 func (inst *instance) note(d contrib.Diagnostic) {
+	if inst.hold != nil { // only while Activate runs (req.HoldNotes)
+		inst.hold(d)
+		return
+	}
 	if inst.req.Services != nil {
 		inst.req.Services.Note(d)
 	}
@@ -143,7 +148,9 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 		staging:   contrib.NewStaging(req.Plugin, req.Rules),
 		callbacks: map[contrib.AttachStage]starlark.Callable{},
 		exports:   map[string]any{},
+		hold:      req.HoldNotes,
 	}
+	defer func() { inst.hold = nil }() // from now on notes go to Services
 	if err := inst.execute(ctx, c); err != nil {
 		return nil, err
 	}

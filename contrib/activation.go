@@ -28,6 +28,12 @@ type ActivationRequest struct {
 	// Fault is called when owned work of the generation (a callback that
 	// panicked in a host builtin) must fault the plugin. It may be nil.
 	Fault func(Diagnostic)
+	// HoldNotes, when set, receives the notes the activator would send to
+	// Services while Activate runs (a top level's print, CC24's model
+	// access note); afterwards notes go to Services. The lifecycle sets it
+	// when it executes independent modules in parallel, and delivers what
+	// it held in load order.
+	HoldNotes func(Diagnostic)
 }
 
 // Services are the host's effects offered to plugin code. The lifecycle

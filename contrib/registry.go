@@ -16,6 +16,9 @@ type Published struct {
 	Source     Source
 	Set        *Set
 	Gate       *Gate
+
+	entriesOnce sync.Once // the catalog's projection of Set.Tools (view.go)
+	entries     []toolEntry
 }
 
 // ExternalTool is a tool the embedding host brings from outside the plugin

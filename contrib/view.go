@@ -13,8 +13,8 @@ import (
 // cross-plugin conflicts found while building it.
 type View struct {
 	gens      map[string]*Published
-	order     []*Published // catalog order
-	tools     []toolEntry
+	order     []*Published   // catalog order
+	tools     []*toolEntry   // shared with the generations' projections: read only
 	toolIndex map[string]int // tools by exact name
 	commands  map[string][]CommandEntry
 	holders   map[string]PlaceholderEntry
@@ -57,30 +57,30 @@ func (v *View) buildTools(external []toolEntry) {
 	for _, p := range v.order {
 		n += len(p.Set.Tools)
 	}
-	// Sized once: the view is rebuilt on every publication, so growing the
-	// map and the list step by step dominated a reload with many plugins.
+	// Sized once, and holding pointers to entries projected once per
+	// generation: the view is rebuilt on every publication, so building n
+	// entries (and growing the map and the list step by step) dominated a
+	// reload with many plugins loaded.
 	owner := make(map[string]string, n)
 	v.toolIndex = make(map[string]int, n)
-	v.tools = make([]toolEntry, 0, n)
+	v.tools = make([]*toolEntry, 0, n)
 	for _, p := range v.order {
-		for i, t := range p.Set.Tools {
+		entries := p.toolEntries()
+		for i := range entries {
+			t := &entries[i]
 			key := fold(t.Name)
 			if prev, taken := owner[key]; taken {
-				v.addConflict(Diag(ToolNameTaken, p.Plugin, t.Pos,
+				v.addConflict(Diag(ToolNameTaken, p.Plugin, p.Set.Tools[i].Pos,
 					"tool %q is already contributed by %s, earlier in load order; this one is left out", t.Name, prev))
 				continue
 			}
 			owner[key] = p.Plugin
 			v.toolIndex[t.Name] = len(v.tools)
-			v.tools = append(v.tools, toolEntry{
-				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
-				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
-				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: ApprovalRequired(t.ReadOnly, t.RequiresApproval),
-				Multimodal: t.Multimodal,
-			})
+			v.tools = append(v.tools, t)
 		}
 	}
-	for _, x := range external {
+	for i := range external {
+		x := &external[i]
 		if prev, taken := owner[fold(x.Name)]; taken {
 			what := "a tool of plugin " + prev
 			if prev == "" {
@@ -93,6 +93,24 @@ func (v *View) buildTools(external []toolEntry) {
 		owner[fold(x.Name)] = ""
 		v.tools = append(v.tools, x)
 	}
+}
+
+// toolEntries returns p's tools as the catalog projects them, built once
+// per generation (its set never changes after Publish, AT1).
+func (p *Published) toolEntries() []toolEntry {
+	p.entriesOnce.Do(func() {
+		p.entries = make([]toolEntry, len(p.Set.Tools))
+		for i := range p.Set.Tools {
+			t := &p.Set.Tools[i]
+			p.entries[i] = toolEntry{
+				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
+				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
+				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: ApprovalRequired(t.ReadOnly, t.RequiresApproval),
+				Multimodal: t.Multimodal,
+			}
+		}
+	})
+	return p.entries
 }
 
 // CommandEntry is one plugin command candidate for a name.
@@ -189,7 +207,7 @@ func (v *View) snapshot(r *Registry, c Catalog) *ToolSnapshot {
 	for _, t := range v.tools {
 		if t.Catalogs&c != 0 {
 			s.byName[t.Name] = len(s.tools)
-			s.tools = append(s.tools, t)
+			s.tools = append(s.tools, *t)
 		}
 	}
 	return s
@@ -213,7 +231,7 @@ func (v *View) lookup(t *toolEntry) (*Tool, *Gate, *jsonschema.Schema) {
 	if !ok {
 		return nil, nil, nil
 	}
-	e := &v.tools[i]
+	e := v.tools[i]
 	if e.Plugin != t.Plugin || e.Generation != p.Generation || e.Catalogs&t.Catalogs == 0 {
 		return nil, nil, nil
 	}

@@ -49,12 +49,15 @@ func (m *Manager) admit(c *Candidate, fp string) []Blocker {
 }
 
 // Fingerprint computes a bundle's content fingerprint (DC18) from the same
-// snapshot that executes.
+// snapshot that executes. The snapshot remembers it for the manifest
+// (bundle.go): Start asks once to decide on working ahead, once to admit.
 func Fingerprint(m *Manifest, b *Bundle) string {
-	return trust.Fingerprint(trust.Declarations{
-		ID: m.ID, Version: m.Version, Entry: m.Entry, MinHostVersion: m.MinHostVersion,
-		Capabilities: m.Capabilities, Exports: m.Exports, Dependencies: m.Dependencies,
-	}, b.Files())
+	return b.fingerprint(m, func() string {
+		return trust.Fingerprint(trust.Declarations{
+			ID: m.ID, Version: m.Version, Entry: m.Entry, MinHostVersion: m.MinHostVersion,
+			Capabilities: m.Capabilities, Exports: m.Exports, Dependencies: m.Dependencies,
+		}, b.Files())
+	})
 }
 
 func (m *Manager) request(p *plugin, b *Bundle, gen string) contrib.ActivationRequest {
@@ -132,7 +135,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 		m.attemptFailed(p, activationDiagnostics(p, err, contrib.SyntaxError))
 		return
 	}
-	gen := m.newGeneration()
+	gen := m.generationFor(p) // reserved in load order when prepared ahead (parallel.go)
 	req = m.request(p, b, gen)
 	if prev == nil {
 		m.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,24 @@ const MaxBundleBytes = 32 << 20
 // implements fs.FS and fs.ReadFileFS and is safe for concurrent use.
 type Bundle struct {
 	files map[string][]byte
+	fp    atomic.Pointer[fingerprintMemo] // the last Fingerprint, by manifest
+}
+
+// fingerprintMemo is a fingerprint of the snapshot under one manifest
+// (compared by identity: a parsed manifest never changes).
+type fingerprintMemo struct {
+	m  *Manifest
+	fp string
+}
+
+// fingerprint returns compute(), remembered for m.
+func (b *Bundle) fingerprint(m *Manifest, compute func() string) string {
+	if f := b.fp.Load(); f != nil && f.m == m {
+		return f.fp
+	}
+	fp := compute()
+	b.fp.Store(&fingerprintMemo{m: m, fp: fp})
+	return fp
 }
 
 // ReadBundle reads every regular file below dir, except the desktop/ tree

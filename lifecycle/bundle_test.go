@@ -132,3 +132,23 @@ func TestDC23_StartSnapshotHoldsTheParsedManifest(t *testing.T) {
 		}
 	}
 }
+
+// TestDC18_FingerprintRememberedPerManifest: a snapshot computes its
+// fingerprint once per manifest; another manifest (here another version)
+// gets its own.
+func TestDC18_FingerprintRememberedPerManifest(t *testing.T) {
+	b := NewBundle(map[string][]byte{"plugin.star": []byte("contribute()\n")})
+	m1, _ := ParseManifest("plugin.toml", []byte("id = \"acme.x\"\nversion = \"1.0.0\"\n"), "x")
+	m2, _ := ParseManifest("plugin.toml", []byte("id = \"acme.x\"\nversion = \"1.0.1\"\n"), "x")
+	fp1 := Fingerprint(m1, b)
+	if again := Fingerprint(m1, b); again != fp1 {
+		t.Fatalf("same manifest: %s then %s", fp1, again)
+	}
+	fp2 := Fingerprint(m2, b)
+	if fp2 == fp1 {
+		t.Fatalf("another version, the same fingerprint %s", fp1)
+	}
+	if fresh := Fingerprint(m1, NewBundle(b.Files())); fresh != fp1 {
+		t.Fatalf("the same content in a new snapshot: %s, want %s", fresh, fp1)
+	}
+}

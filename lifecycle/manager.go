@@ -97,9 +97,10 @@ type plugin struct {
 	stopReason  *Blocker // why a stopped plugin is off (MC5); stopped.go
 	diags       []contrib.Diagnostic
 	fingerprint string
-	teardown    bool // teardown pending (DC26)
-	deferred    bool // an activation waits for the teardown to finish
-	stale       bool // a provider was replaced: rebuild even if unchanged (DC13)
+	teardown    bool   // teardown pending (DC26)
+	deferred    bool   // an activation waits for the teardown to finish
+	stale       bool   // a provider was replaced: rebuild even if unchanged (DC13)
+	reserved    string // generation id reserved for the next activation (parallel.go)
 }
 
 type generation struct {
@@ -133,12 +134,13 @@ func NewManager(opts Options) *Manager {
 	if opts.Disabled == nil {
 		opts.Disabled = func(string) bool { return false }
 	}
-	opts.Activator = &precompiler{Activator: opts.Activator}
+	opts.Activator = &aheadActivator{Activator: opts.Activator}
 	return &Manager{opts: opts}
 }
 
-// precompiler returns the wrapper NewManager put around the activator.
-func (m *Manager) precompiler() *precompiler { return m.opts.Activator.(*precompiler) }
+// ahead returns the wrapper NewManager put around the activator
+// (parallel.go).
+func (m *Manager) ahead() *aheadActivator { return m.opts.Activator.(*aheadActivator) }
 
 func (m *Manager) note(d contrib.Diagnostic) {
 	if m.opts.Services != nil {
@@ -171,11 +173,11 @@ func (m *Manager) Start(ctx context.Context) {
 	m.setPlugins(ps)
 	done := m.opts.Registry.Defer() // one view rebuild for the whole start
 	order := m.dependencyOrder(ps)
-	bundles := m.prepare(order) // reads and compiles on all cores (parallel.go)
+	bundles := m.prepare(ctx, order, true) // on all cores (parallel.go)
 	for i, p := range order {
 		m.activate(ctx, p, bundles[i])
 	}
-	m.precompiler().forget()
+	m.finishPrepared(order)
 	done()
 	m.attachAll(ctx, nil)
 }

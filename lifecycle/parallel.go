@@ -1,20 +1,26 @@
 package lifecycle
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// Start and Rescan do the work that has no effects — reading manifests and
-// bundles, and compiling the bundles of independent plugins — on all cores
-// before the activations themselves run one after another in dependency
-// order. The sequential part keeps every outcome that users see as it was:
-// the order of notes and events, generation ids, status-field admission
-// (first in load order wins) and the dependency checks against providers'
-// states. See docs/performance.md.
+// Start and Rescan do on all cores what has no effect a caller can see:
+// reading manifests and bundles, and compiling and executing the modules of
+// independent plugins (no dependencies; preflight and admission passed).
+// The activations then run one after another in dependency order and take
+// the results computed ahead, so every outcome users see comes in the order
+// it always had: notes (the ones a module sends while it executes are held
+// and delivered at its turn), events, generation ids (reserved in that
+// order), status-field admission (first in load order wins), publication,
+// and the dependency checks against providers' states. A plugin with
+// dependencies executes at its turn, after its providers. See
+// docs/lifecycle.md, "Starting many plugins".
 
 // forEach calls f(i) for every i in [0, n) on up to GOMAXPROCS goroutines
 // and returns when all calls have returned. f must be safe for concurrent
@@ -39,65 +45,125 @@ func forEach(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// precompiler wraps the manager's activator: a Compile done ahead of time,
-// in parallel, answers the Compile that activate asks for the same bundle
-// snapshot later (the activator keeps the compiled programs for the
-// Activate that follows, so nothing is compiled twice). Safe for
-// concurrent use.
-type precompiler struct {
+// aheadActivator wraps the manager's activator. A Compile or Activate done
+// ahead of time, in parallel, answers the call activate makes later for the
+// same plugin, bundle snapshot and generation; anything else goes to the
+// activator. Safe for concurrent use.
+type aheadActivator struct {
 	contrib.Activator
 	mu   sync.Mutex
-	done map[string]precompiled // by plugin id
+	done map[string]*aheadResult // by plugin id
 }
 
-type precompiled struct {
-	req contrib.ActivationRequest
-	err error
+// aheadResult is what was computed ahead for one plugin.
+type aheadResult struct {
+	req        contrib.ActivationRequest
+	compileErr error
+	executed   bool // Activate ran ahead: inst, err and notes hold its outcome
+	inst       contrib.Instance
+	err        error
+	notes      []contrib.Diagnostic // held while it executed (HoldNotes)
+}
+
+// matches reports whether req asks for what r computed.
+func (r *aheadResult) matches(req contrib.ActivationRequest) bool {
+	return r.req.Bundle == req.Bundle && r.req.Entry == req.Entry && r.req.SourceRoot == req.SourceRoot
+}
+
+func (a *aheadActivator) result(plugin string) *aheadResult {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.done[plugin]
 }
 
 // Compile answers from a matching compile done ahead, else compiles.
-func (a *precompiler) Compile(req contrib.ActivationRequest) error {
-	a.mu.Lock()
-	pc, ok := a.done[req.Plugin]
-	delete(a.done, req.Plugin)
-	a.mu.Unlock()
-	if ok && pc.req.Bundle == req.Bundle && pc.req.Entry == req.Entry && pc.req.SourceRoot == req.SourceRoot {
-		return pc.err
+func (a *aheadActivator) Compile(req contrib.ActivationRequest) error {
+	if r := a.result(req.Plugin); r != nil && r.matches(req) {
+		return r.compileErr
 	}
 	return a.Activator.Compile(req)
 }
 
-// ahead compiles req now and keeps the outcome for the matching Compile.
-func (a *precompiler) ahead(req contrib.ActivationRequest) {
-	err := a.Activator.Compile(req)
+// Activate answers from a matching execution done ahead — delivering the
+// notes it held, now that it is this plugin's turn — else activates.
+func (a *aheadActivator) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
+	a.mu.Lock()
+	r := a.done[req.Plugin]
+	if r != nil && r.executed && r.matches(req) && r.req.Generation == req.Generation {
+		delete(a.done, req.Plugin)
+	} else {
+		r = nil
+	}
+	a.mu.Unlock()
+	if r == nil {
+		return a.Activator.Activate(ctx, req)
+	}
+	for _, d := range r.notes {
+		if req.Services != nil {
+			req.Services.Note(d)
+		}
+	}
+	return r.inst, r.err
+}
+
+// run compiles req and, when execute is set and it compiled, executes it
+// with its notes held; the outcome waits for activate.
+func (a *aheadActivator) run(ctx context.Context, req contrib.ActivationRequest, execute bool, timeout time.Duration) {
+	r := &aheadResult{req: req, compileErr: a.Activator.Compile(req)}
+	if execute && r.compileErr == nil {
+		// The generation keeps its request: the hold must not reach r (and
+		// so the generation's own set), or keeping it would pin it.
+		held := &[]contrib.Diagnostic{}
+		req.HoldNotes = func(d contrib.Diagnostic) { *held = append(*held, d) } // one goroutine
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		stop := context.AfterFunc(ctx, cancel)
+		r.inst, r.err = a.Activator.Activate(actx, req)
+		stop()
+		cancel()
+		r.executed, r.notes = true, *held
+	}
 	a.mu.Lock()
 	if a.done == nil {
-		a.done = map[string]precompiled{}
+		a.done = map[string]*aheadResult{}
 	}
-	a.done[req.Plugin] = precompiled{req: req, err: err}
+	a.done[req.Plugin] = r
 	a.mu.Unlock()
 }
 
-// forget drops compiles nobody asked for (their plugin ended blocked).
-func (a *precompiler) forget() {
+// forget drops what nobody asked for (the plugin ended blocked, or its
+// turn never came): executed generations are closed, their held notes
+// dropped — for callers they never ran.
+func (a *aheadActivator) forget() {
 	a.mu.Lock()
+	done := a.done
 	a.done = nil
 	a.mu.Unlock()
+	for _, r := range done {
+		if r.inst != nil {
+			r.inst.Close()
+		}
+	}
 }
 
-// prepare reads the bundle of every plugin in ps that may activate, on all
-// cores, and compiles ahead the bundles of those with no dependencies that
-// preflight and admission would let through (a blocked plugin is never
-// compiled, DC24). It returns the bundles by index (nil: activate reads the
-// bundle and reports the error). m.op is held; nothing here has an effect a
-// caller can see.
-func (m *Manager) prepare(ps []*plugin) []*Bundle {
+// prepare reserves, in dependency order, a generation id for every plugin
+// of ps that may activate, then on all cores reads their bundles and, for
+// those with no dependencies that preflight and admission let through (a
+// blocked plugin never compiles, DC24), compiles and — when execute is set —
+// executes them with their reserved generation. It returns the bundles by
+// index (nil: activate reads the bundle and reports the error). Call
+// finishPrepared after the activations. m.op is held.
+func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bundle {
+	for _, p := range ps {
+		if m.mayActivate(p) {
+			p.reserved = m.newGeneration()
+		}
+	}
 	bundles := make([]*Bundle, len(ps))
-	pc := m.precompiler()
+	ahead := m.ahead()
 	forEach(len(ps), func(i int) {
 		p := ps[i]
 		c := p.cand
-		if c.Manifest == nil || c.Shadowed || p.teardown || len(p.blockers) > 0 {
+		if !m.mayActivate(p) {
 			return
 		}
 		b, err := readBundle(c.Dir, ManifestName, c.manifestData)
@@ -108,9 +174,42 @@ func (m *Manager) prepare(ps []*plugin) []*Bundle {
 		if len(c.Manifest.Dependencies) > 0 || len(m.preflight(p)) > 0 || len(m.admit(c, Fingerprint(c.Manifest, b))) > 0 {
 			return
 		}
-		pc.ahead(m.request(p, b, ""))
+		if execute {
+			m.setState(p, Activating) // DC24: being built, nothing published
+		}
+		ahead.run(ctx, m.request(p, b, p.reserved), execute, m.opts.ActivationTimeout)
 	})
 	return bundles
+}
+
+// mayActivate reports whether activate could get as far as running p.
+func (m *Manager) mayActivate(p *plugin) bool {
+	c := p.cand
+	return c.Manifest != nil && !c.Shadowed && !p.teardown && len(p.blockers) == 0
+}
+
+// finishPrepared drops what prepare computed that no activation took, and
+// the generation ids nobody used. m.op is held.
+func (m *Manager) finishPrepared(ps []*plugin) {
+	m.ahead().forget()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range ps {
+		p.reserved = ""
+		if p.state == Activating && p.gen == nil {
+			p.state = Stopped // every activate settles its plugin; this is a guard
+		}
+	}
+}
+
+// generationFor returns the generation id reserved for p's activation, or
+// a new one. m.op is held.
+func (m *Manager) generationFor(p *plugin) string {
+	if g := p.reserved; g != "" {
+		p.reserved = ""
+		return g
+	}
+	return m.newGeneration()
 }
 
 // loadAll reads the manifests of cands on all cores (discovery, AT4).

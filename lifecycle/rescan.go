@@ -51,8 +51,8 @@ func (m *Manager) Rescan(ctx context.Context) {
 	m.deactivateAll(m.dependencyOrder(gone))
 	m.setPlugins(ps)
 	order := m.dependencyOrder(fresh)
-	m.activateBundles(ctx, order, m.prepare(order)) // reads and compiles on all cores
-	m.precompiler().forget()
+	m.activateBundles(ctx, order, m.prepare(ctx, order, true)) // on all cores (parallel.go)
+	m.finishPrepared(order)
 	m.reevaluate(ctx)
 }
 

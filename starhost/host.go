@@ -180,6 +180,8 @@ type Host struct {
 	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
 
 	closeOnce sync.Once
+
+	trustCache trustCache // the trust file, indexed (trustcache.go)
 }
 
 // New prepares a host: it reads the configuration layers (a bad file is a

@@ -6,6 +6,7 @@ package starhost_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,7 +20,9 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/internal/scalegen"
+	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/trust"
 )
 
 // scaleSizes are the plugin counts of BenchmarkScale: CRYSTAL_SCALE
@@ -195,4 +198,56 @@ func parallelFor(n int, f func(int)) {
 		})
 	}
 	wg.Wait()
+}
+
+// BenchmarkScaleInstalled starts and closes hosts over n granted home
+// plugins (the trust file written directly, one grant each): admission
+// reads the trust file once, not once per plugin. It reports start-ms and
+// close-ms.
+func BenchmarkScaleInstalled(b *testing.B) {
+	for _, n := range scaleSizes(b) {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			home := b.TempDir()
+			root := filepath.Join(home, "plugins")
+			if err := scalegen.Write(root, n); err != nil {
+				b.Fatal(err)
+			}
+			f := trust.File{Version: 1}
+			for i := range n {
+				dir := filepath.Join(root, scalegen.Dir(i))
+				m, diags := lifecycle.ParseManifest("plugin.toml", []byte(scalegen.Manifest(i)), scalegen.Dir(i))
+				bundle, err := lifecycle.ReadBundle(dir)
+				if m == nil || err != nil {
+					b.Fatal(diags, err)
+				}
+				f.Grants = append(f.Grants, trust.Grant{ID: m.ID, Fingerprint: lifecycle.Fingerprint(m, bundle), GrantedAt: time.Unix(0, 0).UTC()})
+			}
+			data, err := json.Marshal(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(home, "plugin-trust.json"), data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			var start, closing time.Duration
+			b.ResetTimer()
+			for range b.N {
+				t := time.Now()
+				h, err := starhost.New(starhost.Options{Home: home, Workspace: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				h.Start(context.Background())
+				start += time.Since(t)
+				if got := h.Tools(starhost.Work).Len(); got < n {
+					b.Fatalf("%d tools for %d granted plugins", got, n)
+				}
+				t = time.Now()
+				h.Close(context.Background())
+				closing += time.Since(t)
+			}
+			b.ReportMetric(float64(start.Microseconds())/1000/float64(b.N), "start-ms")
+			b.ReportMetric(float64(closing.Microseconds())/1000/float64(b.N), "close-ms")
+		})
+	}
 }

@@ -29,7 +29,7 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 		return nil
 	}
 	id := c.ID()
-	f, err := h.trustStore().Load()
+	f, err := h.trustIndex() // cached until the file changes (trustcache.go)
 	if err != nil {
 		return []lifecycle.Blocker{{Code: contrib.TrustFileUnreadable, Message: err.Error(),
 			Remedy: "fix or remove " + h.TrustFile() + " by hand, then run: crystal-star trust grant " + id}}
