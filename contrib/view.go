@@ -191,5 +191,8 @@ func (v *View) lookup(t *toolEntry) (*Tool, *Gate) {
 	if p == nil || p.Generation != t.Generation {
 		return nil, nil
 	}
+	if t.index < 0 { // provided for one planning (MC2, provided.go)
+		return &Tool{Name: t.Name, Run: t.run}, p.Gate
+	}
 	return &p.Set.Tools[t.index], p.Gate
 }

@@ -162,7 +162,7 @@ func (d *dispatch) invoke(call ToolCall, invoke Invoker) ToolResult {
 	if invoke != nil {
 		res = invoke(d.ctx, call)
 	} else {
-		res = d.h.ThreadTools(d.ctx, d.thread, PlanAndWork).Invoke(d.ctx, call.Name, call.Arguments)
+		res = d.h.PlanTools(d.ctx, d.thread, PlanAndWork).Invoke(d.ctx, call.Name, call.Arguments)
 	}
 	if !res.OK() {
 		return res

@@ -200,7 +200,7 @@ func (c *console) run(line string) bool {
 		}
 		c.printf("%s", reclaimLine(c.h))
 	case "tools":
-		for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
+		for _, t := range c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).List() {
 			c.printf("%s (%s) %s %s", t.Name, orDash(t.Plugin), t.Catalogs, toolFlags(t))
 		}
 	case "call":
@@ -212,7 +212,7 @@ func (c *console) run(line string) bool {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		res := c.h.Tools(contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
+		res := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
 		switch {
 		case res.Err != nil:
 			c.printf("error %s: %s", res.Err.Code, res.Err.Message)
