@@ -126,6 +126,8 @@ var notStatic = map[contrib.Code]string{
 	contrib.ConfigUnknownKey:                "check reads no config.toml",
 	contrib.ConfigUnreadable:                "check reads no config.toml",
 	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
+	contrib.WorkspaceToolSetIgnored:         "about config.toml, not a plugin's files",
+	contrib.ToolSetFailed:                   "about a running MCP server, not a plugin's files",
 	contrib.StatusFieldUnknown:              "status.set runs in callbacks, which never run in a dry run",
 	contrib.ProvidersInvalid:                "check reads no providers.json",
 	contrib.ModelUnknown:                    "check reads no config.toml or providers.json",

@@ -30,6 +30,9 @@ type Config struct {
 	ReviewModel   string `toml:"review_model"`
 	Thinking      string `toml:"thinking"`
 	Skills        bool   `toml:"skills"`
+	// ToolSets are the external tool sets (MCP servers, MC7), from the home
+	// layer only: a workspace may not start processes (toolsetconfig.go).
+	ToolSets map[string]ToolSetConfig `toml:"tool_sets"`
 }
 
 // layer is one config file as read, with the keys it set.
@@ -43,7 +46,7 @@ type layer struct {
 // one is a note and is skipped (never rewritten).
 func loadConfig(home, workspace string, note func(contrib.Diagnostic)) Config {
 	cfg := Config{Plugins: true, Skills: true, Thinking: "default"}
-	for _, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
+	for i, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
 		l, err := readLayer(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -58,6 +61,11 @@ func loadConfig(home, workspace string, note func(contrib.Diagnostic)) Config {
 				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only by crystal-star trust grant"
 			}
 			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
+		}
+		if i == 0 {
+			cfg.ToolSets = l.cfg.ToolSets
+		} else {
+			ignoreWorkspaceToolSets(l, home, note)
 		}
 		merge(&cfg, l)
 	}

@@ -152,6 +152,7 @@ type Host struct {
 	models   sessionState                // session and review views, model clients (session.go)
 	points   pointsState                 // per-thread state captured from the points (points.go)
 	session  sessionOrder                // attach before session_started (sessionorder.go)
+	toolSets toolSetTable                // external tool sets and their tools (toolsets.go)
 
 	closeOnce sync.Once
 }
