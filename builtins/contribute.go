@@ -19,7 +19,7 @@ type listKind struct {
 // contributeLists are the list-valued keywords of contribute(). Files of
 // this package that add a contribution kind append to it in init.
 var contributeLists = []listKind{
-	{"tools", "tool", stageTool},
+	{"tools", "tool", func(inst *instance, e *entry) { stageTool(inst, e, inst.staging) }},
 	{"commands", "command", stageCommand},
 	{"placeholders", "placeholder", stagePlaceholder},
 	{"status_fields", "status_field", func(inst *instance, e *entry) { inst.staging.AddStatusField(e.field) }},
@@ -90,13 +90,13 @@ func (inst *instance) stageList(l listKind, list *starlark.List, pos contrib.Pos
 	return nil
 }
 
-func stageTool(inst *instance, e *entry) {
+func stageTool(inst *instance, e *entry, st *contrib.Staging) {
 	t := e.tool
 	t.Run = inst.toolFunc(e.name, e.pos, e.fn)
 	if !t.Multimodal {
 		t.Run = inst.multimodalOnly(e.name, e.pos, t.Run) // MC1: parts need the declaration
 	}
-	inst.staging.AddTool(t)
+	st.AddTool(t)
 }
 
 func stageCommand(inst *instance, e *entry) {

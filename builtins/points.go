@@ -164,6 +164,9 @@ func (inst *instance) pointFunc(p *contrib.Point, pos contrib.Pos, fn starlark.C
 		if err != nil {
 			return nil, err
 		}
+		if p.Name == contrib.PointToolProvider {
+			return inst.providedTools(pos, what, out) // tools, not JSON (MC2, toolprovider.go)
+		}
 		return inst.answer(pos, what, out)
 	}
 }

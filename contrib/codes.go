@@ -29,10 +29,13 @@ const (
 	ConfigValueInvalid Code = "ConfigValueInvalid"
 
 	// Admission (DC15, DC17, DC22, DC24).
-	PluginUntrusted                 Code = "PluginUntrusted"
-	PluginTrustModified             Code = "PluginTrustModified"
-	TrustFileUnreadable             Code = "TrustFileUnreadable"
-	WorkspaceTrustIgnored           Code = "WorkspaceTrustIgnored"
+	PluginUntrusted       Code = "PluginUntrusted"
+	PluginTrustModified   Code = "PluginTrustModified"
+	TrustFileUnreadable   Code = "TrustFileUnreadable"
+	WorkspaceTrustIgnored Code = "WorkspaceTrustIgnored"
+	// External tool sets (MC7).
+	WorkspaceToolSetIgnored         Code = "WorkspaceToolSetIgnored"
+	ToolSetFailed                   Code = "ToolSetFailed"
 	PluginDependencyUnsatisfied     Code = "PluginDependencyUnsatisfied"
 	PluginAPIAssemblyConflict       Code = "PluginApiAssemblyConflict"
 	HostVersionTooOld               Code = "HostVersionTooOld"
@@ -157,6 +160,8 @@ var Catalogue = []CodeInfo{
 	{PluginTrustModified, SeverityError, "The plugin's content changed since it was granted; none of its code runs.", "Review the change, then run crystal-star trust grant ID."},
 	{TrustFileUnreadable, SeverityError, "The trust file cannot be parsed, so nothing is trusted; it is never overwritten.", "Fix or remove the trust file by hand."},
 	{WorkspaceTrustIgnored, SeverityWarning, "A trust file or trust key inside the workspace is ignored; only the home trust file grants trust.", "Remove it; grant with crystal-star trust grant ID."},
+	{WorkspaceToolSetIgnored, SeverityWarning, "A workspace config.toml declares tool sets; a cloned repository must never start a process, so they are ignored (MC7).", "Declare the tool set in {home}/config.toml."},
+	{ToolSetFailed, SeverityWarning, "An external tool set (an MCP server) failed to start or died; its tools answer tool_unavailable until it is back, and the host restarts it with backoff (MC7).", "Fix the command or url under [tool_sets.NAME] in {home}/config.toml, or set enabled = false."},
 	{PluginDependencyUnsatisfied, SeverityError, "A dependency is missing, disabled, blocked, on another compatibility line, or part of a cycle.", "Install, enable or upgrade the provider named in the message."},
 	{PluginAPIAssemblyConflict, SeverityError, "Two providers of the plugin export the same service name.", "Depend on only one of the providers, or rename an export."},
 	{HostVersionTooOld, SeverityError, "The plugin needs a newer host (min_host_version).", "Upgrade crystal-star or lower min_host_version."},

@@ -34,6 +34,7 @@ const (
 	PointTraceSink          PointName = "trace_sink"
 	PointCommitMessage      PointName = "commit_message_suggester"
 	PointWelcome            PointName = "welcome_suggester"
+	PointToolProvider       PointName = "tool_provider"
 )
 
 // Tier is a set of the capability tiers of DC1.
@@ -68,14 +69,21 @@ type Evaluation uint8
 // next one. Captured points are frozen into per-thread state (tool snapshot,
 // middleware pipeline, instructions) and rebuilt through the invalidation
 // signal.
+//
+// PerPlanning points are asked once per tool planning; the answer is valid
+// for that planning only (MC2).
 const (
 	PerCall Evaluation = iota
 	Captured
+	PerPlanning
 )
 
 func (e Evaluation) String() string {
-	if e == Captured {
+	switch e {
+	case Captured:
 		return "captured per thread"
+	case PerPlanning:
+		return "per tool planning"
 	}
 	return "per call"
 }
@@ -292,6 +300,9 @@ var Points = []Point{
 		Eval: PerCall, Combine: Collect, Failure: FanOut,
 		Signature: "run(ctx, req{workspace}) -> list[str] | None",
 		Targets:   []Target{{Name: TargetWelcome, Order: OrderWelcome, Doc: "the host's welcome suggestions"}}},
+	{Name: PointToolProvider, Keyword: "tool_providers", Title: "Tools per planning", Tiers: TierAppend,
+		Eval: PerPlanning, Combine: Collect, Failure: FanOut,
+		Signature: "run(ctx, req{catalog, thread, mode, workspace}) -> list[tool(...)] | None"},
 }
 
 var pointIndex = func() map[PointName]*Point {

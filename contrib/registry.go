@@ -2,7 +2,6 @@ package contrib
 
 import (
 	"maps"
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -77,18 +76,7 @@ type Registry struct {
 func NewRegistry(opts RegistryOptions) *Registry {
 	r := &Registry{opts: opts, gens: map[string]*Published{}, reported: map[string]bool{}}
 	r.points.init(opts.Defaults, r.note)
-	for _, x := range append(slices.Clone(opts.External), optionalTool(opts.Skill)...) {
-		sch, err := CompileSchema(x.Parameters)
-		if err != nil {
-			r.note(Diag(ToolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
-			continue
-		}
-		r.external = append(r.external, toolEntry{
-			Name: x.Name, ToolSet: x.ToolSet, Description: x.Description, Catalogs: x.Catalogs,
-			Parameters: x.Parameters, schema: sch, run: x.Run, external: true, ReadOnly: x.ReadOnly,
-			Namespace: x.ToolSet, RequiresApproval: ApprovalRequired(x.ReadOnly, x.RequiresApproval), Multimodal: x.Multimodal,
-		})
-	}
+	r.external = r.externalEntries(opts.External)
 	r.rebuild()
 	return r
 }

@@ -225,6 +225,9 @@ func (v *View) lookup(t *toolEntry) (*Tool, *Gate, *jsonschema.Schema) {
 		return nil, nil, nil
 	}
 	if p.Generation == t.Generation {
+		if t.index < 0 { // provided for one planning (MC2, provided.go)
+			return &Tool{Name: t.Name, Run: t.run}, p.Gate, t.schema
+		}
 		return &p.Set.Tools[t.index], p.Gate, t.schema
 	}
 	i, ok := v.toolIndex[t.Name]

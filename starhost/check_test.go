@@ -127,6 +127,8 @@ var notStatic = map[contrib.Code]string{
 	contrib.ConfigUnreadable:                "check reads no config.toml",
 	contrib.ConfigValueInvalid:              "check reads no config.toml",
 	contrib.WorkspaceTrustIgnored:           "check reads no trust file",
+	contrib.WorkspaceToolSetIgnored:         "about config.toml, not a plugin's files",
+	contrib.ToolSetFailed:                   "about a running MCP server, not a plugin's files",
 	contrib.ProvidersInvalid:                "check reads no providers.json",
 	contrib.ProviderKeyUnset:                "check reads no providers.json",
 	contrib.ModelUnknown:                    "check reads no config.toml or providers.json",

@@ -44,6 +44,9 @@ type Config struct {
 	// [plugins."id"] isolation overrides (isolation_config.go).
 	Isolation       string            `toml:"isolation"`
 	PluginIsolation map[string]string `toml:"-"`
+	// ToolSets are the external tool sets (MCP servers, MC7), from the home
+	// layer only: a workspace may not start processes (toolsetconfig.go).
+	ToolSets map[string]ToolSetConfig `toml:"tool_sets"`
 }
 
 // layer is one config file as read, with the keys it set.
@@ -73,6 +76,11 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only by crystal-star trust grant"
 			}
 			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
+		}
+		if i == 0 {
+			cfg.ToolSets = l.cfg.ToolSets
+		} else {
+			ignoreWorkspaceToolSets(l, home, note)
 		}
 		merge(&cfg, l)
 		mergeLimits(&cfg, l, i == 1, note)

@@ -69,7 +69,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 	}
 	rn := &runNotes{h: h}
 	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil,
-		snap:       h.ThreadTools(ctx, thread, PlanAndWork),
+		snap:       h.PlanTools(ctx, thread, PlanAndWork), // MC2: the tools valid for this planning
 		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
 		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),

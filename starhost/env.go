@@ -35,10 +35,14 @@ func (h *Host) Environment() *builtins.Environment {
 		}
 		env.ExternalTools = append(env.ExternalTools, builtins.EnvTool{Name: t.Name, Set: t.ToolSet, Source: "external", Catalogs: catalogs})
 	}
-	yes := true
-	for _, s := range h.toolSetNames() {
-		env.ToolSets = append(env.ToolSets, builtins.EnvPlugin{Directory: s, Source: "external", DisplayName: s,
-			Enabled: &yes, Effective: true, Loaded: true})
+	for _, s := range h.ToolSets() {
+		source := "external" // the embedder's own sets, as before
+		if s.Source == "home" {
+			source = "home"
+		}
+		enabled := s.Enabled
+		env.ToolSets = append(env.ToolSets, builtins.EnvPlugin{Directory: s.Name, Source: source, DisplayName: s.Name,
+			Enabled: &enabled, Effective: s.Effective, Loaded: s.Loaded, SkipReason: s.SkipReason})
 	}
 	for _, s := range h.Skills() {
 		env.Skills = append(env.Skills, builtins.EnvSkill{Name: s.Name, Description: s.Description})

@@ -178,6 +178,7 @@ type Host struct {
 	points   pointsState                 // per-thread state captured from the points (points.go)
 	session  sessionOrder                // attach before session_started (sessionorder.go)
 	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
+	toolSets toolSetTable                // external tool sets and their tools (toolsets.go)
 
 	closeOnce sync.Once
 

@@ -2,7 +2,6 @@ package starhost
 
 import (
 	"context"
-	"slices"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -38,19 +37,11 @@ func (h *Host) memoryInputs(ctx context.Context, thread string) map[string]any {
 	return map[string]any{"tools": tools, "mcp_servers": servers, "subagents": subagents, "skill_variant": skill}
 }
 
-// toolSetNames lists the external tool sets in catalog order, then the
-// embedder's sets that have no tool in the catalog.
+// toolSetNames lists the external tool sets (ToolSets).
 func (h *Host) toolSetNames() []string {
 	var sets []string
-	for _, t := range h.Tools(PlanAndWork).List() {
-		if t.ToolSet != "" && !slices.Contains(sets, t.ToolSet) {
-			sets = append(sets, t.ToolSet)
-		}
-	}
-	for _, x := range h.opts.External {
-		if x.ToolSet != "" && !slices.Contains(sets, x.ToolSet) {
-			sets = append(sets, x.ToolSet)
-		}
+	for _, s := range h.ToolSets() {
+		sets = append(sets, s.Name)
 	}
 	return sets
 }

@@ -154,7 +154,7 @@ func runTools(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	list := h.Tools(cat).List()
+	list := h.PlanTools(e.ctx, "", cat).List() // one tool planning (MC2)
 	if f.has("json") {
 		if list == nil {
 			list = []contrib.ToolInfo{}
@@ -200,7 +200,7 @@ func runCall(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := h.Tools(contrib.PlanAndWork).Invoke(e.ctx, f.args[0], raw)
+	res := h.PlanTools(e.ctx, "", contrib.PlanAndWork).Invoke(e.ctx, f.args[0], raw)
 	if f.has("json") {
 		if err := e.printJSON(callJSON{OK: res.OK(), Text: res.Text, Data: nullIfEmpty(res.Data), Parts: res.Parts, Error: res.Err}); err != nil {
 			return err

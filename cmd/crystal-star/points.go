@@ -205,7 +205,7 @@ func (c *console) dispatch(rest string) {
 	ctx := c.e.ctx
 	res := c.h.Dispatch(ctx, devThread, starhost.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)},
 		func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
-			snap := c.h.ThreadTools(ctx, devThread, contrib.PlanAndWork)
+			snap := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork)
 			for _, t := range snap.List() {
 				if t.Name == call.Name {
 					return snap.Invoke(ctx, call.Name, call.Arguments)

@@ -1,0 +1,73 @@
+package starhost
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// ToolSetConfig declares one external tool set in {home}/config.toml (MC7):
+//
+//	[tool_sets.github]
+//	command = ["github-mcp-server", "stdio"]   # an MCP server on stdin/stdout
+//	# url = "https://example.com/mcp"         # or Streamable HTTP
+//	catalogs = "plan_and_work"                 # default "work"
+//	enabled = true                             # default true
+//
+// Exactly one of Command and URL is set.
+type ToolSetConfig struct {
+	Command  []string `toml:"command"`
+	URL      string   `toml:"url"`
+	Catalogs string   `toml:"catalogs"`
+	Enabled  *bool    `toml:"enabled"`
+}
+
+// IsEnabled reports the enabled switch (default true).
+func (c ToolSetConfig) IsEnabled() bool { return c.Enabled == nil || *c.Enabled }
+
+// Catalog returns the catalogs the set's tools are listed in (default work).
+func (c ToolSetConfig) Catalog() contrib.Catalog {
+	if cat, ok := contrib.ParseCatalog(c.Catalogs); ok {
+		return cat
+	}
+	return contrib.Work
+}
+
+// Problem says why the declaration cannot start, or "".
+func (c ToolSetConfig) Problem() string {
+	switch {
+	case len(c.Command) > 0 && c.URL != "":
+		return "declares both command and url; keep one"
+	case len(c.Command) == 0 && c.URL == "":
+		return "declares neither command nor url"
+	case c.Catalogs != "":
+		if _, ok := contrib.ParseCatalog(c.Catalogs); !ok {
+			return fmt.Sprintf("catalogs = %q; want \"plan\", \"work\" or \"plan_and_work\"", c.Catalogs)
+		}
+	}
+	return ""
+}
+
+// ToolSetNames returns the names of the declared tool sets, sorted: the
+// order of their tools in the catalog (CC6).
+func (c Config) ToolSetNames() []string {
+	names := make([]string, 0, len(c.ToolSets))
+	for n := range c.ToolSets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ignoreWorkspaceToolSets drops a workspace layer's tool sets with a
+// diagnostic each: a cloned repository must never start a process.
+func ignoreWorkspaceToolSets(l *layer, home string, note func(contrib.Diagnostic)) {
+	for _, name := range (Config{ToolSets: l.cfg.ToolSets}).ToolSetNames() {
+		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", contrib.Pos{File: l.path},
+			"tool set %q is ignored: a workspace config.toml may not declare tool sets; declare it in %s", name,
+			filepath.Join(home, "config.toml")))
+	}
+	l.cfg.ToolSets = nil
+}
