@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/crystal-star/crystal-star/builtins"
@@ -118,7 +120,11 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 	}
 	s.svc.facts.Store(&s.bundle.Facts)
 	if s.act == nil {
-		s.act = builtins.NewActivator(builtins.Options{Steps: s.bundle.Steps})
+		// The worker's own guards use the worker's limit: one allocation
+		// past it is refused before it is made, and gradual growth cancels
+		// the run; the OS limit and the host's watchdog stay the backstop.
+		limit, _ := strconv.ParseInt(os.Getenv(wire.EnvMemoryLimit), 10, 64)
+		s.act = builtins.NewActivator(builtins.Options{Steps: s.bundle.Steps, MemoryLimit: limit})
 	}
 	if method == wire.MethodCompile {
 		return activated(s.act.Compile(s.request(s.bundle, s.fsys, nil))), nil
