@@ -34,6 +34,7 @@ type env struct {
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
 	events         func(starhost.Event)  // set by the dev console before start
+	forward        func(starhost.Note)   // also receives every note (mcp sets it before start)
 	clock          *starhost.ManualClock // $CRYSTAL_CLOCK=manual (test.go)
 	ctx            context.Context
 	stop           context.CancelFunc
@@ -89,6 +90,9 @@ func (e *env) note(n starhost.Note) {
 		line = "note: " + line
 	}
 	fmt.Fprintln(e.stderr, line)
+	if e.forward != nil {
+		e.forward(n)
+	}
 }
 
 func (e *env) printJSON(v any) error {

@@ -2,21 +2,32 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
 
+// mcpTokenEnv names the environment variable holding the bearer token of
+// `mcp --http`; it is required when the address is not loopback.
+const mcpTokenEnv = "CRYSTAL_MCP_TOKEN"
+
 func init() {
-	commands = append(commands, command{"mcp", "serve the plugins' tools over MCP on stdin/stdout: mcp [--catalog plan|work]", runMCP})
+	commands = append(commands, command{"mcp", "serve the plugins over MCP on stdin/stdout, or Streamable HTTP: mcp [--catalog plan|work] [--http ADDR [--allow-host NAMES]]", runMCP})
 }
 
 // runMCP starts the host, watches its plugin directories and serves the
 // catalog over stdin/stdout (starhost/mcpserve) until the end of input, or
-// SIGINT/SIGTERM: each is a clean shutdown with exit 0. The host is closed by
-// run's e.close.
+// over Streamable HTTP with --http; SIGINT/SIGTERM are a clean shutdown
+// with exit 0. Notes go to stderr and to the MCP clients as log messages.
+// The host is closed by run's e.close.
 func runMCP(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"catalog"})
+	f, err := parseFlags(args, nil, []string{"catalog", "http", "allow-host"})
 	if err != nil {
 		return err
 	}
@@ -26,6 +37,19 @@ func runMCP(e *env, args []string) error {
 	cat, err := catalogFlag(f)
 	if err != nil {
 		return err
+	}
+	addr, useHTTP := f.set["http"]
+	var httpOpts mcpserve.HTTPOptions
+	if useHTTP {
+		if addr, httpOpts, err = mcpHTTPOptions(addr, f.set["allow-host"]); err != nil {
+			return err
+		}
+	}
+	var served atomic.Pointer[mcpserve.Server]
+	e.forward = func(n starhost.Note) {
+		if s := served.Load(); s != nil {
+			s.Note(n)
+		}
 	}
 	h, err := e.start()
 	if err != nil {
@@ -44,8 +68,52 @@ func runMCP(e *env, args []string) error {
 	}
 	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat, Version: "dev"})
 	defer srv.Close()
-	err = srv.ServeStdio(ctx, e.stdin, e.stdout)
+	served.Store(srv)
+	if useHTTP {
+		err = serveMCPHTTP(ctx, e, srv, addr, httpOpts)
+	} else {
+		err = srv.ServeStdio(ctx, e.stdin, e.stdout)
+	}
 	cancel()
 	<-watchDone
 	return err
+}
+
+// mcpHTTPOptions checks --http ADDR: an empty host binds loopback; any
+// other host than loopback needs the token in $CRYSTAL_MCP_TOKEN, and is
+// itself an allowed Host header (beside --allow-host, comma-separated).
+func mcpHTTPOptions(addr, allow string) (string, mcpserve.HTTPOptions, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", mcpserve.HTTPOptions{}, usagef("mcp --http %s: want HOST:PORT or :PORT (%v)", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	opts := mcpserve.HTTPOptions{Token: os.Getenv(mcpTokenEnv)}
+	for _, a := range strings.Split(allow, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			opts.AllowedHosts = append(opts.AllowedHosts, a)
+		}
+	}
+	if !mcpserve.IsLoopback(host) {
+		if opts.Token == "" {
+			return "", opts, usagef("mcp --http %s is not loopback: set $%s to the bearer token clients must send", addr, mcpTokenEnv)
+		}
+		opts.AllowedHosts = append(opts.AllowedHosts, host)
+	}
+	return net.JoinHostPort(host, port), opts, nil
+}
+
+// serveMCPHTTP listens on addr, says where on stderr, and serves until ctx
+// ends (a signal), then shuts down gracefully.
+func serveMCPHTTP(ctx context.Context, e *env, srv *mcpserve.Server, addr string, opts mcpserve.HTTPOptions) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	fmt.Fprintf(e.stderr, "mcp: serving Streamable HTTP on http://%s/mcp\n", ln.Addr())
+	e.mu.Unlock()
+	return srv.ServeStreamableHTTP(ctx, ln, opts)
 }

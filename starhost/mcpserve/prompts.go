@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -37,32 +39,70 @@ func (s *Server) prompts() map[string]*mcp.Prompt {
 			if n != c.Name || i > 0 && !c.Shadowed {
 				desc = strings.TrimSpace(fmt.Sprintf("Alias of /%s. %s", c.Name, desc))
 			}
-			out[n] = &mcp.Prompt{Name: n, Description: desc, Arguments: []*mcp.PromptArgument{{
-				Name: ArgsArgument, Description: argsDescription(c.ArgumentHint),
-			}}}
+			out[n] = &mcp.Prompt{Name: n, Description: desc, Arguments: promptArguments(c.ArgumentHint)}
 		}
 	}
 	return out
 }
 
-func argsDescription(hint string) string {
-	if hint == "" {
-		return "What follows the command name."
+// promptArguments are a command's prompt arguments. A hint made only of
+// <name> (required) and [name] (optional) words names them, in order:
+// "<arg1> [arg2]"; prompts/get joins the values given, in that order, into
+// the text after /name. Any other hint is the description of the one
+// argument "args", the text after /name as a user types it.
+func promptArguments(hint string) []*mcp.PromptArgument {
+	var named []*mcp.PromptArgument
+	for _, w := range strings.Fields(hint) {
+		req := strings.HasPrefix(w, "<") && strings.HasSuffix(w, ">")
+		opt := strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]")
+		name := strings.Trim(w, "<>[]")
+		if !req && !opt || !argName.MatchString(name) || slices.ContainsFunc(named, func(a *mcp.PromptArgument) bool { return a.Name == name }) {
+			named = nil
+			break
+		}
+		named = append(named, &mcp.PromptArgument{Name: name, Required: req})
 	}
-	return "What follows the command name: " + hint
+	if named != nil {
+		return named
+	}
+	desc := "What follows the command name."
+	if hint != "" {
+		desc = "What follows the command name: " + hint
+	}
+	return []*mcp.PromptArgument{{Name: ArgsArgument, Description: desc}}
+}
+
+var argName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// commandArgs is the text after /name for the arguments given to prompt p:
+// the named arguments' values in order, or the "args" argument.
+func commandArgs(p *mcp.Prompt, given map[string]string) string {
+	if len(p.Arguments) == 1 && p.Arguments[0].Name == ArgsArgument {
+		return given[ArgsArgument]
+	}
+	var words []string
+	for _, a := range p.Arguments {
+		if v := given[a.Name]; v != "" {
+			words = append(words, v)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 func (s *Server) syncPrompts() {
-	applyMirror(s.mirror.prompts, s.prompts(), func(p *mcp.Prompt) { s.srv.AddPrompt(p, s.getPrompt) }, s.srv.RemovePrompts)
+	applyMirror(s.mirror.prompts, s.prompts(), func(p *mcp.Prompt) {
+		s.srv.AddPrompt(p, func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return s.getPrompt(ctx, r.Params.Name, commandArgs(p, r.Params.Arguments))
+		})
+	}, s.srv.RemovePrompts)
 }
 
 // getPrompt runs the command as /name args would and returns the turn input
 // it produced as one user message. A command that fails or passes produces
 // no input: that is an error naming the command (its own failure went out
 // as a note, which a client sees as a log message).
-func (s *Server) getPrompt(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	name := r.Params.Name
-	res, err := s.h.ExecuteCommand(ctx, name, r.Params.Arguments[ArgsArgument])
+func (s *Server) getPrompt(ctx context.Context, name, args string) (*mcp.GetPromptResult, error) {
+	res, err := s.h.ExecuteCommand(ctx, name, args)
 	switch {
 	case errors.Is(err, starhost.ErrUnknownCommand), errors.Is(err, starhost.ErrBuiltinCommand):
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
@@ -92,7 +132,7 @@ func (s *Server) complete(_ context.Context, r *mcp.CompleteRequest) (*mcp.Compl
 	values := []string{}
 	p := r.Params
 	switch {
-	case p.Ref.Type == "ref/prompt" && p.Argument.Name == ArgsArgument:
+	case p.Ref.Type == "ref/prompt":
 		values = s.placeholderCompletions(p.Argument.Value)
 	case p.Ref.Type == "ref/resource" && p.Ref.URI == skillTemplate:
 		for _, sk := range s.h.Skills() {
