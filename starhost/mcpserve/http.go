@@ -36,7 +36,11 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if path == "" {
 		path = "/mcp"
 	}
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+	// The guard checks Host and Origin for every address, with the allowed
+	// hosts; the SDK's own check (loopback addresses only, no allowed
+	// hosts) would refuse an allowed name reached through loopback.
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
+		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	mux := http.NewServeMux()
 	mux.Handle(path, mcpHandler)
 	return guard{next: mux, opts: opts}

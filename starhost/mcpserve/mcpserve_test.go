@@ -113,6 +113,9 @@ func startMCPEvents(t *testing.T, cat starhost.Catalog) (*mcp.ClientSession, str
 
 func writeMCPFile(t *testing.T, path, content string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
