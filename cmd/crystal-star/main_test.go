@@ -42,5 +42,6 @@ func TestScripts(t *testing.T) {
 func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := plugintest.Commands()
 	cmds["mcpsignal"] = cmdMCPSignal
+	cmds["mcphttp"] = cmdMCPHTTP
 	return cmds
 }
