@@ -39,8 +39,11 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	// The guard checks Host and Origin for every address, with the allowed
 	// hosts; the SDK's own check (loopback addresses only, no allowed
 	// hosts) would refuse an allowed name reached through loopback.
+	// The event store (in memory, bounded by the SDK) makes event streams
+	// resumable: a client that lost its connection reconnects with
+	// Last-Event-ID and gets what it missed (the priming event of SEP-1699).
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
-		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: mcp.NewMemoryEventStore(nil)})
 	mux := http.NewServeMux()
 	mux.Handle(path, mcpHandler)
 	return guard{next: mux, opts: opts}
