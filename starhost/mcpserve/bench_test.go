@@ -2,6 +2,7 @@ package mcpserve_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -31,9 +32,22 @@ type echoArgs struct {
 }
 
 // plainServer is the peer: a go-sdk server serving the same tool written
-// in Go, with the SDK's typed handler (schema inferred and validated).
-func plainServer() *mcp.Server {
+// in Go. typed uses the SDK's typed handler (schema inferred, arguments
+// validated, as the SDK recommends); otherwise the raw handler decodes the
+// arguments itself and validates nothing.
+func plainServer(typed bool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
+	if !typed {
+		s.AddTool(&mcp.Tool{Name: "echo", Description: "echoes text", InputSchema: map[string]any{"type": "object"}},
+			func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				var in echoArgs
+				if err := json.Unmarshal(r.Params.Arguments, &in); err != nil {
+					return nil, err
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil
+			})
+		return s
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
@@ -74,23 +88,23 @@ func stdioPair(b *testing.B, serve func(ctx context.Context, r io.ReadCloser, w 
 // transports, crystal-star (a Starlark tool behind mcpserve) beside a plain
 // go-sdk server (the same tool in Go), and reports p50 and p99 latency.
 func BenchmarkToolCall(b *testing.B) {
-	transports := map[string]func(b *testing.B, crystal bool) mcp.Transport{
-		"stdio": func(b *testing.B, crystal bool) mcp.Transport {
-			if crystal {
+	transports := map[string]func(b *testing.B, server string) mcp.Transport{
+		"stdio": func(b *testing.B, server string) mcp.Transport {
+			if server == "crystal-star" {
 				srv := benchHost(b)
 				return stdioPair(b, func(ctx context.Context, r io.ReadCloser, w io.WriteCloser) { srv.ServeStdio(ctx, r, w) })
 			}
-			s := plainServer()
+			s := plainServer(server == "go-sdk")
 			return stdioPair(b, func(ctx context.Context, r io.ReadCloser, w io.WriteCloser) {
 				s.Run(ctx, &mcp.IOTransport{Reader: r, Writer: w})
 			})
 		},
-		"http": func(b *testing.B, crystal bool) mcp.Transport {
+		"http": func(b *testing.B, server string) mcp.Transport {
 			var ts *httptest.Server
-			if crystal {
+			if server == "crystal-star" {
 				ts = httptest.NewServer(benchHost(b).Handler(mcpserve.HTTPOptions{}))
 			} else {
-				s := plainServer()
+				s := plainServer(server == "go-sdk")
 				ts = httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 			}
 			b.Cleanup(ts.Close)
@@ -98,9 +112,9 @@ func BenchmarkToolCall(b *testing.B) {
 		},
 	}
 	for _, tr := range []string{"stdio", "http"} {
-		for _, server := range []string{"go-sdk", "crystal-star"} {
+		for _, server := range []string{"go-sdk", "go-sdk-raw", "crystal-star"} {
 			b.Run(tr+"/"+server, func(b *testing.B) {
-				t := transports[tr](b, server == "crystal-star")
+				t := transports[tr](b, server)
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), t, nil)
 				if err != nil {
 					b.Fatal(err)
