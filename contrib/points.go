@@ -34,6 +34,7 @@ const (
 	PointTraceSink          PointName = "trace_sink"
 	PointCommitMessage      PointName = "commit_message_suggester"
 	PointWelcome            PointName = "welcome_suggester"
+	PointResourcePublisher  PointName = "resource_publisher"
 )
 
 // Tier is a set of the capability tiers of DC1.
@@ -292,6 +293,12 @@ var Points = []Point{
 		Eval: PerCall, Combine: Collect, Failure: FanOut,
 		Signature: "run(ctx, req{workspace}) -> list[str] | None",
 		Targets:   []Target{{Name: TargetWelcome, Order: OrderWelcome, Doc: "the host's welcome suggestions"}}},
+	// What a plugin publishes to MCP clients as resources (docs/mcp.md):
+	// asked with op "list" for its resources and templates, with op "read"
+	// for the contents of one URI (None: not this entry's).
+	{Name: PointResourcePublisher, Keyword: "resource_publishers", Title: "MCP resources", Tiers: TierAppend,
+		Eval: PerCall, Combine: Collect, Failure: FanOut,
+		Signature: "run(ctx, req{op, uri}) -> list[dict] | dict | None"},
 }
 
 var pointIndex = func() map[PointName]*Point {

@@ -74,6 +74,8 @@ func TestDC2_TableCoversTheCatalog(t *testing.T) {
 		"Slash commands": TierAppend, "Tool restrictions": TierAppend, "Compaction summary": TierReplace,
 		"Compactable tool policy": TierAppend | TierReplace, "Subagent runtime": TierAppend, "Trace sink": TierAppend,
 		"Commit-message suggester": TierReplace, "Welcome suggester": TierReplace,
+		// Beyond DC2: what plugins publish over MCP (issue 18, docs/mcp.md).
+		"MCP resources": TierAppend,
 	}
 	got := map[string]Tier{}
 	keywords, targets := map[string]bool{}, map[string]bool{}

@@ -28,6 +28,24 @@ def chatty(ctx, args):
     print("hello from chatty")
     return "done"
 
+NOTES = "first notes"
+
+def publish(ctx, req):
+    if req["op"] == "list":
+        return [
+            {"uri": "mem://notes", "name": "notes", "description": "The notes", "mime_type": "text/plain"},
+            {"uri": "mem://pixel", "name": "pixel", "mime_type": "image/png"},
+            {"uri_template": "mem://item/{id}", "name": "item"},
+            {"uri": "no scheme"},
+        ]
+    if req["uri"] == "mem://notes":
+        return {"text": NOTES, "mime_type": "text/plain"}
+    if req["uri"] == "mem://pixel":
+        return {"blob": "AAEC", "mime_type": "image/png"}
+    if req["uri"].startswith("mem://item/"):
+        return {"text": "item " + req["uri"][len("mem://item/"):]}
+    return None
+
 def slow(ctx, args):
     ctx.progress(1, 3, "first")
     ctx.progress(2, 3)
@@ -45,6 +63,7 @@ contribute(
         command(name = "broken", description = "fails", run = broken),
 %s    ],
     placeholders = [placeholder(name = "model_name", resolve = lambda ctx: "m")],
+    resource_publishers = [resource_publisher(run = publish)],
 )
 `
 
@@ -248,8 +267,8 @@ func TestMCPSkillResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Resources) != 1 || list.Resources[0].URI != "skill://demo" || list.Resources[0].Description != "A demo skill" {
-		t.Fatalf("resources/list = %+v, want skill://demo", list.Resources)
+	if len(list.Resources) != 3 || list.Resources[2].URI != "skill://demo" || list.Resources[2].Description != "A demo skill" {
+		t.Fatalf("resources/list = %+v, want mem://notes, mem://pixel, skill://demo", list.Resources)
 	}
 	read, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://demo"})
 	if err != nil || len(read.Contents) != 1 || !strings.Contains(read.Contents[0].Text, "Step one.") {
@@ -340,5 +359,53 @@ func TestMCPListChangedOncePerChange(t *testing.T) {
 	wait(t, f.promptsChanged, "prompts/list_changed")
 	if n, m := f.nTools.Load(), f.nPrompts.Load(); n != 1 || m != 2 {
 		t.Errorf("tools/list_changed %d times, prompts/list_changed %d times; want 1 and 2", n, m)
+	}
+}
+
+// TestMCPPublishedResources: what a plugin's resource_publisher lists is
+// served (resources, templates, text and binary contents), an entry without
+// a scheme is left out, and a reload that changes contents tells the
+// subscribers.
+func TestMCPPublishedResources(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	list, err := f.cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range list.Resources {
+		uris = append(uris, r.URI)
+	}
+	if strings.Join(uris, " ") != "mem://notes mem://pixel skill://demo" {
+		t.Errorf("resources/list = %v", uris)
+	}
+	tpls, err := f.cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var templates []string
+	for _, r := range tpls.ResourceTemplates {
+		templates = append(templates, r.URITemplate)
+	}
+	if strings.Join(templates, " ") != "mem://item/{id} skill://{name}" {
+		t.Errorf("resources/templates/list = %v", templates)
+	}
+	for uri, want := range map[string]string{"mem://notes": "first notes", "mem://item/42": "item 42"} {
+		read, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != want {
+			t.Errorf("read %s = %+v, %v; want %q", uri, read, err, want)
+		}
+	}
+	read, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mem://pixel"})
+	if err != nil || string(read.Contents[0].Blob) != "\x00\x01\x02" || read.Contents[0].MIMEType != "image/png" {
+		t.Errorf("read mem://pixel = %+v, %v", read, err)
+	}
+	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "mem://notes"}); err != nil {
+		t.Fatal(err)
+	}
+	writeMCPFile(t, f.star, strings.Replace(featureSource("", ""), "first notes", "second notes", 1))
+	if uri := wait(t, f.updated, "notifications/resources/updated"); uri != "mem://notes" {
+		t.Errorf("updated %q, want mem://notes", uri)
 	}
 }

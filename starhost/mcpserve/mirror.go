@@ -10,9 +10,9 @@ import (
 // sync touches only what differs: the SDK treats every add as a change.
 type mirror map[string]string
 
-type mirrors struct{ tools, prompts, resources mirror }
+type mirrors struct{ tools, prompts, resources, templates mirror }
 
-func newMirrors() mirrors { return mirrors{mirror{}, mirror{}, mirror{}} }
+func newMirrors() mirrors { return mirrors{mirror{}, mirror{}, mirror{}, mirror{}} }
 
 // applyMirror registers each entry of want whose definition differs from
 // what m recorded, then removes, in one call, every key m holds that want
@@ -23,8 +23,9 @@ func applyMirror[T any](m mirror, want map[string]T, add func(T), remove func(..
 		if err != nil || m[k] == string(b) {
 			continue
 		}
-		add(v)
-		m[k] = string(b)
+		if safeAdd(add, v) {
+			m[k] = string(b)
+		}
 	}
 	var gone []string
 	for k := range m {
@@ -37,4 +38,17 @@ func applyMirror[T any](m mirror, want map[string]T, add func(T), remove func(..
 		slices.Sort(gone)
 		remove(gone...)
 	}
+}
+
+// safeAdd reports whether add(v) returned: the SDK panics on a definition it
+// rejects (a schema that is not an object, an invalid URI template), which
+// must not take the host down; such an entry is left out of the registry.
+func safeAdd[T any](add func(T), v T) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	add(v)
+	return true
 }

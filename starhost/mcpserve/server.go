@@ -14,7 +14,8 @@
 //     an unknown tool is a protocol error (invalid params).
 //   - prompts: every markdown and plugin command and alias /name reaches;
 //     prompts/get returns the command's input as one user message.
-//   - resources: the skills (skill://NAME, the SKILL.md text).
+//   - resources: the skills (skill://NAME, the SKILL.md text) and what
+//     plugins publish through the resource_publisher point.
 //   - logging: notes passed to Note become notifications/message.
 //   - progress: ctx.progress in a tool becomes notifications/progress.
 //
@@ -61,12 +62,10 @@ type Server struct {
 
 	mu     sync.Mutex // guards the mirrors; held for a whole sync
 	mirror mirrors
-	// contents holds a digest of each published skill's text, to tell its
-	// subscribers when a sync finds it changed; templated is set once the
-	// skill template is registered.
-	contents  map[string]string
-	templated bool
-	closed    sync.Once
+	// contents holds a digest of each listed resource's contents, to tell
+	// its subscribers when a sync finds it changed.
+	contents map[string]string
+	closed   sync.Once
 }
 
 // New returns a server for h's catalog. It follows the host's catalogs

@@ -50,9 +50,8 @@ func (s *Server) syncTools() {
 		want[t.Name] = t
 	}
 	applyMirror(s.mirror.tools, want, func(t *mcp.Tool) {
-		// The SDK panics on a schema that is not an object; such a tool is
-		// still listed and called through the middleware.
-		defer func() { _ = recover() }()
+		// A tool the SDK rejects (applyMirror) is still listed and called
+		// through the middleware.
 		s.srv.AddTool(t, func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return s.call(ctx, r) })
 	}, s.srv.RemoveTools)
 }
