@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -28,14 +26,7 @@ func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: mcphttp ARGS...")
 	}
-	prog, err := exec.LookPath(filepath.Join(strings.Split(ts.Getenv("PATH"), string(os.PathListSeparator))[0], "crystal-star"))
-	ts.Check(err)
-	cmd := exec.Command(prog, args...)
-	cmd.Dir = ts.Getenv("WORK")
-	cmd.Env = os.Environ()
-	for _, k := range []string{"PATH", "HOME", "CRYSTAL_HOME", "WORK", "TMPDIR", mcpTokenEnv} {
-		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
-	}
+	cmd := scriptCommand(ts, args)
 	stderr, err := cmd.StderrPipe()
 	ts.Check(err)
 	ts.Check(cmd.Start())
@@ -102,37 +93,35 @@ func mcpHTTPSession(out interface{ Write([]byte) (int, error) }, url, token stri
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
-	fmt.Fprintf(out, "tools: %s\n", strings.Join(names, " "))
-	if len(names) > 0 {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: names[0], Arguments: map[string]any{}})
+	fmt.Fprintf(out, "tools: %s\n", names(tools.Tools, func(t *mcp.Tool) string { return t.Name }))
+	if len(tools.Tools) > 0 {
+		first := tools.Tools[0].Name
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: first, Arguments: map[string]any{}})
 		if err != nil {
 			return err
 		}
 		if text, ok := res.Content[0].(*mcp.TextContent); ok {
-			fmt.Fprintf(out, "%s: %s\n", names[0], text.Text)
+			fmt.Fprintf(out, "%s: %s\n", first, text.Text)
 		}
 	}
 	prompts, err := cs.ListPrompts(ctx, nil)
 	if err != nil {
 		return err
 	}
-	names = nil
-	for _, p := range prompts.Prompts {
-		names = append(names, p.Name)
-	}
-	fmt.Fprintf(out, "prompts: %s\n", strings.Join(names, " "))
+	fmt.Fprintf(out, "prompts: %s\n", names(prompts.Prompts, func(p *mcp.Prompt) string { return p.Name }))
 	resources, err := cs.ListResources(ctx, nil)
 	if err != nil {
 		return err
 	}
-	names = nil
-	for _, r := range resources.Resources {
-		names = append(names, r.URI)
-	}
-	fmt.Fprintf(out, "resources: %s\n", strings.Join(names, " "))
+	fmt.Fprintf(out, "resources: %s\n", names(resources.Resources, func(r *mcp.Resource) string { return r.URI }))
 	return nil
+}
+
+// names is the name of each item, space-separated.
+func names[T any](items []T, name func(T) string) string {
+	var out []string
+	for _, it := range items {
+		out = append(out, name(it))
+	}
+	return strings.Join(out, " ")
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -58,8 +57,8 @@ func plainServer(typed bool) *mcp.Server {
 func benchHost(b *testing.B) *mcpserve.Server {
 	dir := b.TempDir()
 	plugin := filepath.Join(dir, "dev", "bench")
-	writeBenchFile(b, filepath.Join(plugin, "plugin.toml"), "id = \"acme.bench\"\nversion = \"1.0.0\"\n")
-	writeBenchFile(b, filepath.Join(plugin, "plugin.star"), benchPlugin)
+	writeMCPFile(b, filepath.Join(plugin, "plugin.toml"), "id = \"acme.bench\"\nversion = \"1.0.0\"\n")
+	writeMCPFile(b, filepath.Join(plugin, "plugin.star"), benchPlugin)
 	h, err := starhost.New(starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin}})
 	if err != nil {
 		b.Fatal(err)
@@ -137,15 +136,5 @@ func BenchmarkToolCall(b *testing.B) {
 				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 			})
 		}
-	}
-}
-
-func writeBenchFile(b *testing.B, path, content string) {
-	b.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		b.Fatal(err)
 	}
 }

@@ -98,7 +98,7 @@ func newFixture(t *testing.T) *fixture {
 	writeMCPFile(t, filepath.Join(f.dir, ".crystal", "skills", "demo", "SKILL.md"), "---\nname: demo\ndescription: A demo skill\n---\nStep one.\n")
 
 	var served atomic.Pointer[mcpserve.Server]
-	h, err := starhost.New(starhost.Options{Home: filepath.Join(f.dir, "home"), Workspace: f.dir, Dev: []string{plugin},
+	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(f.dir, "home"), Workspace: f.dir, Dev: []string{plugin},
 		BuiltinCommands: []string{"help"},
 		Events: func(e starhost.Event) {
 			select {
@@ -111,27 +111,11 @@ func newFixture(t *testing.T) *fixture {
 				s.Note(n)
 			}
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	watching := make(chan struct{})
-	watchDone := make(chan error, 1)
-	go func() { watchDone <- h.WatchReady(ctx, func() { close(watching) }) }()
-	<-watching
 	f.srv = mcpserve.New(h, mcpserve.Options{})
+	t.Cleanup(f.srv.Close)
 	served.Store(f.srv)
 	st, ct := mcp.NewInMemoryTransports()
 	go f.srv.Run(ctx, st)
-	t.Cleanup(func() {
-		stop()
-		<-watchDone
-		f.srv.Close()
-		h.Close(context.Background())
-	})
 	signal := func(c chan struct{}, n *atomic.Int32) {
 		n.Add(1)
 		select {
@@ -150,6 +134,7 @@ func newFixture(t *testing.T) *fixture {
 			f.progress <- r.Params
 		},
 	})
+	var err error
 	f.cs, err = client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -373,22 +358,14 @@ func TestMCPPublishedResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var uris []string
-	for _, r := range list.Resources {
-		uris = append(uris, r.URI)
-	}
-	if strings.Join(uris, " ") != "mem://notes mem://pixel skill://demo" {
+	if uris := joined(list.Resources, func(r *mcp.Resource) string { return r.URI }); uris != "mem://notes mem://pixel skill://demo" {
 		t.Errorf("resources/list = %v", uris)
 	}
 	tpls, err := f.cs.ListResourceTemplates(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var templates []string
-	for _, r := range tpls.ResourceTemplates {
-		templates = append(templates, r.URITemplate)
-	}
-	if strings.Join(templates, " ") != "mem://item/{id} skill://{name}" {
+	if templates := joined(tpls.ResourceTemplates, func(r *mcp.ResourceTemplate) string { return r.URITemplate }); templates != "mem://item/{id} skill://{name}" {
 		t.Errorf("resources/templates/list = %v", templates)
 	}
 	for uri, want := range map[string]string{"mem://notes": "first notes", "mem://item/42": "item 42"} {
