@@ -46,5 +46,6 @@ func (v *View) ToolInfo(name string) (ToolInfo, bool) {
 func (t *toolEntry) info() ToolInfo {
 	return ToolInfo{Name: t.Name, Plugin: t.Plugin, Generation: t.Generation, ToolSet: t.ToolSet,
 		Catalogs: t.Catalogs.String(), Description: t.Description, Parameters: t.Parameters, ReadOnly: t.ReadOnly,
-		Namespace: t.Namespace, CanonicalName: CanonicalToolName(t.Namespace, t.Name), RequiresApproval: t.RequiresApproval}
+		Namespace: t.Namespace, CanonicalName: CanonicalToolName(t.Namespace, t.Name), RequiresApproval: t.RequiresApproval,
+		OutputSchema: t.Output}
 }

@@ -78,6 +78,9 @@ const (
 	ErrUnknownTool      = "unknown_tool"
 	ErrCancelled        = "cancelled"
 	ErrToolInterrupted  = "tool_interrupted"
+	// ErrInvalidOutput: the tool ran but its result is not a structured
+	// value its output_schema accepts.
+	ErrInvalidOutput = "invalid_output"
 )
 
 // Cancelled returns the cancelled result for a call whose context ended.
@@ -119,10 +122,13 @@ type Tool struct {
 	Namespace string
 	// RequiresApproval is the declared hint; nil means !ReadOnly (MC4).
 	RequiresApproval *bool
-	Pos              Pos
-	Run              ToolFunc
+	// OutputSchema, when set, is the JSON Schema every result must be a
+	// structured value of (invalid_output otherwise); MCP advertises it.
+	OutputSchema json.RawMessage
+	Pos          Pos
+	Run          ToolFunc
 
-	schema *jsonschema.Schema
+	schema, outSchema *jsonschema.Schema
 }
 
 // Invocation is what a command receives: its name as typed and the rest of

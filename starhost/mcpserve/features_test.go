@@ -56,6 +56,10 @@ contribute(
     tools = [
         tool(name = "chatty", description = "prints", catalogs = "work", run = chatty),
         tool(name = "slow", description = "reports progress", catalogs = "work", run = slow),
+        tool(name = "count", description = "counts", catalogs = "work", run = lambda ctx, args: {"n": len(args.get("items", []))},
+             output_schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+        tool(name = "miscount", description = "breaks its schema", catalogs = "work", run = lambda ctx, args: {"n": "many"},
+             output_schema = {"type": "object", "properties": {"n": {"type": "integer"}}}),
 %s    ],
     commands = [
         command(name = "triage", aliases = ["tri"], description = "Triage the queue", argument_hint = "QUEUE", run = triage),
@@ -384,5 +388,32 @@ func TestMCPPublishedResources(t *testing.T) {
 	writeMCPFile(t, f.star, strings.Replace(featureSource("", ""), "first notes", "second notes", 1))
 	if uri := wait(t, f.updated, "notifications/resources/updated"); uri != "mem://notes" {
 		t.Errorf("updated %q, want mem://notes", uri)
+	}
+}
+
+// TestMCPOutputSchema: a tool's output_schema is advertised as its
+// outputSchema, a valid result comes with structuredContent, and a result
+// that breaks the schema is an isError invalid_output.
+func TestMCPOutputSchema(t *testing.T) {
+	f := newFixture(t)
+	list, err := f.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	for _, tool := range list.Tools {
+		if tool.Name == "count" {
+			schema, _ = tool.OutputSchema.(map[string]any)
+		}
+	}
+	if schema["type"] != "object" || schema["required"] == nil {
+		t.Errorf("count's outputSchema = %v", schema)
+	}
+	if text, r := callText(t, f.cs, "count", map[string]any{"items": []any{1, 2}}); r.IsError || text != `{"n":2}` ||
+		r.StructuredContent.(map[string]any)["n"] != float64(2) {
+		t.Errorf("count = %q %+v", text, r.StructuredContent)
+	}
+	if text, r := callText(t, f.cs, "miscount", map[string]any{}); !r.IsError || !strings.HasPrefix(text, "invalid_output: ") {
+		t.Errorf("miscount = %q (isError %v), want invalid_output", text, r.IsError)
 	}
 }

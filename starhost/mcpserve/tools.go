@@ -34,6 +34,9 @@ func (s *Server) tools() []*mcp.Tool {
 	out := []*mcp.Tool{}
 	for _, t := range starhost.MCPTools(s.h.Tools(s.cat).List()) {
 		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if len(t.OutputSchema) > 0 {
+			tool.OutputSchema = t.OutputSchema
+		}
 		if t.ReadOnly {
 			tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 		}
