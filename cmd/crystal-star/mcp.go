@@ -18,16 +18,17 @@ import (
 const mcpTokenEnv = "CRYSTAL_MCP_TOKEN"
 
 func init() {
-	commands = append(commands, command{"mcp", "serve the plugins over MCP on stdin/stdout, or Streamable HTTP: mcp [--catalog plan|work] [--http ADDR [--allow-host NAMES]]", runMCP})
+	commands = append(commands, command{"mcp", "serve the plugins over MCP on stdin/stdout, or Streamable HTTP: mcp [--catalog plan|work] [--sampling] [--http ADDR [--allow-host NAMES]]", runMCP})
 }
 
 // runMCP starts the host, watches its plugin directories and serves the
 // catalog over stdin/stdout (starhost/mcpserve) until the end of input, or
 // over Streamable HTTP with --http; SIGINT/SIGTERM are a clean shutdown
 // with exit 0. Notes go to stderr and to the MCP clients as log messages.
+// With --sampling the session model of plugins is the MCP client's model.
 // The host is closed by run's e.close.
 func runMCP(e *env, args []string) error {
-	f, err := parseFlags(args, nil, []string{"catalog", "http", "allow-host"})
+	f, err := parseFlags(args, []string{"sampling"}, []string{"catalog", "http", "allow-host"})
 	if err != nil {
 		return err
 	}
@@ -51,9 +52,16 @@ func runMCP(e *env, args []string) error {
 			s.Note(n)
 		}
 	}
+	_, sampling := f.set["sampling"]
+	if sampling { // the session model is the MCP client's (sampling/createMessage)
+		e.models = mcpserve.SamplingModels()
+	}
 	h, err := e.start()
 	if err != nil {
 		return err
+	}
+	if sampling {
+		h.SetSession(mcpserve.SamplingFacts)
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()

@@ -92,7 +92,7 @@ func commandArgs(p *mcp.Prompt, given map[string]string) string {
 func (s *Server) syncPrompts() {
 	applyMirror(s.mirror.prompts, s.prompts(), func(p *mcp.Prompt) {
 		s.srv.AddPrompt(p, func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return s.getPrompt(ctx, r.Params.Name, commandArgs(p, r.Params.Arguments))
+			return s.getPrompt(withSession(ctx, r.Session), r.Params.Name, commandArgs(p, r.Params.Arguments))
 		})
 	}, s.srv.RemovePrompts)
 }

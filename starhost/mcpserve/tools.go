@@ -63,6 +63,7 @@ func (s *Server) syncTools() {
 // progress token, ctx.progress reports become notifications/progress.
 func (s *Server) call(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p := r.Params
+	ctx = withSession(ctx, r.Session)
 	if token := p.GetProgressToken(); token != nil && r.Session != nil {
 		ctx = starhost.WithProgress(ctx, func(done, total float64, message string) {
 			// A lost notification is not the tool's failure.
