@@ -14,6 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// shutdownGrace bounds how long a shutdown waits for requests in flight.
+const shutdownGrace = 5 * time.Second
+
 // HTTPOptions configure the Streamable HTTP transport. The zero value
 // accepts loopback clients only, with no token.
 type HTTPOptions struct {
@@ -101,10 +104,11 @@ func IsLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// ServeStreamableHTTP serves the Streamable HTTP transport on ln until ctx ends, then
-// shuts down gracefully: it closes every MCP session (ending their event
-// streams) and waits up to five seconds for requests in flight. A clean
-// shutdown returns nil.
+// ServeStreamableHTTP serves the Streamable HTTP transport on ln until ctx
+// ends, then shuts down gracefully: it stops accepting, closes the HTTP
+// sessions (ending their event streams) and waits up to shutdownGrace for
+// requests in flight, then closes what is left. A clean shutdown returns
+// nil.
 func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	hs := &http.Server{Handler: s.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -114,11 +118,19 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts 
 		return err
 	case <-ctx.Done():
 	}
-	for ss := range s.srv.Sessions() {
-		_ = ss.Close()
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	// Closing a session ends its event streams, which Shutdown would wait
+	// for; it waits for the session's requests in flight itself, so it runs
+	// beside Shutdown, bounded by the same grace. Only HTTP sessions (those
+	// with an id) are closed: a stdio session of the same server goes on.
+	go func() {
+		for ss := range s.srv.Sessions() {
+			if ss.ID() != "" {
+				_ = ss.Close()
+			}
+		}
+	}()
 	err := hs.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = hs.Close()
