@@ -59,11 +59,12 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		namespace         string
 		approval          starlark.Value = starlark.None
 		multimodal        bool
+		output            starlark.Value = starlark.None
 		run               starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "description?", &description,
 		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly, "namespace?", &namespace,
-		"requires_approval?", &approval, "multimodal?", &multimodal); err != nil {
+		"requires_approval?", &approval, "multimodal?", &multimodal, "output_schema?", &output); err != nil {
 		return nil, err
 	}
 	var requires *bool
@@ -83,6 +84,13 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 			return nil, fmt.Errorf("tool %q: parameters: %v", name, err)
 		}
 	}
+	var outRaw []byte
+	if output != starlark.None {
+		var err error
+		if outRaw, err = ToJSON(output); err != nil {
+			return nil, fmt.Errorf("tool %q: output_schema: %v", name, err)
+		}
+	}
 	var cat contrib.Catalog
 	if s, ok := catalogs.(starlark.String); ok {
 		c, ok := contrib.ParseCatalog(string(s))
@@ -94,7 +102,7 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		return nil, fmt.Errorf("tool %q: catalogs must be a string, not %s", name, catalogs.Type())
 	}
 	e.tool = contrib.Tool{Name: name, Description: description, Catalogs: cat, Parameters: raw, ReadOnly: readOnly,
-		Namespace: namespace, RequiresApproval: requires, Multimodal: multimodal, Pos: e.pos}
+		Namespace: namespace, RequiresApproval: requires, Multimodal: multimodal, OutputSchema: outRaw, Pos: e.pos}
 	e.fn = run
 	return e, nil
 }

@@ -35,6 +35,7 @@ const (
 	PointCommitMessage      PointName = "commit_message_suggester"
 	PointWelcome            PointName = "welcome_suggester"
 	PointToolProvider       PointName = "tool_provider"
+	PointResourcePublisher  PointName = "resource_publisher"
 )
 
 // Tier is a set of the capability tiers of DC1.
@@ -303,6 +304,12 @@ var Points = []Point{
 	{Name: PointToolProvider, Keyword: "tool_providers", Title: "Tools per planning", Tiers: TierAppend,
 		Eval: PerPlanning, Combine: Collect, Failure: FanOut,
 		Signature: "run(ctx, req{catalog, thread, mode, workspace}) -> list[tool(...)] | None"},
+	// What a plugin publishes to MCP clients as resources (docs/mcp.md):
+	// asked with op "list" for its resources and templates, with op "read"
+	// for the contents of one URI (None: not this entry's).
+	{Name: PointResourcePublisher, Keyword: "resource_publishers", Title: "MCP resources", Tiers: TierAppend,
+		Eval: PerCall, Combine: Collect, Failure: FanOut,
+		Signature: "run(ctx, req{op, uri}) -> list[dict] | dict | None"},
 }
 
 var pointIndex = func() map[PointName]*Point {

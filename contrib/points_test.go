@@ -76,6 +76,8 @@ func TestDC2_TableCoversTheCatalog(t *testing.T) {
 		"Commit-message suggester": TierReplace, "Welcome suggester": TierReplace,
 		// MC2: DotCraft reads tool registrations once per tool planning.
 		"Tools per planning": TierAppend,
+		// Beyond DC2: what plugins publish over MCP (issue 18, docs/mcp.md).
+		"MCP resources": TierAppend,
 	}
 	got := map[string]Tier{}
 	keywords, targets := map[string]bool{}, map[string]bool{}

@@ -47,6 +47,8 @@ type ToolInfo struct {
 	RequiresApproval bool `json:"requires_approval"`
 	// Multimodal: the tool may return content parts (MC1).
 	Multimodal bool `json:"multimodal"`
+	// OutputSchema is the tool's output_schema, or nil.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // List returns the projections, in catalog order.
@@ -119,7 +121,7 @@ func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any
 				return Failure(ErrInvalidArguments, describeViolations(err))
 			}
 		}
-		ran, interrupted := gate.Call(ctx, func(ctx context.Context) { res = guard(ctx, tool.Run, value) })
+		ran, interrupted := gate.Call(ctx, func(ctx context.Context) { res = checkOutput(tool, guard(ctx, tool.Run, value)) })
 		if ran {
 			return settle(ctx, res, interrupted)
 		}
@@ -158,6 +160,30 @@ func checked(r Result) Result {
 
 func unavailable(name string) Result {
 	return Failure(ErrToolUnavailable, fmt.Sprintf("tool %q is not available; its plugin stopped or no longer offers it", name))
+}
+
+// checkOutput holds a successful result of a tool that declared an
+// output_schema to it: the result must be structured and valid.
+func checkOutput(t *Tool, res Result) Result {
+	if t.outSchema == nil || !res.OK() {
+		return res
+	}
+	if res.Data == nil {
+		return Failure(ErrInvalidOutput, "the tool declares an output_schema but returned text, not a structured value")
+	}
+	v, err := parseJSON(res.Data)
+	if err != nil { // a value the fast decoder declines
+		dec := json.NewDecoder(bytes.NewReader(res.Data))
+		dec.UseNumber()
+		err = dec.Decode(&v)
+	}
+	if err == nil {
+		err = t.outSchema.Validate(v)
+	}
+	if err != nil {
+		return Failure(ErrInvalidOutput, "the result violates the output_schema: "+describeViolations(err))
+	}
+	return res
 }
 
 // guard runs fn, turning a panic into tool_failed.

@@ -70,6 +70,21 @@ func (s *Staging) AddTool(t Tool) {
 		t.Parameters = json.RawMessage(`{"type":"object"}`)
 	}
 	t.schema = sch
+	if len(t.OutputSchema) > 0 {
+		var typ struct {
+			Type any `json:"type"`
+		}
+		if json.Unmarshal(t.OutputSchema, &typ) != nil || typ.Type != "object" {
+			// MCP's structuredContent is an object, so is what a schema describes.
+			err = errors.New(`want a schema of "type": "object"`)
+		} else {
+			t.outSchema, err = CompileSchema(t.OutputSchema)
+		}
+		if err != nil {
+			s.Report(ToolSchemaInvalid, t.Pos, "tool %q has an invalid output_schema: %v; the tool is left out", t.Name, err)
+			return
+		}
+	}
 	s.seen[fold(t.Name)] = true
 	s.set.Tools = append(s.set.Tools, t)
 }

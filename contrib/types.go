@@ -78,6 +78,9 @@ const (
 	ErrUnknownTool      = "unknown_tool"
 	ErrCancelled        = "cancelled"
 	ErrToolInterrupted  = "tool_interrupted"
+	// ErrInvalidOutput: the tool ran but its result is not a structured
+	// value its output_schema accepts.
+	ErrInvalidOutput = "invalid_output"
 )
 
 // Cancelled returns the cancelled result for a call whose context ended.
@@ -123,10 +126,13 @@ type Tool struct {
 	RequiresApproval *bool
 	// Multimodal declares that the tool may return content parts (MC1).
 	Multimodal bool
-	Pos        Pos
-	Run        ToolFunc
+	// OutputSchema, when set, is the JSON Schema every result must be a
+	// structured value of (invalid_output otherwise); MCP advertises it.
+	OutputSchema json.RawMessage
+	Pos          Pos
+	Run          ToolFunc
 
-	schema *jsonschema.Schema
+	schema, outSchema *jsonschema.Schema
 }
 
 // Invocation is what a command receives: its name as typed and the rest of

@@ -33,6 +33,7 @@ type toolEntry struct {
 	Description string
 	Catalogs    Catalog
 	Parameters  json.RawMessage
+	Output      json.RawMessage // the output_schema, or nil
 	ReadOnly    bool
 	// Namespace is the effective namespace and RequiresApproval the
 	// effective hint (MC4, toolhints.go).
@@ -106,7 +107,7 @@ func (p *Published) toolEntries() []toolEntry {
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
 				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
 				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: ApprovalRequired(t.ReadOnly, t.RequiresApproval),
-				Multimodal: t.Multimodal,
+				Multimodal: t.Multimodal, Output: t.OutputSchema,
 			}
 		}
 	})

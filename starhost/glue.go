@@ -110,13 +110,16 @@ type MCPTool struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// ReadOnly is the read_only policy hint (annotations.readOnlyHint).
 	ReadOnly bool `json:"-"`
+	// OutputSchema is the tool's output_schema (outputSchema), or nil.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // MCPTools returns the tools of a catalog as MCP tool definitions, in
 // catalog order.
 func MCPTools(tools []ToolInfo) []MCPTool {
 	return convert(tools, func(t ToolInfo) MCPTool {
-		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly}
+		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly,
+			OutputSchema: t.OutputSchema}
 	})
 }
 

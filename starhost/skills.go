@@ -3,6 +3,7 @@ package starhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,23 @@ func readSkill(path string) (Skill, bool) {
 	return s, true
 }
 
+// ErrNoSkill is SkillText's error for a name no skill has.
+var ErrNoSkill = errors.New("no such skill")
+
+// SkillText returns the whole SKILL.md of the skill named name, as the skill
+// tool loads it (the MCP server publishes it as a resource). It fails with
+// ErrNoSkill when Skills lists no such name, and with the read error when the
+// file cannot be read.
+func (h *Host) SkillText(name string) (string, error) {
+	for _, s := range h.Skills() {
+		if s.Name == name {
+			body, err := os.ReadFile(s.path)
+			return string(body), err
+		}
+	}
+	return "", ErrNoSkill
+}
+
 // skillTool is the `skill` tool listed last when skills are on (CC6).
 func (h *Host) skillTool() *contrib.ExternalTool {
 	if !h.Config().Skills {
@@ -71,17 +89,15 @@ func (h *Host) skillTool() *contrib.ExternalTool {
 		Parameters:  []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
 		Run: func(_ context.Context, args any) contrib.Result {
 			name, _ := args.(map[string]any)["name"].(string)
-			for _, s := range h.Skills() {
-				if s.Name == name {
-					body, err := os.ReadFile(s.path)
-					if err != nil {
-						return contrib.Failure("skill_unreadable", "the skill cannot be read")
-					}
-					return contrib.Result{Text: string(body)}
-				}
+			body, err := h.SkillText(name)
+			switch {
+			case errors.Is(err, ErrNoSkill):
+				names, _ := json.Marshal(h.Skills())
+				return contrib.Failure("unknown_skill", "no skill named "+name+"; available: "+string(names))
+			case err != nil:
+				return contrib.Failure("skill_unreadable", "the skill cannot be read")
 			}
-			names, _ := json.Marshal(h.Skills())
-			return contrib.Failure("unknown_skill", "no skill named "+name+"; available: "+string(names))
+			return contrib.Result{Text: body}
 		},
 	}
 }

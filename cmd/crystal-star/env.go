@@ -34,8 +34,10 @@ type env struct {
 	stdout, stderr io.Writer
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
-	events         func(starhost.Event)  // set by the dev console before start
-	clock          *starhost.ManualClock // $CRYSTAL_CLOCK=manual (test.go)
+	events         func(starhost.Event)   // set by the dev console before start
+	forward        func(starhost.Note)    // also receives every note (mcp sets it before start)
+	models         starhost.ModelProvider // replaces providers.json when set before start (mcp --sampling)
+	clock          *starhost.ManualClock  // $CRYSTAL_CLOCK=manual (test.go)
 	ctx            context.Context
 	stop           context.CancelFunc
 }
@@ -58,7 +60,7 @@ func (e *env) start() (*starhost.Host, error) {
 		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands, BuiltinCommandInfo: cliCommandInfo,
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
 		Notes: e.note, Events: e.events,
-		Classifications: cliClassifications, ModelCalls: e.modelCall,
+		Classifications: cliClassifications, ModelCalls: e.modelCall, Models: e.models,
 		Points: cliPoints,
 		// CRYSTAL_ISOLATION=process runs every plugin in a worker, whatever
 		// config.toml says (docs/isolation.md).
@@ -90,6 +92,9 @@ func (e *env) note(n starhost.Note) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.printDiag(e.stderr, "", n)
+	if e.forward != nil {
+		e.forward(n)
+	}
 }
 
 // safe is applied to every plugin-supplied string the CLI writes to a

@@ -56,6 +56,7 @@ func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, arg
 	cmds := plugintest.Commands()
 	cmds["mcpsignal"] = cmdMCPSignal
 	cmds["genplugins"] = cmdGenPlugins
+	cmds["mcphttp"] = cmdMCPHTTP
 	return cmds
 }
 

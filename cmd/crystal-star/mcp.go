@@ -2,19 +2,34 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
 
-var mcpCmd = command{name: "mcp", summary: "serve the plugins' tools over MCP on stdin/stdout",
-	flags:   []flagSpec{{"catalog", "plan|work", "only the tools of one catalog"}},
+// mcpTokenEnv names the environment variable holding the bearer token of
+// `mcp --http`; it is required when the address is not loopback.
+const mcpTokenEnv = "CRYSTAL_MCP_TOKEN"
+
+var mcpCmd = command{name: "mcp", summary: "serve the plugins over MCP on stdin/stdout, or over Streamable HTTP",
+	flags: []flagSpec{{"catalog", "plan|work", "only the tools of one catalog"},
+		{"http", "ADDR", "serve Streamable HTTP on ADDR (loopback by default; " + mcpTokenEnv + " required off loopback)"},
+		{"allow-host", "NAMES", "more Host/Origin names to accept with --http, comma-separated"},
+		{"sampling", "", "the session model of plugins is the MCP client's model (sampling/createMessage)"}},
 	example: "mcp --dev plugins", run: runMCP}
 
 // runMCP starts the host, watches its plugin directories and serves the
 // catalog over stdin/stdout (starhost/mcpserve) until the end of input, or
-// SIGINT/SIGTERM: each is a clean shutdown with exit 0. The host is closed by
-// run's e.close.
+// over Streamable HTTP with --http; SIGINT/SIGTERM are a clean shutdown
+// with exit 0. Notes go to stderr and to the MCP clients as log messages.
+// With --sampling the session model of plugins is the MCP client's model.
+// The host is closed by run's e.close.
 func runMCP(e *env, args []string) error {
 	f, err := e.flags(args)
 	if err != nil {
@@ -27,9 +42,29 @@ func runMCP(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	addr, useHTTP := f.set["http"]
+	var httpOpts mcpserve.HTTPOptions
+	if useHTTP {
+		if addr, httpOpts, err = mcpHTTPOptions(addr, f.set["allow-host"]); err != nil {
+			return err
+		}
+	}
+	var served atomic.Pointer[mcpserve.Server]
+	e.forward = func(n starhost.Note) {
+		if s := served.Load(); s != nil {
+			s.Note(n)
+		}
+	}
+	_, sampling := f.set["sampling"]
+	if sampling { // the session model is the MCP client's (sampling/createMessage)
+		e.models = mcpserve.SamplingModels()
+	}
 	h, err := e.start()
 	if err != nil {
 		return err
+	}
+	if sampling {
+		h.SetSession(mcpserve.SamplingFacts)
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -44,8 +79,52 @@ func runMCP(e *env, args []string) error {
 	}
 	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat, Version: "dev"})
 	defer srv.Close()
-	err = srv.ServeStdio(ctx, e.stdin, e.stdout)
+	served.Store(srv)
+	if useHTTP {
+		err = serveMCPHTTP(ctx, e, srv, addr, httpOpts)
+	} else {
+		err = srv.ServeStdio(ctx, e.stdin, e.stdout)
+	}
 	cancel()
 	<-watchDone
 	return err
+}
+
+// mcpHTTPOptions checks --http ADDR: an empty host binds loopback; any
+// other host than loopback needs the token in $CRYSTAL_MCP_TOKEN, and is
+// itself an allowed Host header (beside --allow-host, comma-separated).
+func mcpHTTPOptions(addr, allow string) (string, mcpserve.HTTPOptions, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", mcpserve.HTTPOptions{}, usagef("mcp --http %s: want HOST:PORT or :PORT (%v)", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	opts := mcpserve.HTTPOptions{Token: os.Getenv(mcpTokenEnv)}
+	for _, a := range strings.Split(allow, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			opts.AllowedHosts = append(opts.AllowedHosts, a)
+		}
+	}
+	if !mcpserve.IsLoopback(host) {
+		if opts.Token == "" {
+			return "", opts, usagef("mcp --http %s is not loopback: set $%s to the bearer token clients must send", addr, mcpTokenEnv)
+		}
+		opts.AllowedHosts = append(opts.AllowedHosts, host)
+	}
+	return net.JoinHostPort(host, port), opts, nil
+}
+
+// serveMCPHTTP listens on addr, says where on stderr, and serves until ctx
+// ends (a signal), then shuts down gracefully.
+func serveMCPHTTP(ctx context.Context, e *env, srv *mcpserve.Server, addr string, opts mcpserve.HTTPOptions) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	fmt.Fprintf(e.stderr, "mcp: serving Streamable HTTP on http://%s/mcp\n", ln.Addr())
+	e.mu.Unlock()
+	return srv.ServeStreamableHTTP(ctx, ln, opts)
 }

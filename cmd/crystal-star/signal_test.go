@@ -27,22 +27,7 @@ func cmdMCPSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if sig == nil {
 		ts.Fatalf("mcpsignal: unknown signal %s", args[0])
 	}
-	prog := ""
-	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
-		if _, err := os.Stat(filepath.Join(dir, "crystal-star")); err == nil {
-			prog = filepath.Join(dir, "crystal-star")
-			break
-		}
-	}
-	if prog == "" {
-		ts.Fatalf("mcpsignal: crystal-star not on the script's PATH")
-	}
-	cmd := exec.Command(prog, args[1:]...)
-	cmd.Dir = ts.Getenv("WORK")
-	cmd.Env = os.Environ()
-	for _, k := range []string{"PATH", "HOME", "CRYSTAL_HOME", "WORK", "TMPDIR"} {
-		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
-	}
+	cmd := scriptCommand(ts, args[1:])
 	stdin, err := cmd.StdinPipe()
 	ts.Check(err)
 	stdout, err := cmd.StdoutPipe()
@@ -76,4 +61,26 @@ func cmdMCPSignal(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("mcpsignal: still running 10s after SIG%s", args[0])
 	}
 	stdin.Close()
+}
+
+// scriptCommand is crystal-star ARGS as the script would run it: the
+// binary on the script's PATH, in $WORK, with the script's environment.
+func scriptCommand(ts *testscript.TestScript, args []string) *exec.Cmd {
+	prog := ""
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "crystal-star")); err == nil {
+			prog = filepath.Join(dir, "crystal-star")
+			break
+		}
+	}
+	if prog == "" {
+		ts.Fatalf("crystal-star not on the script's PATH")
+	}
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = os.Environ()
+	for _, k := range []string{"PATH", "HOME", "CRYSTAL_HOME", "WORK", "TMPDIR", mcpTokenEnv} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	return cmd
 }

@@ -59,34 +59,18 @@ func startMCPWith(t *testing.T, cat starhost.Catalog, extra string) (*mcp.Client
 	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s", extra, 1))
 
 	events := make(chan starhost.Event, 64)
-	h, err := starhost.New(starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
+	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
 		Events: func(e starhost.Event) {
 			select {
 			case events <- e:
 			default:
 			}
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	watching := make(chan struct{})
-	watchDone := make(chan error, 1)
-	go func() { watchDone <- h.WatchReady(ctx, func() { close(watching) }) }()
-	<-watching
 	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat})
 	st, ct := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx, st) }()
-	t.Cleanup(func() {
-		stop()
-		<-watchDone
-		srv.Close()
-		h.Close(context.Background())
-	})
+	t.Cleanup(srv.Close)
 
 	changed := make(chan struct{}, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
@@ -117,8 +101,44 @@ func startMCPWith(t *testing.T, cat starhost.Catalog, extra string) (*mcp.Client
 	return cs, star, changed, events
 }
 
+// watchedHost starts a host with opts and watches its plugin directories
+// until the test ends, when ctx ends and the host is closed.
+func watchedHost(t testing.TB, opts starhost.Options) (*starhost.Host, context.Context) {
+	t.Helper()
+	h, err := starhost.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	watching := make(chan struct{})
+	watchDone := make(chan error, 1)
+	go func() { watchDone <- h.WatchReady(ctx, func() { close(watching) }) }()
+	<-watching
+	t.Cleanup(func() {
+		stop()
+		<-watchDone
+		h.Close(context.Background())
+	})
+	return h, ctx
+}
+
+// joined is the names of items, space-separated.
+func joined[T any](items []T, name func(T) string) string {
+	var out []string
+	for _, it := range items {
+		out = append(out, name(it))
+	}
+	return strings.Join(out, " ")
+}
+
 func writeMCPFile(t testing.TB, path, content string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}

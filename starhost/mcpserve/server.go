@@ -1,30 +1,37 @@
-// Package mcpserve serves a starhost.Host's plugin tools over the Model
-// Context Protocol (MCP), with the official Go SDK. It uses only starhost's
-// public API, so what `crystal-star mcp` does an embedder does in a few
-// lines on its own host:
+// Package mcpserve serves a starhost.Host over the Model Context Protocol
+// (MCP), with the official Go SDK, on stdio or Streamable HTTP. It uses only
+// starhost's public API, so what `crystal-star mcp` does an embedder does in
+// a few lines on its own host:
 //
-//	h, _ := starhost.New(starhost.Options{Dev: []string{"plugins/review"}})
-//	h.Start(ctx)
-//	go h.Watch(ctx)                    // hot reload: clients get list_changed
-//	srv := mcpserve.New(h, mcpserve.Options{})
+//	srv := mcpserve.New(h, mcpserve.Options{})  // h started, h.Watch running
 //	defer srv.Close()
 //	err := srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 //
-// tools/list and tools/call are answered from a fresh snapshot of the host's
-// catalog every time, so a reload is seen at once, and every change of the
-// catalog sends notifications/tools/list_changed. A tool's
-// error(code, message) is a result with isError and the text "CODE: message";
-// an unknown tool is a protocol error (invalid params).
+// What is served (docs/mcp.md):
+//   - tools: the host's catalog, listed in catalog order (CC6) and called
+//     through a fresh snapshot, so a reload is seen at once. A tool's
+//     error(code, message) is a result with isError and "CODE: message";
+//     an unknown tool is a protocol error (invalid params).
+//   - prompts: every markdown and plugin command and alias /name reaches;
+//     prompts/get returns the command's input as one user message.
+//   - resources: the skills (skill://NAME, the SKILL.md text) and what
+//     plugins publish through the resource_publisher point.
+//   - logging: notes passed to Note become notifications/message.
+//   - progress: ctx.progress in a tool becomes notifications/progress.
+//
+// The catalogs are mirrored into the SDK's own registries (AddTool,
+// AddPrompt, AddResource and their removals) whenever the host publishes or
+// revokes a generation, and only what differs is touched: the SDK then
+// sends exactly one list_changed per change and none when nothing listed
+// changed.
 package mcpserve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
+	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -39,18 +46,30 @@ type Options struct {
 	Name, Version string
 }
 
-// Server serves one catalog of a host's tools over MCP. Create it after the
-// host started; it is safe for concurrent use and serves any number of
-// sessions (Run may be called once per transport).
+// Server serves one catalog of a host's tools, its commands as prompts and
+// its skills as resources over MCP. Create it after the host started; it is
+// safe for concurrent use and serves any number of sessions (Run may be
+// called once per transport, the HTTP handler serves many).
 type Server struct {
 	h           *starhost.Host
 	cat         starhost.Catalog
 	srv         *mcp.Server
 	unsubscribe func()
+
+	kick chan struct{} // a catalog may have changed: the syncer mirrors it
+	stop chan struct{}
+	done chan struct{}
+
+	mu     sync.Mutex // guards the mirrors; held for a whole sync
+	mirror mirrors
+	// contents holds a digest of each listed resource's contents, to tell
+	// its subscribers when a sync finds it changed.
+	contents map[string]string
+	closed   sync.Once
 }
 
-// New returns a server for h's catalog. It follows the host's catalog until
-// Close.
+// New returns a server for h's catalog. It follows the host's catalogs
+// until Close.
 func New(h *starhost.Host, opts Options) *Server {
 	if opts.Catalog == 0 {
 		opts.Catalog = starhost.PlanAndWork
@@ -61,39 +80,75 @@ func New(h *starhost.Host, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = starhost.Version
 	}
-	s := &Server{h: h, cat: opts.Catalog}
+	s := &Server{h: h, cat: opts.Catalog, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		mirror: newMirrors(), contents: map[string]string{}}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Logging:     &mcp.LoggingCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
+		CompletionHandler:  s.complete,
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
-	s.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			switch method {
-			case "tools/list":
-				return s.list(), nil
-			case "tools/call":
-				if r, ok := req.(*mcp.CallToolRequest); ok {
-					return s.call(ctx, r.Params)
-				}
-			}
-			return next(ctx, method, req)
-		}
-	})
+	s.srv.AddReceivingMiddleware(s.toolsMiddleware)
+	s.sync()
 	s.unsubscribe = h.SubscribePoints(func(inv starhost.Invalidation) {
 		// A generation published or revoked (every point may have changed)
-		// is what changes the tool catalog.
+		// is what changes the catalogs.
 		if inv.Points == nil && inv.Thread == "" {
-			s.listChanged()
+			select {
+			case s.kick <- struct{}{}:
+			default: // a sync is already due; it will see this change too
+			}
 		}
 	})
+	go s.syncLoop()
 	return s
 }
 
-// SDK returns the underlying MCP server, to add prompts or resources or to
-// serve it over another transport (mcp.NewStreamableHTTPHandler).
+// SDK returns the underlying MCP server, to add more prompts or resources
+// or to serve it over another transport.
 func (s *Server) SDK() *mcp.Server { return s.srv }
 
-// Close stops following the host's catalog. It does not close the host.
-func (s *Server) Close() { s.unsubscribe() }
+// Close stops following the host's catalogs. It does not close the host.
+func (s *Server) Close() {
+	s.closed.Do(func() {
+		s.unsubscribe()
+		close(s.stop)
+		<-s.done
+	})
+}
+
+// syncLoop mirrors the host's catalogs after each change, off the host's
+// publishing path: a burst of reloads coalesces into one sync.
+func (s *Server) syncLoop() {
+	defer close(s.done)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.kick:
+			s.sync()
+		}
+	}
+}
+
+// Sync mirrors the host's catalogs into the SDK's registries now. The
+// server does it by itself after every reload; an embedder calls it after
+// changing what is listed without a reload (markdown commands, skills).
+func (s *Server) Sync() { s.sync() }
+
+func (s *Server) sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncTools()
+	s.syncPrompts()
+	s.syncResources()
+}
 
 // Run serves one session over t until the client ends it or ctx ends; both
 // are a clean end (nil).
@@ -121,56 +176,3 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// catalogChangedSentinel is added to and at once removed from the SDK's
-// (unused) tool registry: the SDK's only way to send
-// notifications/tools/list_changed, debounced into one notification.
-const catalogChangedSentinel = "crystal-star-catalog-changed"
-
-func (s *Server) listChanged() {
-	s.srv.AddTool(&mcp.Tool{Name: catalogChangedSentinel, InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
-	s.srv.RemoveTools(catalogChangedSentinel)
-}
-
-// list is the catalog now, in catalog order.
-func (s *Server) list() *mcp.ListToolsResult {
-	// TTL 0: the list may change with the next save of a plugin.
-	res := &mcp.ListToolsResult{Tools: []*mcp.Tool{}, Cacheable: mcp.Cacheable{CacheScope: "public"}}
-	for _, t := range starhost.MCPTools(s.h.Tools(s.cat).List()) {
-		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-		if t.ReadOnly {
-			tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
-		}
-		res.Tools = append(res.Tools, tool)
-	}
-	return res
-}
-
-// call invokes one tool through a fresh snapshot.
-func (s *Server) call(ctx context.Context, p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
-	res := s.h.Tools(s.cat).Invoke(ctx, p.Name, starhost.Arguments(p.Arguments))
-	if res.Err != nil && res.Err.Code == "unknown_tool" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
-	}
-	out := &mcp.CallToolResult{IsError: !res.OK(), Content: []mcp.Content{&mcp.TextContent{Text: starhost.ResultText(res)}}}
-	if res.OK() && len(res.Parts) > 0 {
-		out.Content = mcpContent(res.Parts) // MC1: image → image content
-	}
-	if res.OK() && res.Data != nil {
-		if v, ok := jsonObject(res.Data); ok {
-			out.StructuredContent = v
-		}
-	}
-	return out, nil
-}
-
-// jsonObject reports whether data is a JSON object, which every protocol
-// version accepts as structured content.
-func jsonObject(data json.RawMessage) (map[string]any, bool) {
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil || m == nil {
-		return nil, false
-	}
-	return m, true
-}

@@ -1,0 +1,142 @@
+package mcpserve
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// shutdownGrace bounds how long a shutdown waits for requests in flight.
+const shutdownGrace = 5 * time.Second
+
+// HTTPOptions configure the Streamable HTTP transport. The zero value
+// accepts loopback clients only, with no token.
+type HTTPOptions struct {
+	// Token, when set, is the bearer token every request must carry
+	// ("Authorization: Bearer TOKEN"); others get 401. Required by the CLI
+	// whenever the address is not loopback.
+	Token string
+	// AllowedHosts are host names (no port) accepted in the Host and Origin
+	// headers besides the loopback names. A browser page on another host
+	// (DNS rebinding, cross-site requests) is refused with 403.
+	AllowedHosts []string
+	// Path is where the endpoint is served; "" is "/mcp".
+	Path string
+}
+
+// Handler returns the MCP Streamable HTTP handler (the SDK's) for this
+// server at opts.Path, behind the Host/Origin checks and the bearer token.
+func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	path := opts.Path
+	if path == "" {
+		path = "/mcp"
+	}
+	// The guard checks Host and Origin for every address, with the allowed
+	// hosts; the SDK's own check (loopback addresses only, no allowed
+	// hosts) would refuse an allowed name reached through loopback.
+	// The event store (in memory, bounded by the SDK) makes event streams
+	// resumable: a client that lost its connection reconnects with
+	// Last-Event-ID and gets what it missed (the priming event of SEP-1699).
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
+		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: mcp.NewMemoryEventStore(nil)})
+	mux := http.NewServeMux()
+	mux.Handle(path, mcpHandler)
+	return guard{next: mux, opts: opts}
+}
+
+// guard refuses what the endpoint must not serve: a Host or Origin that is
+// neither loopback nor allowed (403), a missing or wrong token (401).
+type guard struct {
+	next http.Handler
+	opts HTTPOptions
+}
+
+func (g guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.allowedHost(hostOnly(r.Host)) {
+		http.Error(w, "forbidden: Host "+r.Host+" is not allowed", http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || !g.allowedHost(u.Hostname()) {
+			http.Error(w, "forbidden: Origin "+origin+" is not allowed", http.StatusForbidden)
+			return
+		}
+	}
+	if g.opts.Token != "" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(g.opts.Token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="crystal-star"`)
+			http.Error(w, "unauthorized: a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+func (g guard) allowedHost(host string) bool {
+	return IsLoopback(host) || slices.ContainsFunc(g.opts.AllowedHosts, func(h string) bool { return strings.EqualFold(h, host) })
+}
+
+// hostOnly strips the port of a Host header value.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+// IsLoopback reports whether host (a name or an IP, no port) is this
+// machine's loopback: "localhost" or a loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ServeStreamableHTTP serves the Streamable HTTP transport on ln until ctx
+// ends, then shuts down gracefully: it stops accepting, closes the HTTP
+// sessions (ending their event streams) and waits up to shutdownGrace for
+// requests in flight, then closes what is left. A clean shutdown returns
+// nil.
+func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
+	hs := &http.Server{Handler: s.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	// Closing a session ends its event streams, which Shutdown would wait
+	// for; it waits for the session's requests in flight itself, so it runs
+	// beside Shutdown, bounded by the same grace. Only HTTP sessions (those
+	// with an id) are closed: a stdio session of the same server goes on.
+	go func() {
+		for ss := range s.srv.Sessions() {
+			if ss.ID() != "" {
+				_ = ss.Close()
+			}
+		}
+	}()
+	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = hs.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
