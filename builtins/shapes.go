@@ -185,6 +185,7 @@ var signatures = sync.OnceValue(func() []Signature {
 			str("namespace", false, "prefixes the canonical name ns.name the host shows; the model-facing name is unchanged (MC4)"),
 			{Name: "requires_approval", Kind: KindBoolOrNone, Doc: "True asks for approval even where the host would allow; None leaves it to the host (MC4)"},
 			{Name: "multimodal", Kind: KindBool, Doc: "the tool may return content parts: image, audio, resource (MC1)"},
+			{Name: "output_schema", Kind: KindDictOrNone, Doc: "the JSON Schema (an object) every result must match; advertised over MCP"},
 		}},
 		{Name: "command", Keyword: "commands", Doc: "A /slash command (CC11).", Params: []Param{
 			str("name", true, "the verb, without the slash"),
@@ -333,6 +334,7 @@ var ctxMembers = sync.OnceValue(func() []CtxMember {
 			Members: leaves("thread-scoped entries", "add", "release")},
 		{Name: "env", Doc: "the environment (CC19): plugins, tool_sets, external_tools, skills",
 			Members: leaves("a read-only list of the environment", "external_tools", "plugins", "skills", "tool_sets")},
+		{Name: "progress", Doc: "progress(done, total = None, message = None) reports a tool's progress: notifications/progress over MCP when the client asked, else nothing"},
 		{Name: "store", Doc: "a mutable map for the life of one generation: ctx.store[key], get, pop, keys",
 			Members: leaves("a store method", (&store{}).AttrNames()...)},
 		{Name: "status", Doc: "the generation's status sink: set(name, text), clear(name)",
