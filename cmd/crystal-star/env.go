@@ -33,7 +33,7 @@ type env struct {
 	stdout, stderr io.Writer
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
-	toolSets       *toolsets.Runner // the home config's MCP tool sets (MC7)
+	toolSets       *toolsets.Runner     // the home config's MCP tool sets (MC7)
 	events         func(starhost.Event) // set by the dev console before start
 	ctx            context.Context
 	stop           context.CancelFunc
