@@ -112,14 +112,19 @@ func checkedPart(fn string, p contrib.Part) (starlark.Value, error) {
 }
 
 // contentParts reads a tool's return value as content parts: one part, or a
-// list holding at least one part (its strings are text parts). ok is false
+// list or tuple holding at least one part (its strings are text parts). ok is false
 // for anything else, which converts as before (text or JSON).
 func contentParts(v starlark.Value) (parts []contrib.Part, ok bool, err error) {
 	if p, isPart := v.(*partValue); isPart {
 		return []contrib.Part{p.part}, true, nil
 	}
-	list, isList := v.(*starlark.List)
-	if !isList {
+	var list starlark.Indexable
+	switch v := v.(type) {
+	case *starlark.List:
+		list = v
+	case starlark.Tuple:
+		list = v
+	default:
 		return nil, false, nil
 	}
 	for i := 0; i < list.Len(); i++ {

@@ -22,6 +22,7 @@ contribute(tools = [
     tool(name = "big", catalogs = "work", multimodal = True, read_only = True, run = big),
     tool(name = "undeclared", catalogs = "work", read_only = True, run = lambda ctx, args: image(b"x", "image/png")),
     tool(name = "badmime", catalogs = "work", multimodal = True, read_only = True, run = lambda ctx, args: image(b"x", "text/plain")),
+    tool(name = "tuple", catalogs = "work", multimodal = True, read_only = True, run = lambda ctx, args: ("t", audio(b"x", "audio/ogg"))),
     tool(name = "jsonlist", catalogs = "work", multimodal = True, read_only = True, run = lambda ctx, args: ["a", "b"]),
 ])`
 
@@ -61,6 +62,9 @@ func TestMC1_ContentParts(t *testing.T) {
 	}
 	if n := notes.with(contrib.CallbackFailed); len(n) != 2 || !strings.Contains(n[0].Message+n[1].Message, "not declared multimodal = True") {
 		t.Errorf("notes = %v", n)
+	}
+	if r := snap.Invoke(bg, "tuple", nil); len(r.Parts) != 2 || r.Parts[1].Type != starhost.PartAudio {
+		t.Errorf("a tuple of parts: %+v", r)
 	}
 	if r := snap.Invoke(bg, "jsonlist", nil); string(r.Data) != `["a","b"]` {
 		t.Errorf("a list without parts is JSON: %+v", r)

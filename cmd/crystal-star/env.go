@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolsets"
 )
 
 // The names the crystal-star CLI owns as an embedding host (CC5, CC11,
@@ -34,6 +35,7 @@ type env struct {
 	stdout, stderr io.Writer
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
+	toolSets       *toolsets.Runner       // the home config's MCP tool sets (MC7)
 	events         func(starhost.Event)   // set by the dev console before start
 	forward        func(starhost.Note)    // also receives every note (mcp sets it before start)
 	models         starhost.ModelProvider // replaces providers.json when set before start (mcp --sampling)
@@ -76,10 +78,16 @@ func (e *env) start() (*starhost.Host, error) {
 		return nil, err
 	}
 	e.host = h
+	if len(h.Config().ToolSets) > 0 {
+		e.toolSets = toolsets.Start(e.ctx, h, toolsets.Options{})
+	}
 	return h, nil
 }
 
 func (e *env) close() {
+	if e.toolSets != nil {
+		e.toolSets.Close()
+	}
 	if e.host != nil {
 		_ = e.host.Close(context.Background())
 		e.stop()
