@@ -42,7 +42,8 @@ func runMCP(e *env, args []string) error {
 	case err := <-watchDone:
 		return err
 	}
-	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat, Version: "dev"})
+	// The zero Version is starhost.Version, as `version` prints it.
+	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat})
 	defer srv.Close()
 	err = srv.ServeStdio(ctx, e.stdin, e.stdout)
 	cancel()
