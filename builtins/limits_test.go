@@ -193,3 +193,28 @@ contribute()
 		t.Fatal(err)
 	}
 }
+
+// A string doubled in a loop is stopped before a step allocates past the
+// budget: `+` is guarded like `*`, and a large allocation is checked
+// against what the run's heap already holds. Without the guard the heap
+// overshot memory_limit about 8-fold (each doubling is one step).
+func TestResourceExhausted_DoublingStaysWithinBudget(t *testing.T) {
+	const limit = 64 << 20
+	for _, body := range []string{"s = s + s", "s += s", "l = l + l"} {
+		src := "def grow(ctx, args):\n    s = \"x\"\n    l = [0]\n    for i in range(40):\n        " + body +
+			"\n    return str(len(s))\n\ncontribute(tools = [tool(name = \"grow\", catalogs = \"work\", run = grow)])\n"
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, _ := runTool(t, Options{MemoryLimit: limit}, src)
+		runtime.ReadMemStats(&after)
+		if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.HasPrefix(res.Err.Message, "memory_limit 64MiB exceeded at plugin.star:5:") {
+			t.Errorf("%s: result %+v; want tool_failed: memory_limit 64MiB exceeded at plugin.star:5:…", body, res.Err)
+		}
+		// The doubling allocates 1+2+4+… bytes: all of it stays under two
+		// budgets when the step that would cross the budget is refused.
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 2*limit+8<<20 {
+			t.Errorf("%s: the run allocated %d MiB in all with a 64 MiB budget", body, grew>>20)
+		}
+	}
+}
