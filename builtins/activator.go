@@ -78,6 +78,7 @@ const localInstance = "crystal.instance"
 // instance is one generation of one plugin.
 type instance struct {
 	req           contrib.ActivationRequest
+	defNames      map[syntax.Position]syntax.Position // bundleCompiler.defNames
 	steps         uint64
 	memLimit      int64         // Options.MemoryLimit
 	timeout       time.Duration // Options.CallbackTimeout
@@ -197,6 +198,7 @@ func (a *Activator) compileBundle(req contrib.ActivationRequest) (*bundleCompile
 
 // execute runs the entry module; loaded modules run once each and are frozen.
 func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
+	inst.defNames = c.defNames
 	th, st := inst.newThread(inst.req.Plugin + ":module")
 	done := map[string]starlark.StringDict{}
 	var stack []string

@@ -39,6 +39,9 @@ type bundleCompiler struct {
 	progs  map[string]*program
 	diags  []contrib.Diagnostic
 	parsed func(plugin, file string, f *syntax.File) // Options.Parsed
+	// defNames maps each def's position (a starlark.Function's) to its
+	// name's, where CallbackArity points, as check does.
+	defNames map[syntax.Position]syntax.Position
 }
 
 func (c *bundleCompiler) display(p string) string {
@@ -84,6 +87,7 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 		return
 	}
 	guardRepeats(f)
+	c.recordDefs(f)
 	var pr *program
 	if prog, err := starlark.FileProgram(f, IsPredeclared); err != nil {
 		c.reportCompile(contrib.ResolveError, err)
