@@ -182,7 +182,7 @@ type callJSON struct {
 }
 
 var callCmd = command{name: "call", args: "TOOL [JSON]", summary: "invoke one tool; exit 1 on a tool error",
-	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: `call --dev plugins/todo todo_add '{"text": "write docs"}'`, run: runCall}
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: `call --dev plugins/review review_summary '{"text": "looks good to me"}'`, run: runCall}
 
 func runCall(e *env, args []string) error {
 	f, err := e.flags(args)

@@ -18,7 +18,7 @@ import (
 )
 
 var devCmd = command{name: "dev", args: "[DIR...]",
-	summary: "hot-reload console: DIRs are dev plugins, each save reloads; type /commands (/help lists them)",
+	summary: "hot-reload console: DIRs are dev plugins, each save reloads; type /help for the console's commands",
 	flags:   []flagSpec{{"log", "FILE", "also write every console line to FILE"}},
 	example: "dev plugins/review", run: runDev}
 
