@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +65,7 @@ func TestHelpExamplesRun(t *testing.T) {
 	t.Chdir(dir)
 	t.Setenv("CRYSTAL_HOME", filepath.Join(dir, "home"))
 	for _, c := range commands {
-		args, err := shellSplit(c.example)
+		args, err := shellWords(c.example)
 		if err != nil {
 			t.Fatalf("%s: example %q: %v", c.name, c.example, err)
 		}
@@ -82,32 +81,3 @@ func TestHelpExamplesRun(t *testing.T) {
 // exampleMayFail are the commands whose example fails (exit 1) on a fresh
 // home: trust grant names a plugin that is not installed yet.
 var exampleMayFail = map[string]bool{"trust": true}
-
-// shellSplit splits an example line into words, with single quotes.
-func shellSplit(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	in, quoted := false, false
-	for _, r := range s {
-		switch {
-		case r == '\'':
-			quoted, in = !quoted, true
-		case r == ' ' && !quoted:
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-			}
-			in = false
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("unbalanced quote")
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
