@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -44,9 +46,9 @@ func runPlugins(e *env, args []string) error {
 		if gen == "" {
 			gen = "-"
 		}
-		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, p.Version, p.State, p.Source, gen, p.Directory)
+		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, orDash(p.Version), p.State, p.Source, gen, p.Directory)
 		printReasons(e.stdout, p)
-		for _, d := range p.Diagnostics {
+		for _, d := range byPosition(p.Diagnostics) {
 			e.printDiag(e.stdout, "  ", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
 				if line != "" {
@@ -57,6 +59,15 @@ func runPlugins(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, reclaimLine(h))
 	return nil
+}
+
+// byPosition returns ds sorted as check sorts its lines: by file, line,
+// column and code (a plugin's diagnostics come from several stages).
+func byPosition(ds []contrib.Diagnostic) []contrib.Diagnostic {
+	return slices.SortedStableFunc(slices.Values(ds), func(a, b contrib.Diagnostic) int {
+		return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line),
+			cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Code, b.Code))
+	})
 }
 
 // printReasons prints why a plugin does not run: its stop reason (MC5)
