@@ -1,8 +1,8 @@
 package lifecycle
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"errors"
 	"regexp"
 	"slices"
