@@ -25,11 +25,15 @@ func runPlugins(e *env, args []string) error {
 	if len(f.args) > 0 {
 		return usagef("plugins takes no arguments")
 	}
+	e.deferNotes = true // the listing shows every plugin's reasons and diagnostics
 	h, err := e.start()
 	if err != nil {
 		return err
 	}
 	ps := h.Plugins()
+	for _, p := range ps {
+		e.shownPlugin(p, true)
+	}
 	if f.has("json") {
 		out := make([]pluginJSON, len(ps))
 		for i, p := range ps {
