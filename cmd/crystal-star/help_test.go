@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -81,3 +82,23 @@ func TestHelpExamplesRun(t *testing.T) {
 // exampleMayFail are the commands whose example fails (exit 1) on a fresh
 // home: trust grant names a plugin that is not installed yet.
 var exampleMayFail = map[string]bool{"trust": true}
+
+// TestCLIDocListsEveryCommand keeps docs/cli.md's command table complete:
+// every command of the table in main.go has a row.
+func TestCLIDocListsEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows strings.Builder // the first column of every table row
+	for _, line := range strings.Split(string(data), "\n") {
+		if cells := strings.Split(line, " | "); strings.HasPrefix(line, "| ") && len(cells) > 1 {
+			rows.WriteString(cells[0] + "\n")
+		}
+	}
+	for _, c := range commands {
+		if !regexp.MustCompile("`" + c.name + "[` ]").MatchString(rows.String()) {
+			t.Errorf("docs/cli.md's command table has no row for %s", c.name)
+		}
+	}
+}
