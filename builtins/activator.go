@@ -21,9 +21,10 @@ type Options struct {
 	// Steps is the step budget of each run (top level and each callback).
 	Steps uint64
 	// Parsed, when set, receives every bundle file the compiler parses
-	// (bundle-relative path), comments retained, after it was resolved,
-	// so that a static checker reuses the compiler's parse instead of
-	// parsing again. It must not modify f.
+	// (bundle-relative path), comments retained and resolved, as written:
+	// the compiler's own tree has the allocation guards' calls in place of
+	// `*` and `+`, so the checker gets a second parse of the same source.
+	// It must not modify f.
 	Parsed func(plugin, file string, f *syntax.File)
 	// MemoryLimit is the in-process heap budget in bytes: a run is
 	// cancelled with ResourceExhausted when the heap grows this far over
@@ -78,6 +79,7 @@ const localInstance = "crystal.instance"
 // instance is one generation of one plugin.
 type instance struct {
 	req           contrib.ActivationRequest
+	defNames      map[syntax.Position]syntax.Position // bundleCompiler.defNames
 	steps         uint64
 	memLimit      int64         // Options.MemoryLimit
 	timeout       time.Duration // Options.CallbackTimeout
@@ -204,6 +206,7 @@ func (a *Activator) compileBundle(req contrib.ActivationRequest) (*bundleCompile
 
 // execute runs the entry module; loaded modules run once each and are frozen.
 func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
+	inst.defNames = c.defNames
 	th, st := inst.newThread(inst.req.Plugin + ":module")
 	done := map[string]starlark.StringDict{}
 	var stack []string
@@ -372,7 +375,7 @@ func (inst *instance) toResult(what string, pos contrib.Pos, v starlark.Value) c
 	if parts, ok, err := contentParts(v); ok || err != nil { // MC1 (content.go)
 		if err != nil {
 			inst.note(contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos, "%s: result: %v", what, err))
-			return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
+			return contrib.Failure(contrib.ErrToolFailed, inst.at("the result is not a valid content list", pos))
 		}
 		return contrib.PartsResult(parts)
 	}

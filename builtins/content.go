@@ -153,7 +153,9 @@ func (inst *instance) multimodalOnly(name string, pos contrib.Pos, run contrib.T
 		if len(res.Parts) > 0 {
 			inst.note(contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos,
 				"tool %s returned content parts but is not declared multimodal = True", name))
-			return contrib.Failure(contrib.ErrToolFailed, "the tool failed")
+			// Why and where, as for every other failure (run.go): the
+			// declaration to fix is the tool(...) call.
+			return contrib.Failure(contrib.ErrToolFailed, inst.at("content parts from a tool not declared multimodal = True", pos))
 		}
 		return res
 	}

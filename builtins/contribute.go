@@ -85,6 +85,9 @@ func (inst *instance) stageList(l listKind, list *starlark.List, pos contrib.Pos
 		if !ok || e.kind != l.kind {
 			return fmt.Errorf("contribute: %s[%d] is a %s; want a %s(...)", l.keyword, i, v.Type(), l.kind)
 		}
+		if !inst.entryArityFits(e) {
+			continue // as check reports it: CallbackArity is an error, the entry is left out
+		}
 		l.stage(inst, e)
 	}
 	return nil
@@ -119,6 +122,11 @@ func (inst *instance) setCallback(stage contrib.AttachStage, v starlark.Value) e
 	fn, ok := v.(starlark.Callable)
 	if !ok {
 		return fmt.Errorf("contribute: %s must be a function, not %s", stage, v.Type())
+	}
+	if sig := LookupSignature("contribute"); sig != nil {
+		if p := sig.Param(string(stage)); p != nil && p.Callback != nil && !inst.arityFits(fn, p.Callback) {
+			return nil
+		}
 	}
 	inst.callbacks[stage] = fn
 	return nil

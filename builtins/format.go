@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bazelbuild/buildtools/build"
+	"go.starlark.net/syntax"
 )
 
 // Format returns src formatted the way buildifier formats a generic Starlark
@@ -21,10 +22,18 @@ import (
 func Format(name string, src []byte) ([]byte, error) {
 	f, err := build.ParseDefault(name, src)
 	if err != nil {
-		if _, serr := Dialect.Parse(name, src, 0); serr == nil {
+		_, serr := Dialect.Parse(name, src, 0)
+		if serr == nil {
 			return nil, fmt.Errorf("%s: the formatter cannot parse this file, which is valid Starlark (buildifier's parser has no while loops); it is left as is", formatErrorPos(name, err))
 		}
-		return nil, errors.New(formatError(name, err))
+		// The plugin dialect's error, at the place and in the words check
+		// uses (buildifier says "syntax error near" and the next token,
+		// often a newline, at the start of the next line).
+		var se syntax.Error
+		if errors.As(endOfLine(src, serr), &se) {
+			return nil, fmt.Errorf("%s: syntax error: %s", se.Pos, se.Msg)
+		}
+		return nil, serr
 	}
 	out := build.Format(f)
 	if _, serr := Dialect.Parse(name, src, 0); serr == nil {
@@ -33,15 +42,6 @@ func Format(name string, src []byte) ([]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-// formatError renders a buildtools parse error as file:line:col: message.
-func formatError(name string, err error) string {
-	var pe build.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("%s:%d:%d: %s", name, pe.Pos.Line, pe.Pos.LineRune, pe.Message)
-	}
-	return err.Error()
 }
 
 // formatErrorPos is the file:line:col of a buildtools parse error, or name.

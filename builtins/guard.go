@@ -17,7 +17,14 @@ import (
 // the heap watchdog could sample anything. The interpreter has no hook on
 // its `*` operator, so the compiler routes every `*` whose operands are not
 // both number literals, and neither a float or an int from 0 to 2, through
-// repeatGuard, a hidden predeclared builtin.
+// repeatGuard, a hidden predeclared builtin. `+` is routed the same way
+// (concatGuard) unless an operand is a literal (`i + 1` and `"k=" + v`
+// stay direct: a literal operand grows a value by a constant, which the
+// watchdog sees in time): doubling a string
+// with `s = s + s` allocates twice its size in one step, and forty such
+// steps outran the watchdog's sampling eight-fold. A large allocation
+// (bigAlloc) is checked against what the run's heap already holds, not only
+// against the budget.
 
 // repeatName and nestingName are the predeclared names of repeatGuard and
 // nestingGuard. They are not identifiers, so plugin source cannot name them
@@ -25,11 +32,15 @@ import (
 const (
 	repeatName  = "*"
 	nestingName = "<format>"
+	concatName  = "+"
+	extendName  = "+="
 )
 
 func init() {
 	predeclared[repeatName] = starlark.NewBuiltin(repeatName, repeatGuard)
 	predeclared[nestingName] = starlark.NewBuiltin("format", nestingGuard)
+	predeclared[concatName] = starlark.NewBuiltin(concatName, concatGuard)
+	predeclared[extendName] = starlark.NewBuiltin(extendName, extendGuard)
 	// These builtins size their result from their argument's length and
 	// fill it inside one step: list(range(10**9)) preallocates 16 GB.
 	for name, unit := range map[string]uint64{
@@ -58,11 +69,52 @@ type allocError struct {
 	what  string
 	bytes uint64
 	limit int64
+	inUse uint64 // the run's heap growth so far, when that made the difference
 }
 
 func (e *allocError) Error() string {
+	if e.inUse > 0 {
+		return fmt.Sprintf("memory_limit %s exceeded: %s would allocate %d bytes on top of %d in use; refused before allocating",
+			contrib.FormatByteSize(e.limit), e.what, e.bytes, e.inUse)
+	}
 	return fmt.Sprintf("memory_limit %s exceeded: %s would allocate %d bytes; refused before allocating",
 		contrib.FormatByteSize(e.limit), e.what, e.bytes)
+}
+
+// concatGuard is x + y, refused when it would concatenate strings, bytes,
+// lists or tuples past the run's memory budget.
+func concatGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	if err := checkConcat(th, args[0], args[1]); err != nil {
+		return nil, err
+	}
+	return starlark.Binary(syntax.PLUS, args[0], args[1])
+}
+
+// extendGuard checks x += y (which extends a list in place, so it is not
+// rewritten into x = x + y) and returns y.
+func extendGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	if err := checkConcat(th, args[0], args[1]); err != nil {
+		return nil, err
+	}
+	return args[1], nil
+}
+
+// checkConcat refuses x + y when the result is larger than the budget.
+func checkConcat(th *starlark.Thread, x, y starlark.Value) error {
+	var unit uint64
+	switch x.(type) {
+	case starlark.String, starlark.Bytes:
+		unit = 1
+	case *starlark.List, starlark.Tuple:
+		unit = valueSize
+	default:
+		return nil // numbers and the rest: no sequence to copy
+	}
+	n, m := starlark.Len(x), starlark.Len(y)
+	if n < 0 || m < 0 {
+		return nil
+	}
+	return checkAlloc(th, x.Type()+" + "+y.Type(), uint64(n)+uint64(m), unit)
 }
 
 // repeatGuard is x * y, refused when it would repeat a string, bytes, list
@@ -126,8 +178,19 @@ func checkAlloc(th *starlark.Thread, what string, n, unit uint64) error {
 	if n > uint64(inst.memLimit)/unit {
 		return &allocError{what: what, bytes: n * unit, limit: inst.memLimit}
 	}
+	if size := n * unit; size >= bigAlloc {
+		st, _ := th.Local(localRun).(*runState)
+		if inUse, ok := watchdog.fits(st, size); !ok {
+			return &allocError{what: what, bytes: size, limit: inst.memLimit, inUse: inUse}
+		}
+	}
 	return nil
 }
+
+// bigAlloc is the size from which a guarded allocation is checked against
+// the run's heap: reading the heap costs about a microsecond, copying 1 MiB
+// some fifty.
+const bigAlloc = 1 << 20
 
 // guardRepeats rewrites f so that every x * y and x *= y runs repeatGuard.
 func guardRepeats(f *syntax.File) {
@@ -153,6 +216,9 @@ func (g repeatRewriter) stmt(s syntax.Stmt) {
 			// only side-effect-free targets are rewritten.
 			s.RHS = call(s.OpPos, repeatName, s.LHS, s.RHS)
 			s.Op = syntax.EQ
+		}
+		if s.Op == syntax.PLUS_EQ && pure(s.LHS) && !literal(s.RHS) {
+			s.RHS = call(s.OpPos, extendName, s.LHS, s.RHS) // x += check(x, y)
 		}
 	case *syntax.DefStmt:
 		g.exprs(s.Params)
@@ -188,6 +254,9 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) && !smallFactor(e.X) && !smallFactor(e.Y) {
 			return call(e.OpPos, repeatName, e.X, e.Y)
+		}
+		if e.Op == syntax.PLUS && !literal(e.X) && !literal(e.Y) {
+			return call(e.OpPos, concatName, e.X, e.Y)
 		}
 		if e.Op == syntax.PERCENT && stringLiteral(e.X) {
 			e.Y = call(e.OpPos, nestingName, e.Y) // "…" % x walks x
@@ -277,6 +346,11 @@ func smallFactor(e syntax.Expr) bool {
 		return true
 	}
 	return false
+}
+
+func literal(e syntax.Expr) bool {
+	_, ok := e.(*syntax.Literal)
+	return ok
 }
 
 func number(e syntax.Expr) bool {

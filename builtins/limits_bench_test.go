@@ -28,7 +28,7 @@ func BenchmarkWatchdogSample(b *testing.B) {
 }
 
 // BenchmarkRepeatGuard compares a loop of 1000 multiplications compiled by
-// the host (each `*` through the repeat guard) with the same loop compiled
+// the host (each `*` and `+` through its guard) with the same loop compiled
 // by raw go.starlark.net.
 func BenchmarkRepeatGuard(b *testing.B) {
 	const src = `def f():

@@ -84,24 +84,24 @@ contribute()
 	}
 }
 
-// A string doubled in a loop grows the heap step by step, each step under
-// any single-allocation guard; the heap watchdog cancels the run and the
-// tool's message names the limit and the position.
-func TestResourceExhausted_WatchdogStopsDoubling(t *testing.T) {
+// A list that grows by small steps, each under any single-allocation
+// guard, grows the heap step by step; the heap watchdog cancels the run and
+// the tool's message names the limit and the position.
+func TestResourceExhausted_WatchdogStopsGrowth(t *testing.T) {
 	const src = `def grow(ctx, args):
-    s = "x"
-    for i in range(40):
-        s = s + s
-    return str(len(s))
+    l = []
+    for i in range(1000000):
+        l.append("x" * 4096)
+    return str(len(l))
 
 contribute(tools = [tool(name = "grow", catalogs = "work", run = grow)])
 `
 	res, log := runTool(t, Options{MemoryLimit: 32 << 20}, src)
-	if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || res.Err.Message != "memory_limit 32MiB exceeded at plugin.star:4:15" {
-		t.Fatalf("result %+v; want tool_failed: memory_limit 32MiB exceeded at plugin.star:4:15", res.Err)
+	if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.HasPrefix(res.Err.Message, "memory_limit 32MiB exceeded at plugin.star:") {
+		t.Fatalf("result %+v; want tool_failed: memory_limit 32MiB exceeded at plugin.star:…", res.Err)
 	}
-	if len(log.notes) != 1 || log.notes[0].Code != contrib.ResourceExhausted {
-		t.Errorf("notes %v; want one ResourceExhausted", log.notes)
+	if len(log.notes) != 1 || log.notes[0].Code != contrib.ResourceExhausted || !strings.Contains(log.notes[0].Message, "the heap grew past the limit") {
+		t.Errorf("notes %v; want one ResourceExhausted from the watchdog", log.notes)
 	}
 }
 
@@ -191,5 +191,30 @@ contribute()
 `
 	if _, err := NewActivator(Options{}).Activate(context.Background(), request(ok, &noteLog{})); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A string doubled in a loop is stopped before a step allocates past the
+// budget: `+` is guarded like `*`, and a large allocation is checked
+// against what the run's heap already holds. Without the guard the heap
+// overshot memory_limit about 8-fold (each doubling is one step).
+func TestResourceExhausted_DoublingStaysWithinBudget(t *testing.T) {
+	const limit = 64 << 20
+	for _, body := range []string{"s = s + s", "s += s", "l = l + l"} {
+		src := "def grow(ctx, args):\n    s = \"x\"\n    l = [0]\n    for i in range(40):\n        " + body +
+			"\n    return str(len(s))\n\ncontribute(tools = [tool(name = \"grow\", catalogs = \"work\", run = grow)])\n"
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, _ := runTool(t, Options{MemoryLimit: limit}, src)
+		runtime.ReadMemStats(&after)
+		if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.HasPrefix(res.Err.Message, "memory_limit 64MiB exceeded at plugin.star:5:") {
+			t.Errorf("%s: result %+v; want tool_failed: memory_limit 64MiB exceeded at plugin.star:5:…", body, res.Err)
+		}
+		// The doubling allocates 1+2+4+… bytes: all of it stays under two
+		// budgets when the step that would cross the budget is refused.
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 2*limit+8<<20 {
+			t.Errorf("%s: the run allocated %d MiB in all with a 64 MiB budget", body, grew>>20)
+		}
 	}
 }

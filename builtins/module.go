@@ -39,6 +39,9 @@ type bundleCompiler struct {
 	progs  map[string]*program
 	diags  []contrib.Diagnostic
 	parsed func(plugin, file string, f *syntax.File) // Options.Parsed
+	// defNames maps each def's position (a starlark.Function's) to its
+	// name's, where CallbackArity points, as check does.
+	defNames map[syntax.Position]syntax.Position
 }
 
 func (c *bundleCompiler) display(p string) string {
@@ -83,7 +86,18 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 		c.progs[p] = nil
 		return
 	}
+	if c.parsed != nil {
+		// The guards rewrite the tree in place (x + y becomes a call):
+		// the checker gets the file as written, parsed once more and
+		// resolved as the compiler resolves it (errors are the compiler's
+		// to report).
+		if orig, err := Dialect.Parse(c.display(p), src, mode); err == nil {
+			_ = resolve.File(orig, IsPredeclared, starlark.Universe.Has)
+			c.parsed(c.plugin, p, orig)
+		}
+	}
 	guardRepeats(f)
+	c.recordDefs(f)
 	var pr *program
 	if prog, err := starlark.FileProgram(f, IsPredeclared); err != nil {
 		c.reportCompile(contrib.ResolveError, err)
@@ -91,9 +105,6 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 	} else {
 		pr = &program{path: p, prog: prog}
 		c.progs[p] = pr
-	}
-	if c.parsed != nil {
-		c.parsed(c.plugin, p, f)
 	}
 	for _, stmt := range f.Stmts {
 		ld, ok := stmt.(*syntax.LoadStmt)

@@ -120,7 +120,10 @@ func Lint(plugin, file string, src []byte) []contrib.Diagnostic {
 // syntax.RetainComments (the compiler's parse, so check parses each file
 // once). A file with a while loop yields nothing: buildifier, whose
 // warnings these are, has no while. An unused parameter is not reported:
-// callbacks receive (ctx, args) whether they use them or not. LintTree
+// callbacks receive (ctx, args) whether they use them or not; nor is an
+// unused loop variable (`for i in range(3)` has no name-free form) or a
+// local name starting with `_`, the usual way to say "unused on purpose"
+// (an unused private global `_x` still is). LintTree
 // never exits the process; a panic inside the library is recovered and
 // yields nothing. It is safe for concurrent use and does not modify f.
 func LintTree(plugin, file string, tree *syntax.File, src []byte) (diags []contrib.Diagnostic) {
@@ -134,6 +137,9 @@ func LintTree(plugin, file string, tree *syntax.File, src []byte) (diags []contr
 		return nil
 	}
 	params := parameterPositions(f)
+	for pos := range meantUnused(f) {
+		params[pos] = true
+	}
 	for _, fd := range warn.FileWarnings(f, styleNames, nil, warn.ModeWarn, nil) {
 		w, ok := styleWarning(fd.Category)
 		if !ok || (w.Code == contrib.StyleUnusedVariable && params[fd.Start.Byte]) {
@@ -168,6 +174,51 @@ func parameterPositions(f *build.File) map[int]bool {
 		}
 	})
 	return out
+}
+
+// meantUnused returns the byte offsets of the loop variables of f (for
+// statements and comprehension clauses) and of every name starting with _
+// inside a def or lambda.
+func meantUnused(f *build.File) map[int]bool {
+	out := map[int]bool{}
+	var vars func(x build.Expr)
+	vars = func(x build.Expr) {
+		switch x := x.(type) {
+		case *build.Ident:
+			out[x.NamePos.Byte] = true
+		case *build.TupleExpr:
+			for _, e := range x.List {
+				vars(e)
+			}
+		case *build.ListExpr:
+			for _, e := range x.List {
+				vars(e)
+			}
+		case *build.ParenExpr:
+			vars(x.X)
+		}
+	}
+	build.Walk(f, func(x build.Expr, stk []build.Expr) {
+		switch x := x.(type) {
+		case *build.ForStmt:
+			vars(x.Vars)
+		case *build.ForClause:
+			vars(x.Vars)
+		case *build.Ident:
+			if strings.HasPrefix(x.Name, "_") && slices.ContainsFunc(stk, isFunction) {
+				out[x.NamePos.Byte] = true
+			}
+		}
+	})
+	return out
+}
+
+func isFunction(x build.Expr) bool {
+	switch x.(type) {
+	case *build.DefStmt, *build.LambdaExpr:
+		return true
+	}
+	return false
 }
 
 func paramIdent(p build.Expr) *build.Ident {

@@ -52,6 +52,16 @@ func TestLintSkipsUnusedParameters(t *testing.T) {
 	}
 }
 
+// A loop variable and a local whose name starts with _ are unused on
+// purpose; an unused private global and a plain local are still reported.
+func TestLintSkipsLoopVariablesAndUnderscoreLocals(t *testing.T) {
+	got := lintCodes("_private = 1\n\ndef run(ctx, args):\n    for i in range(3):\n        pass\n    for k, (a, b) in []:\n        pass\n    _ignored = 1\n    n = [1 for q in range(2)]\n    unused = 1\n    return str(n)\n")
+	want := "plugin.star:1:1 StyleUnusedVariable|plugin.star:10:5 StyleUnusedVariable"
+	if strings.Join(got, "|") != want {
+		t.Errorf("Lint = %v; want %s", got, want)
+	}
+}
+
 func TestLintHonoursBuildifierComments(t *testing.T) {
 	if got := lintCodes("def run(ctx):\n    x = 1  # buildifier: disable=unused-variable\n    return ctx\n"); len(got) > 0 {
 		t.Errorf("Lint = %v; want nothing", got)

@@ -122,6 +122,40 @@ func (w *runWatchdog) loop() {
 	}
 }
 
+// fits reports whether the run of st may allocate size more bytes within
+// its budget, counted from the heap now; if not, it returns how far the
+// run's heap grew already. Garbage counts until collected, so an apparent
+// overshoot is confirmed after a collection, as in loop.
+func (w *runWatchdog) fits(st *runState, size uint64) (uint64, bool) {
+	w.mu.Lock()
+	r, ok := w.running[st]
+	w.mu.Unlock()
+	if !ok || r.limit == 0 {
+		return 0, true
+	}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(samples)
+	if !r.based {
+		r.base, r.based = sampleValue(samples[1]), true
+		w.mu.Lock()
+		if cur, ok := w.running[st]; ok && !cur.based {
+			w.running[st] = r
+		}
+		w.mu.Unlock()
+	}
+	heap := sampleValue(samples[0])
+	if heap+size <= r.base+r.limit {
+		return 0, true
+	}
+	runtime.GC()
+	metrics.Read(samples)
+	heap = sampleValue(samples[0])
+	if heap+size <= r.base+r.limit {
+		return 0, true
+	}
+	return heap - min(heap, r.base), false
+}
+
 // snapshot copies the running runs into into, giving each run seen for
 // the first time its baseline, live.
 func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {

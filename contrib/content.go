@@ -58,7 +58,7 @@ func PartProblem(p Part) string {
 		return ""
 	case PartImage, PartAudio:
 		if !strings.HasPrefix(p.MIME, string(p.Type)+"/") {
-			return fmt.Sprintf("%s needs a %s/* mime type, got %q", p.Type, p.Type, p.MIME)
+			return fmt.Sprintf("%s needs an %s/* mime type, got %q", p.Type, p.Type, p.MIME)
 		}
 		return ""
 	case PartResource:

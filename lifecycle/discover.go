@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"github.com/BurntSushi/toml"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,18 +33,23 @@ type Candidate struct {
 	// KnownID is the id an earlier, valid manifest of this directory gave;
 	// it keeps the plugin's identity while its manifest is broken.
 	KnownID string
+	// namedID is the valid id a manifest that has other problems names: the
+	// listing and the diagnostics then agree on who the plugin is.
+	namedID string
 
 	manifestData []byte // the plugin.toml bytes Manifest was parsed from
 }
 
 // ID returns the manifest id or, when the manifest is unusable, the id it
-// last had, else the directory name.
+// last had, else the id it names, else the directory name.
 func (c *Candidate) ID() string {
 	switch {
 	case c.Manifest != nil:
 		return c.Manifest.ID
 	case c.KnownID != "":
 		return c.KnownID
+	case c.namedID != "":
+		return c.namedID
 	}
 	return c.Name
 }
@@ -100,6 +106,12 @@ func (c *Candidate) load() {
 	m, diags := ParseManifest(file, data, c.Name)
 	c.Diagnostics = append(c.Diagnostics, diags...)
 	if m == nil {
+		var named struct {
+			ID string `toml:"id"`
+		}
+		if _, err := toml.Decode(string(data), &named); err == nil && ValidID(named.ID) == "" {
+			c.namedID = named.ID
+		}
 		return
 	}
 	if st, err := os.Stat(filepath.Join(c.Dir, filepath.FromSlash(m.Entry))); err != nil || st.IsDir() {

@@ -578,7 +578,7 @@ func TestDC24_BrokenManifestOnReloadIsBlocked(t *testing.T) {
 	writePlugin(t, h2.dir("acme"), "acme.x", "1.0.0", "")
 	writeFiles(t, h2.dir("acme"), map[string]string{ManifestName: broken})
 	h2.m.Start(ctx)
-	started := h2.plugin("acme")
+	started := h2.plugin("acme.x") // a manifest naming a valid id lists under it, as after a reload
 
 	if started.State != Blocked || len(started.Blockers) != 1 || started.Blockers[0].Code != contrib.ManifestInvalid {
 		t.Fatalf("Start: %+v, want blocked by ManifestInvalid", started)

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"regexp"
 	"slices"
@@ -98,16 +99,24 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 	bad := func(code contrib.Code, pos contrib.Pos, format string, args ...any) {
 		diags = append(diags, contrib.Diag(code, plugin, pos, format, args...))
 	}
+	var unknown []string // top-level keys, for the "did you mean" of a missing one
 	for _, k := range md.Undecoded() {
-		bad(contrib.ManifestUnknownKey, at(k...), "unknown key %q in %s", k.String(), ManifestName)
+		bad(contrib.ManifestUnknownKey, at(k...), "unknown key %q in %s%s", k.String(), ManifestName, knownKeyHint(k))
+		if len(k) == 1 {
+			unknown = append(unknown, k[0])
+		}
+	}
+	missing := func(key string) {
+		pos, msg := missingKey(file, data, key, unknown)
+		bad(contrib.ManifestInvalid, pos, "%s", msg)
 	}
 	if m.ID == "" {
-		bad(contrib.ManifestInvalid, contrib.Pos{File: file, Line: 1, Col: 1}, "id is missing")
+		missing("id")
 	} else if why := ValidID(m.ID); why != "" {
 		bad(contrib.ManifestInvalid, at("id"), "id %q %s", m.ID, why)
 	}
 	if m.Version == "" {
-		bad(contrib.ManifestInvalid, contrib.Pos{File: file, Line: 1, Col: 1}, "version is missing")
+		missing("version")
 	} else if !validVersion(m.Version) {
 		bad(contrib.ManifestInvalid, at("version"), "version %q is not MAJOR.MINOR.PATCH", m.Version)
 	}
@@ -138,6 +147,9 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		}
 	}
 	if len(diags) > 0 {
+		slices.SortStableFunc(diags, func(a, b contrib.Diagnostic) int { // in file order, as check prints them
+			return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Code, b.Code))
+		})
 		return nil, diags
 	}
 	return &m, nil

@@ -234,7 +234,7 @@ func (ck *checker) load(c *lifecycle.Candidate) {
 		ck.add(p, contrib.Diag(contrib.ExecutionFailed, c.ID(), contrib.Pos{File: c.Display},
 			"cannot read the plugin bundle: %v", err))
 	}
-	for _, d := range explainManifest(c) {
+	for _, d := range c.Diagnostics {
 		if d.Code == contrib.DuplicatePluginID && d.Pos.Line == 0 {
 			d.Pos = c.KeyPos("id")
 		}

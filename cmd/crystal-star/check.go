@@ -151,7 +151,7 @@ func (e *env) fmtStdin(showDiff bool) error {
 	}
 	out, err := starhost.FormatSource("<stdin>", src)
 	if err != nil {
-		return err
+		return fmt.Errorf("fmt: %w", err) // as for files: crystal-star: fmt: <stdin>:L:C: …
 	}
 	if !showDiff {
 		_, err = e.stdout.Write(out)

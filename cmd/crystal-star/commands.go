@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -23,11 +25,15 @@ func runPlugins(e *env, args []string) error {
 	if len(f.args) > 0 {
 		return usagef("plugins takes no arguments")
 	}
+	e.deferNotes = true // the listing shows every plugin's reasons and diagnostics
 	h, err := e.start()
 	if err != nil {
 		return err
 	}
 	ps := h.Plugins()
+	for _, p := range ps {
+		e.shownPlugin(p, true)
+	}
 	if f.has("json") {
 		out := make([]pluginJSON, len(ps))
 		for i, p := range ps {
@@ -44,9 +50,9 @@ func runPlugins(e *env, args []string) error {
 		if gen == "" {
 			gen = "-"
 		}
-		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, p.Version, p.State, p.Source, gen, p.Directory)
+		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, orDash(p.Version), p.State, p.Source, gen, p.Directory)
 		printReasons(e.stdout, p)
-		for _, d := range p.Diagnostics {
+		for _, d := range byPosition(p.Diagnostics) {
 			e.printDiag(e.stdout, "  ", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
 				if line != "" {
@@ -57,6 +63,15 @@ func runPlugins(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, reclaimLine(h))
 	return nil
+}
+
+// byPosition returns ds sorted as check sorts its lines: by file, line,
+// column and code (a plugin's diagnostics come from several stages).
+func byPosition(ds []contrib.Diagnostic) []contrib.Diagnostic {
+	return slices.SortedStableFunc(slices.Values(ds), func(a, b contrib.Diagnostic) int {
+		return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line),
+			cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Code, b.Code))
+	})
 }
 
 // printReasons prints why a plugin does not run: its stop reason (MC5)
@@ -182,7 +197,7 @@ type callJSON struct {
 }
 
 var callCmd = command{name: "call", args: "TOOL [JSON]", summary: "invoke one tool; exit 1 on a tool error",
-	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: `call --dev plugins/todo todo_add '{"text": "write docs"}'`, run: runCall}
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: `call --dev plugins/review review_summary '{"text": "looks good to me"}'`, run: runCall}
 
 func runCall(e *env, args []string) error {
 	f, err := e.flags(args)

@@ -18,7 +18,7 @@ import (
 )
 
 var devCmd = command{name: "dev", args: "[DIR...]",
-	summary: "hot-reload console: DIRs are dev plugins, each save reloads; type /commands (/help lists them)",
+	summary: "hot-reload console: DIRs are dev plugins, each save reloads; type /help for the console's commands",
 	flags:   []flagSpec{{"log", "FILE", "also write every console line to FILE"}},
 	example: "dev plugins/review", run: runDev}
 
@@ -229,14 +229,14 @@ func (c *console) run(line string) bool {
 		c.printf("/wait REGEX  block until the transcript matches (scripts); Tab completes commands, tools and plugin ids")
 	case "plugins":
 		for _, p := range c.h.Plugins() {
-			c.printf("%s %s %s %s %s", p.ID, p.Version, p.State, orDash(p.Generation), p.Directory)
+			c.printf("%s %s %s %s %s", p.ID, orDash(p.Version), p.State, orDash(p.Generation), p.Directory)
 			if r := p.StopReason; r != nil {
 				c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, r.Remedy)
 			}
 			for _, b := range p.Blockers {
 				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
 			}
-			for _, d := range p.Diagnostics {
+			for _, d := range byPosition(p.Diagnostics) {
 				c.printDiag("  ", d)
 			}
 		}

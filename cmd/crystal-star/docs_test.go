@@ -284,3 +284,29 @@ func TestDocsCommandsShowTheirOutput(t *testing.T) {
 		t.Errorf("found %d doc commands; the extraction is broken", n)
 	}
 }
+
+// TestDocsGoldenExample runs testing.md's golden-file scenario as written,
+// in the plugin `crystal-star new acme.hello` scaffolds: the file it
+// compares against must be the real output.
+func TestDocsGoldenExample(t *testing.T) {
+	var scenario string
+	for _, b := range docBlocks(t) {
+		if b.file == "docs/testing.md" && strings.Contains(b.text, "cmp stdout tools.txt") {
+			scenario = b.text
+		}
+	}
+	if scenario == "" {
+		t.Fatal("docs/testing.md shows no golden-file scenario (cmp stdout tools.txt)")
+	}
+	dir := t.TempDir()
+	t.Setenv("CRYSTAL_HOME", filepath.Join(dir, "home"))
+	if code, out, errOut := runCLI(t, dir, "new", "acme.hello", "--dir", "hello"); code != 0 {
+		t.Fatalf("new: exit %d\n%s%s", code, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hello", "testdata", "tools.txtar"), []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, dir, "test", "hello", "-run", "tools"); code != 0 {
+		t.Errorf("the golden-file scenario of docs/testing.md fails as written (exit %d):\n%s%s", code, out, errOut)
+	}
+}

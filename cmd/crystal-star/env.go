@@ -42,6 +42,17 @@ type env struct {
 	clock          *starhost.ManualClock  // $CRYSTAL_CLOCK=manual (test.go)
 	ctx            context.Context
 	stop           context.CancelFunc
+
+	// A one-shot command that prints plugins' projections itself sets
+	// deferNotes before start: notes wait in deferred until flushNotes,
+	// which leaves out what the output already shows (a plugin's blockers
+	// and stop reason, including ones the command resolved, such as the
+	// PluginUntrusted of the plugin trust grant admits; the diagnostics
+	// `plugins` lists) instead of saying it twice.
+	deferNotes bool
+	deferred   []starhost.Note
+	shownState map[string]bool // plugin ids whose state and reasons were printed
+	shownDiags map[string]bool // diagnostics printed, by their line
 }
 
 // start creates and starts the host; notes go to stderr, one line each
@@ -99,10 +110,47 @@ func (e *env) close() {
 func (e *env) note(n starhost.Note) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.deferNotes {
+		e.deferred = append(e.deferred, n)
+		return
+	}
 	e.printDiag(e.stderr, "", n)
 	if e.forward != nil {
 		e.forward(n)
 	}
+}
+
+// shownPlugin records that the output shows p's state, blockers and stop
+// reason, and with diags its diagnostics too.
+func (e *env) shownPlugin(p starhost.PluginInfo, diags bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shownState == nil {
+		e.shownState, e.shownDiags = map[string]bool{}, map[string]bool{}
+	}
+	e.shownState[p.ID] = true
+	for _, d := range p.Diagnostics {
+		if diags {
+			e.shownDiags[d.String()] = true
+		}
+	}
+}
+
+// flushNotes prints the deferred notes the output did not show, and ends
+// deferring: notes of the host's shutdown print as they come.
+func (e *env) flushNotes() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, n := range e.deferred {
+		// A blocker or stop reason is a note without a position and with a
+		// remedy (lifecycle's block and stop).
+		state := n.Plugin != "" && n.Pos.File == "" && n.Remedy != ""
+		if (state && e.shownState[n.Plugin]) || e.shownDiags[n.String()] {
+			continue
+		}
+		e.printDiag(e.stderr, "", n)
+	}
+	e.deferred, e.deferNotes = nil, false
 }
 
 // safe is applied to every plugin-supplied string the CLI writes to a

@@ -105,6 +105,11 @@ func printUsage(e *env, c *command) {
 }
 
 func runHelp(e *env, args []string) error {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return usagef("help takes no flags, got %s; usage: crystal-star help [COMMAND]", a)
+		}
+	}
 	switch len(args) {
 	case 0:
 		return printCommands(e)

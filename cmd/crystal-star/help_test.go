@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
 
 // TestNearest pins what "did you mean" suggests: a typo (one or two edits,
 // a transposition counting as one) or the only name a prefix starts; never
@@ -38,6 +44,61 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		}
 		if c != &helpCmd && c.run == nil {
 			t.Errorf("command %s has no runner", c.name)
+		}
+	}
+}
+
+// TestHelpExamplesRun runs every command's help example as a newcomer would
+// from the repository root (here a copy of its plugins directory, so that
+// `new` and `install` change nothing in the tree), with empty input: none
+// may be a usage error (exit 2), which is what an example naming a plugin,
+// flag or argument that does not exist gives. Exit 1 is an honest failure
+// of the example's own work (trust grant of a plugin not yet installed).
+func TestHelpExamplesRun(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "plugins"), os.DirFS(filepath.Join(root, "plugins"))); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("CRYSTAL_HOME", filepath.Join(dir, "home"))
+	for _, c := range commands {
+		args, err := shellWords(c.example)
+		if err != nil {
+			t.Fatalf("%s: example %q: %v", c.name, c.example, err)
+		}
+		var stdout, stderr strings.Builder
+		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		t.Logf("crystal-star %s: exit %d\n%s%s", c.example, code, stdout.String(), stderr.String())
+		if code == 2 || (code != 0 && !exampleMayFail[c.name]) {
+			t.Errorf("crystal-star %s: exit %d\n%s", c.example, code, stderr.String())
+		}
+	}
+}
+
+// exampleMayFail are the commands whose example fails (exit 1) on a fresh
+// home: trust grant names a plugin that is not installed yet.
+var exampleMayFail = map[string]bool{"trust": true}
+
+// TestCLIDocListsEveryCommand keeps docs/cli.md's command table complete:
+// every command of the table in main.go has a row.
+func TestCLIDocListsEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows strings.Builder // the first column of every table row
+	for _, line := range strings.Split(string(data), "\n") {
+		if cells := strings.Split(line, " | "); strings.HasPrefix(line, "| ") && len(cells) > 1 {
+			rows.WriteString(cells[0] + "\n")
+		}
+	}
+	for _, c := range commands {
+		if !regexp.MustCompile("`" + c.name + "[` ]").MatchString(rows.String()) {
+			t.Errorf("docs/cli.md's command table has no row for %s", c.name)
 		}
 	}
 }

@@ -109,6 +109,7 @@ func dispatch(e *env, rest []string) error {
 		return err
 	}
 	defer e.close()
+	defer e.flushNotes() // before close: the shutdown's notes follow
 	return cmd.run(e, rest[1:])
 }
 

@@ -77,7 +77,8 @@ func runMCP(e *env, args []string) error {
 	case err := <-watchDone:
 		return err
 	}
-	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat, Version: "dev"})
+	// The zero Version is starhost.Version, as `version` prints it.
+	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat})
 	defer srv.Close()
 	served.Store(srv)
 	if useHTTP {

@@ -36,6 +36,7 @@ func runOp(name string, op func(h *starhost.Host, e *env, arg string, project bo
 			}
 			return usagef("usage: crystal-star %s ID", name)
 		}
+		e.deferNotes = true // printOp shows the plugin's state and reasons
 		h, err := e.start()
 		if err != nil {
 			return err

@@ -213,6 +213,12 @@ func (c *console) dispatch(rest string) {
 			}
 			return starhost.ToolResult{Text: fmt.Sprintf("(the dev console does not run the host's %s)", call.Name)}
 		})
+	if res.Risk == "" && res.Result.Err != nil {
+		// Answered before any stage (an unknown tool, arguments that are
+		// not JSON, a cancelled call): there is no risk or verdict to show.
+		c.printf("dispatch %s %s: not run: %s: %s", id, name, res.Result.Err.Code, res.Result.Err.Message)
+		return
+	}
 	verdict := "approved"
 	if !res.Approved {
 		verdict = "refused"

@@ -20,6 +20,7 @@ func runTrust(e *env, args []string) error {
 		return usagef("usage: crystal-star trust grant|revoke|list [ID]")
 	}
 	verb, rest := f.args[0], f.args[1:]
+	e.deferNotes = true // printOp shows the plugin's state and reasons
 	h, err := e.start()
 	if err != nil {
 		return err
@@ -62,6 +63,9 @@ func runTrust(e *env, args []string) error {
 // printOp prints an operation's outcome (DC29): applied, no_change or
 // not_applied, then the plugin's state and blockers with remedies.
 func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
+	if res.Plugin != nil {
+		e.shownPlugin(*res.Plugin, false)
+	}
 	if asJSON {
 		out := opJSON{Result: string(res.Result), Reason: res.Reason}
 		if res.Plugin != nil {

@@ -2,7 +2,6 @@ package check
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.starlark.net/syntax"
@@ -51,35 +50,10 @@ func arity(params []syntax.Expr) (required, most int) {
 }
 
 func (c *checker) checkArity(fn *function, cb *builtins.Callback) {
-	n := len(cb.Params)
 	required, most := arity(fn.params)
-	if required <= n && (most < 0 || n <= most) {
-		return
+	if msg, bad := builtins.ArityMessage(fn.name, fn.expr != nil, required, most, cb); bad {
+		c.report(contrib.CallbackArity, fn.pos, "%s", msg)
 	}
-	call := strings.Join(cb.Params, ", ")
-	decl := fn.name + "(" + call + ")"
-	if fn.expr != nil {
-		decl = "lambda " + call + ": ..."
-	}
-	c.report(contrib.CallbackArity, fn.pos, "%s takes %s, but as %s the host calls it with %d (%s); declare it as %s",
-		fn.name, plural(required, most), cb.What, n, call, decl)
-}
-
-func plural(required, most int) string {
-	switch {
-	case most < 0:
-		return "at least " + count(required)
-	case required == most:
-		return count(required)
-	}
-	return count(required) + " to " + strings.TrimSuffix(count(most), " parameters")
-}
-
-func count(n int) string {
-	if n == 1 {
-		return "1 parameter"
-	}
-	return strconv.Itoa(n) + " parameters"
 }
 
 // checkReturns reports the returns of fn that evidently have a type the

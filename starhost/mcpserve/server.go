@@ -164,15 +164,11 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // (the MCP stdio transport) until the end of input or ctx ends. Every
 // request read before the end of input is answered before it returns, even
 // when two requests share an id; a request other than initialize or ping
-// before initialize gets an Invalid Request error (-32600).
+// before initialize gets an Invalid Request error (-32600). A line that is
+// no JSON gets a Parse error (-32700), one that is no JSON-RPC message (or
+// an empty batch) an Invalid Request error, both with id null, and the
+// session goes on.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	rc, ok := r.(io.ReadCloser)
-	if !ok {
-		rc = io.NopCloser(r)
-	}
-	return s.Run(ctx, drainTransport{&mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{w}}})
+	lw := &lockedWriter{w: w}
+	return s.Run(ctx, drainTransport{&mcp.IOTransport{Reader: guardLines(r, lw), Writer: lw}})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
