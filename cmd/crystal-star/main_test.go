@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -46,6 +47,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds:          scenarioCommands(),
+		Condition:     scenarioCondition,
 		UpdateScripts: *updateContract, // -update also rewrites the files cmp compares against
 	})
 }
@@ -72,4 +74,15 @@ func cmdGenPlugins(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("genplugins: %v", err)
 	}
 	ts.Check(scalegen.Write(ts.MkAbs(args[1]), n))
+}
+
+// scenarioCondition answers the conditions of the project's own scenarios:
+// [race] holds when the test binary (which scenarios also run as a plugin
+// worker) is built with the race detector, whose shadow memory does not fit
+// a worker limit of a few MiB.
+func scenarioCondition(cond string) (bool, error) {
+	if cond == "race" {
+		return raceEnabled, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
