@@ -40,6 +40,11 @@ type CheckOptions struct {
 	Paths []string
 	// Timeout bounds each plugin's dry run (DefaultCheckTimeout).
 	Timeout time.Duration
+	// Workers, when set, runs the dry runs and keeps its worker process
+	// for the next Check (WatchCheck, an editor's language server); the
+	// caller closes it. When nil, Check starts a worker on its first dry
+	// run and ends it before it returns.
+	Workers *CheckWorkers
 }
 
 // CheckedPlugin is one plugin directory Check looked at.
@@ -132,10 +137,15 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 			roots = append(roots, lifecycle.Root{Dir: p, Source: contrib.SourceDev})
 		}
 	}
+	workers := opts.Workers
+	if workers == nil {
+		workers = NewCheckWorkers()
+		defer workers.Close()
+	}
 	ck := &checker{
 		opts:     opts,
 		sandbox:  sandbox,
-		worker:   sandbox.workers(opts.Timeout), // the timeout ends a dry run as CallbackTimeout
+		worker:   workers.dryRunner(sandbox, opts.Timeout), // the timeout ends a dry run as CallbackTimeout
 		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
 		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},
@@ -165,7 +175,7 @@ type checker struct {
 	opts      CheckOptions
 	sandbox   *Host
 	act       *builtins.Activator // compiles only: no plugin code runs in the checking process
-	worker    *lworker.Activator  // dry runs, each in a worker process (check_worker.go)
+	worker    *lworker.DryRunner  // dry runs, one after another in a worker process (check_worker.go)
 	registry  *contrib.Registry
 	plugins   []*checkPlugin // load order
 	byCand    map[*lifecycle.Candidate]*checkPlugin
@@ -301,7 +311,7 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	}
 	// Check runs code from pull requests: always in a worker, under the
 	// memory limit, killed after Timeout.
-	inst, err := ck.worker.Activate(ctx, req)
+	inst, err := ck.worker.DryRun(ctx, req)
 	if err != nil {
 		p.failed = true
 		ck.addFailure(p, err)
