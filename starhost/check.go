@@ -8,10 +8,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.starlark.net/syntax"
@@ -20,7 +18,6 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
-	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // DefaultCheckTimeout bounds the dry run of one plugin's module in Check.
@@ -208,10 +205,16 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 			inst.Close()
 		}
 	}()
+	// Each plugin is linted on the host's cores as soon as its trees are
+	// final, while the worker runs the next plugins' dry runs.
+	lints := startLint(ck.plugins)
+	defer lints.wait()
 	for _, c := range lifecycle.DependencyOrder(cands) {
-		if inst := ck.dryRun(ctx, ck.byCand[c], admission[c]); inst != nil {
+		p := ck.byCand[c]
+		if inst := ck.dryRun(ctx, p, admission[c]); inst != nil {
 			instances = append(instances, inst)
 		}
+		lints.add(p)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -220,7 +223,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 	for _, p := range ck.published {
 		ck.add(p, view.Conflicts(p.cand.Manifest.ID)...)
 	}
-	for i, res := range lintAll(ck.plugins) {
+	for i, res := range lints.wait() {
 		ck.applyLint(ck.plugins[i], res)
 	}
 	slices.SortFunc(ck.diags, compareNotes)
@@ -353,84 +356,6 @@ func (ck *checker) addFailure(p *checkPlugin, err error) {
 		return
 	}
 	ck.add(p, contrib.Diag(contrib.ExecutionFailed, p.cand.ID(), contrib.Pos{}, "%v", err))
-}
-
-// lintResult is what the static checks and the style warnings found in
-// one plugin.
-type lintResult struct {
-	static check.Result
-	style  []Note
-}
-
-// lintAll lints every plugin, on as many cores as there are: linting reads
-// only the plugin's own trees and bytes, so plugins are independent.
-func lintAll(plugins []*checkPlugin) []lintResult {
-	out := make([]lintResult, len(plugins))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(plugins)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = lint(plugins[i])
-			}
-		}()
-	}
-	for i := range plugins {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
-}
-
-// lint runs the static checks (starhost/check) over p's bundle and the
-// style warnings over each .star file, on the compiler's parse where there
-// is one.
-func lint(p *checkPlugin) lintResult {
-	var names []string
-	for _, name := range slices.Sorted(maps.Keys(p.files)) {
-		if strings.HasSuffix(name, ".star") {
-			names = append(names, name)
-		}
-	}
-	files := map[string]*syntax.File{}
-	for _, name := range names {
-		f := p.parsed[name]
-		if f == nil {
-			var err error
-			if f, err = builtins.Dialect.Parse(p.cand.Display+"/"+name, p.files[name], syntax.RetainComments); err != nil {
-				continue // a syntax error: the compiler reports it when the file is loaded
-			}
-		}
-		files[name] = f
-	}
-	caps := lifecycle.Capabilities // an unusable manifest: assume every capability
-	if p.cand.Manifest != nil {
-		caps = p.cand.Manifest.Capabilities
-	}
-	var res lintResult
-	res.static = check.Run(check.Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
-	for _, name := range names {
-		if f := files[name]; f != nil {
-			res.style = append(res.style, builtins.LintTree(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
-		}
-	}
-	return res
-}
-
-// applyLint records a plugin's lint findings. A dry-run failure at a
-// constructor call the static checks found broken says nothing new and is
-// dropped.
-func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
-	if broken := res.static.Broken; len(broken) > 0 {
-		ck.diags = slices.DeleteFunc(ck.diags, func(d Note) bool {
-			return d.Code == contrib.ExecutionFailed && d.Plugin == p.cand.ID() && slices.Contains(broken, d.Pos)
-		})
-	}
-	ck.add(p, res.static.Diagnostics...)
-	ck.add(p, res.style...)
 }
 
 // add records diagnostics of p: notes are dropped; a missing place becomes
