@@ -125,4 +125,3 @@ func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
 	ck.add(p, res.static.Diagnostics...)
 	ck.add(p, res.style...)
 }
-
