@@ -147,12 +147,6 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},
 	}
-	// The static checks and the style warnings reuse the compiler's parse.
-	ck.act = builtins.NewActivator(builtins.Options{Steps: opts.Steps, Parsed: func(_, file string, f *syntax.File) {
-		if ck.current != nil {
-			ck.current.parsed[file] = f
-		}
-	}})
 	return ck.run(ctx, lifecycle.Discover(roots, opts.Display))
 }
 
@@ -171,7 +165,6 @@ func cwdRelative(dir string) string {
 type checker struct {
 	opts      CheckOptions
 	sandbox   *Host
-	act       *builtins.Activator // compiles only: no plugin code runs in the checking process
 	worker    *lworker.DryRunner  // dry runs, one after another in a worker process (check_worker.go)
 	registry  *contrib.Registry
 	plugins   []*checkPlugin // load order
@@ -179,7 +172,6 @@ type checker struct {
 	byID      map[string]*checkPlugin
 	published []*checkPlugin
 	diags     []Note
-	current   *checkPlugin // the plugin being compiled, for Options.Parsed
 }
 
 // checkPlugin is one candidate as the checker sees it.
@@ -190,6 +182,9 @@ type checkPlugin struct {
 	exports map[string]any    // after a successful dry run (DC13)
 	lines   map[string][]string
 	parsed  map[string]*syntax.File // by bundle path, from the compiler
+	// trees, when set, is compiled by the linter for the trees only: the
+	// plugin's dry run compiles and reports in the worker meanwhile.
+	trees *contrib.ActivationRequest
 }
 
 func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*CheckReport, error) {
@@ -207,7 +202,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 	}()
 	// Each plugin is linted on the host's cores as soon as its trees are
 	// final, while the worker runs the next plugins' dry runs.
-	lints := startLint(ck.plugins)
+	lints := startLint(ck.plugins, ck.opts.Steps)
 	defer lints.wait()
 	for _, c := range lifecycle.DependencyOrder(cands) {
 		p := ck.byCand[c]
@@ -267,8 +262,6 @@ func compareNotes(a, b Note) int {
 // would block it for its dependencies, and returns the instance of a
 // successful activation.
 func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contrib.Diagnostic) contrib.Instance {
-	ck.current = p
-	defer func() { ck.current = nil }()
 	c, mf := p.cand, p.cand.Manifest
 	ck.add(p, problems...)
 	blocked := p.files == nil
@@ -295,25 +288,22 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	req := ck.request(p, providers)
 	if blocked {
 		p.failed = true
-		ck.addFailure(p, ck.act.Compile(req))
+		ck.addFailure(p, ck.compile(p, req))
 		return nil
 	}
 	// DC22: an installed plugin the operator has not trusted for these exact
 	// bytes never runs a line, not even in the sandbox: it is only compiled.
 	// Plugins named on the command line are the author's own, like --dev.
 	if c.Source.Installed() && len(ck.sandbox.admit(c, lifecycle.Fingerprint(mf, lifecycle.NewBundle(p.files)))) > 0 {
-		ck.addFailure(p, ck.act.Compile(req))
-		return nil
-	}
-	// The static checks and the style warnings read the trees this compile
-	// parses; compiling runs no plugin code.
-	if err := ck.act.Compile(req); err != nil {
-		p.failed = true
-		ck.addFailure(p, err)
+		ck.addFailure(p, ck.compile(p, req))
 		return nil
 	}
 	// Check runs code from pull requests: always in a worker, under the
-	// memory limit, killed after Timeout.
+	// memory limit, killed after Timeout. The worker compiles and reports
+	// compile errors; the checking process compiles too, for the trees of
+	// the static checks and the style warnings (syntax trees do not cross
+	// the channel), on another core while the worker runs (check_lint.go).
+	p.trees = &req
 	inst, err := ck.worker.DryRun(ctx, req)
 	if err != nil {
 		p.failed = true
@@ -339,10 +329,22 @@ func (ck *checker) compileFallback(p *checkPlugin) {
 	if _, ok := p.files[entry]; !ok {
 		return
 	}
-	ck.current = p
-	defer func() { ck.current = nil }()
-	ck.addFailure(p, ck.act.Compile(contrib.ActivationRequest{Plugin: p.cand.ID(), Bundle: lifecycle.NewBundle(p.files),
+	ck.addFailure(p, ck.compile(p, contrib.ActivationRequest{Plugin: p.cand.ID(), Bundle: lifecycle.NewBundle(p.files),
 		Entry: entry, SourceRoot: p.cand.Display}))
+}
+
+// compile compiles req in the checking process, which runs no plugin
+// code, and keeps the trees the compiler parsed in p.parsed: the static
+// checks and the style warnings reuse the compiler's parse.
+func (ck *checker) compile(p *checkPlugin, req contrib.ActivationRequest) error {
+	return compileTrees(ck.opts.Steps, p, req)
+}
+
+func compileTrees(steps uint64, p *checkPlugin, req contrib.ActivationRequest) error {
+	act := builtins.NewActivator(builtins.Options{Steps: steps, Parsed: func(_, file string, f *syntax.File) {
+		p.parsed[file] = f
+	}})
+	return act.Compile(req)
 }
 
 // addFailure records the diagnostics of a failed compile or activation.

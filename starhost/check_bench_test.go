@@ -187,6 +187,8 @@ func BenchmarkCheck100PluginsRatio(b *testing.B) {
 	b.ReportMetric(float64(check)/float64(parse), "check/parse")
 	b.ReportMetric(float64(checkCPU)/float64(parseCPU), "cpu-check/parse")
 	b.ReportMetric(float64(workerCPU.Microseconds())/1000/float64(b.N), "worker-cpu-ms/op")
+	b.ReportMetric(float64((checkCPU-workerCPU).Microseconds())/1000/float64(b.N), "host-cpu-ms/op")
+	b.ReportMetric(float64(parseCPU.Microseconds())/1000/float64(b.N), "parse-cpu-ms/op")
 }
 
 // processCPU is the user and system CPU time this process (RUSAGE_SELF)

@@ -37,8 +37,9 @@ type linter struct {
 	done    bool
 }
 
-// startLint starts the lint goroutines for plugins.
-func startLint(plugins []*checkPlugin) *linter {
+// startLint starts the lint goroutines for plugins; steps is the step
+// budget of the compiles that only make trees (checkPlugin.trees).
+func startLint(plugins []*checkPlugin, steps uint64) *linter {
 	l := &linter{plugins: plugins, index: map[*checkPlugin]int{}, queued: make([]bool, len(plugins)),
 		out: make([]lintResult, len(plugins)), next: make(chan int, len(plugins))}
 	for i, p := range plugins {
@@ -49,6 +50,9 @@ func startLint(plugins []*checkPlugin) *linter {
 		go func() {
 			defer l.wg.Done()
 			for i := range l.next {
+				if p := l.plugins[i]; p.trees != nil {
+					_ = compileTrees(steps, p, *p.trees) // its errors come from the dry run
+				}
 				l.out[i] = lint(l.plugins[i])
 			}
 		}()

@@ -102,7 +102,13 @@ func TestCheckStartsOneWorkerPerRun(t *testing.T) {
 		name := fmt.Sprintf("p%d", i)
 		paths = append(paths, writeCheckPlugin(t, dir, name, fmt.Sprintf(cleanCheckPlugin, name)))
 	}
-	broken := writeCheckPlugin(t, dir, "broken", "contribute(\n") // a syntax error: compiled in the host only
+	// A missing dependency: the host would block it, so it is compiled in
+	// the checking process and never dry-run.
+	blocked := writeCheckPlugin(t, dir, "blocked", "contribute()\n")
+	manifest := "id = \"acme.blocked\"\nversion = \"1.0.0\"\n\n[dependencies]\n\"acme.missing\" = \"1.0.0\"\n"
+	if err := os.WriteFile(filepath.Join(blocked, "plugin.toml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	opts := checkTestOptions(t, dir)
 	run := func(w *CheckWorkers, paths ...string) *CheckReport {
 		t.Helper()
@@ -126,8 +132,8 @@ func TestCheckStartsOneWorkerPerRun(t *testing.T) {
 	}
 
 	idle, none := countingWorkers(t)
-	if r := run(idle, broken); r.Count(contrib.SeverityError) == 0 {
-		t.Fatalf("the broken plugin checked clean")
+	if r := run(idle, blocked); r.Count(contrib.SeverityError) == 0 {
+		t.Fatalf("the blocked plugin checked clean")
 	}
 	if got := none.Load(); got != 0 {
 		t.Errorf("a check with no dry run started %d workers; want 0", got)

@@ -51,6 +51,8 @@ type server struct {
 	inst   contrib.Instance
 	set    *contrib.Set
 	deps   []contrib.Instance // dependencies activated in this worker (check)
+	// checking is set once the worker serves dry runs (dryrun.go).
+	checking bool
 
 	codecs handles[contrib.Codec] // codecs of client factories
 }

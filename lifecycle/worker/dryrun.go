@@ -105,11 +105,8 @@ func (p *process) exited() bool {
 }
 
 // bloated reports whether the worker's resident size passed half its
-// memory limit.
+// memory limit when the watchdog last looked (a reading of /proc per dry
+// run would cost more than a small plugin's dry run).
 func (p *process) bloated() bool {
-	if p.limit <= 0 {
-		return false
-	}
-	rss, err := residentBytes(p.cmd.Process.Pid)
-	return err == nil && rss > p.limit/2
+	return p.limit > 0 && p.rss.Load() > p.limit/2
 }
