@@ -165,7 +165,7 @@ func cwdRelative(dir string) string {
 type checker struct {
 	opts      CheckOptions
 	sandbox   *Host
-	worker    *lworker.DryRunner  // dry runs, one after another in a worker process (check_worker.go)
+	worker    *lworker.DryRunner // dry runs, one after another in a worker process (check_worker.go)
 	registry  *contrib.Registry
 	plugins   []*checkPlugin // load order
 	byCand    map[*lifecycle.Candidate]*checkPlugin
