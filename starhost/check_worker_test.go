@@ -139,3 +139,31 @@ func TestCheckStartsOneWorkerPerRun(t *testing.T) {
 		t.Errorf("a check with no dry run started %d workers; want 0", got)
 	}
 }
+
+// TestCheckWorkerMemoryBombStaysWithItsPlugin: a dry run that grows past
+// memory_limit is reported as that plugin's ResourceExhausted naming the
+// limit, and the plugin after it in the same run checks clean.
+func TestCheckWorkerMemoryBombStaysWithItsPlugin(t *testing.T) {
+	dir := t.TempDir()
+	bomb := writeCheckPlugin(t, dir, "bomb",
+		"def grow():\n    s = \"x\"\n    for i in range(40):\n        s = s + s\n    return s\n\nX = grow()\ncontribute()\n")
+	after := writeCheckPlugin(t, dir, "after", fmt.Sprintf(cleanCheckPlugin, "after"))
+	opts := checkTestOptions(t, dir)
+	opts.MemoryLimit = 64 << 20
+	r, err := Check(context.Background(), CheckOptions{Paths: []string{bomb, after}, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bombed bool
+	for _, d := range r.Diagnostics {
+		switch {
+		case d.Plugin == "acme.bomb" && d.Code == contrib.ResourceExhausted && strings.Contains(d.Message, "memory_limit 64MiB"):
+			bombed = true
+		case d.Plugin == "acme.after":
+			t.Errorf("acme.after: %v; want nothing (the fault was acme.bomb's)", d)
+		}
+	}
+	if !bombed {
+		t.Errorf("diagnostics %v; want acme.bomb's ResourceExhausted naming memory_limit 64MiB", r.Diagnostics)
+	}
+}
