@@ -185,6 +185,10 @@ type checkPlugin struct {
 	// trees, when set, is compiled by the linter for the trees only: the
 	// plugin's dry run compiles and reports in the worker meanwhile.
 	trees *contrib.ActivationRequest
+	// compiled is set when the worker compiled the bundle and reported
+	// the outcome; otherwise (it died first, or could not start) the
+	// compile errors are the host's (applyLint).
+	compiled bool
 }
 
 func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*CheckReport, error) {
@@ -307,9 +311,12 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	inst, err := ck.worker.DryRun(ctx, req)
 	if err != nil {
 		p.failed = true
+		var ae *contrib.ActivationError
+		p.compiled = errors.As(err, &ae) && ae.Compile
 		ck.addFailure(p, err)
 		return nil
 	}
+	p.compiled = true
 	set := inst.Set()
 	ck.add(p, slices.DeleteFunc(slices.Clone(set.Diagnostics), isolationOnly)...)
 	if !c.Shadowed {

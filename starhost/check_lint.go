@@ -18,8 +18,9 @@ import (
 // lintResult is what the static checks and the style warnings found in
 // one plugin.
 type lintResult struct {
-	static check.Result
-	style  []Note
+	static  check.Result
+	style   []Note
+	compile error // of the compile for trees (checkPlugin.trees)
 }
 
 // linter lints plugins on as many cores as there are while Check goes on:
@@ -50,10 +51,13 @@ func startLint(plugins []*checkPlugin, steps uint64) *linter {
 		go func() {
 			defer l.wg.Done()
 			for i := range l.next {
-				if p := l.plugins[i]; p.trees != nil {
-					_ = compileTrees(steps, p, *p.trees) // its errors come from the dry run
+				p := l.plugins[i]
+				var err error
+				if p.trees != nil {
+					err = compileTrees(steps, p, *p.trees)
 				}
-				l.out[i] = lint(l.plugins[i])
+				l.out[i] = lint(p)
+				l.out[i].compile = err
 			}
 		}()
 	}
@@ -117,10 +121,14 @@ func lint(p *checkPlugin) lintResult {
 	return res
 }
 
-// applyLint records a plugin's lint findings. A dry-run failure at a
+// applyLint records a plugin's lint findings, and the host's compile
+// errors when the worker did not report its own. A dry-run failure at a
 // constructor call the static checks found broken says nothing new and is
 // dropped.
 func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
+	if !p.compiled {
+		ck.addFailure(p, res.compile) // the worker died before it could say
+	}
 	if broken := res.static.Broken; len(broken) > 0 {
 		ck.diags = slices.DeleteFunc(ck.diags, func(d Note) bool {
 			return d.Code == contrib.ExecutionFailed && d.Plugin == p.cand.ID() && slices.Contains(broken, d.Pos)
