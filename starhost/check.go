@@ -100,8 +100,10 @@ func CheckLine(d Note) string { return d.String() }
 // placeholder and status-field names); and the curated style warnings of
 // builtins.StyleWarnings.
 //
-// The sandbox runs only each module's top level, with a step budget and
-// Timeout, neutral services (empty facts, notes dropped) and no callback
+// The sandbox is a worker process (CheckWorkers: one serves every plugin
+// of the run, and a fault ends only the dry run that caused it, as that
+// plugin's finding). It runs only each module's top level, with a step
+// budget, memory_limit and Timeout, neutral services (empty facts, notes dropped) and no callback
 // ever called and no plugin timer started: no data is written, no model is
 // called, nothing is published outside Check. A plugin whose dependencies are unsatisfied is
 // compiled but not run, as the host would block it.
@@ -207,7 +209,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 	// Each plugin is linted on the host's cores as soon as its trees are
 	// final, while the worker runs the next plugins' dry runs.
 	lints := startLint(ck.plugins, ck.opts.Steps)
-	defer lints.wait()
+	defer lints.stop() // a run that ends early lints nothing more
 	for _, c := range lifecycle.DependencyOrder(cands) {
 		p := ck.byCand[c]
 		if inst := ck.dryRun(ctx, p, admission[c]); inst != nil {

@@ -73,17 +73,23 @@ func (l *linter) add(p *checkPlugin) {
 }
 
 // wait lints the plugins not added yet, waits for every result and
-// returns them by plugin. It may be called again (it returns the same).
+// returns them by plugin.
 func (l *linter) wait() []lintResult {
+	for _, p := range l.plugins {
+		l.add(p)
+	}
+	l.stop()
+	return l.out
+}
+
+// stop lints no more plugins and waits for the running lints. It may be
+// called again.
+func (l *linter) stop() {
 	if !l.done {
-		for _, p := range l.plugins {
-			l.add(p)
-		}
 		l.done = true
 		close(l.next)
 		l.wg.Wait()
 	}
-	return l.out
 }
 
 // lint runs the static checks (starhost/check) over p's bundle and the
