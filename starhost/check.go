@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.starlark.net/syntax"
@@ -210,6 +211,9 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 	// final, while the worker runs the next plugins' dry runs.
 	lints := startLint(ck.plugins, ck.opts.Steps)
 	defer lints.stop() // a run that ends early lints nothing more
+	// One view for all publications: rebuilding it per plugin is quadratic.
+	publish := sync.OnceFunc(ck.registry.Defer())
+	defer publish()
 	for _, c := range lifecycle.DependencyOrder(cands) {
 		p := ck.byCand[c]
 		if inst := ck.dryRun(ctx, p, admission[c]); inst != nil {
@@ -220,6 +224,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 			return nil, err
 		}
 	}
+	publish()
 	view := ck.registry.View()
 	for _, p := range ck.published {
 		ck.add(p, view.Conflicts(p.cand.Manifest.ID)...)
