@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +19,6 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
-	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // DefaultCheckTimeout bounds the dry run of one plugin's module in Check.
@@ -40,6 +38,11 @@ type CheckOptions struct {
 	Paths []string
 	// Timeout bounds each plugin's dry run (DefaultCheckTimeout).
 	Timeout time.Duration
+	// Workers, when set, runs the dry runs and keeps its worker process
+	// for the next Check (WatchCheck, an editor's language server); the
+	// caller closes it. When nil, Check starts a worker on its first dry
+	// run and ends it before it returns.
+	Workers *CheckWorkers
 }
 
 // CheckedPlugin is one plugin directory Check looked at.
@@ -98,8 +101,10 @@ func CheckLine(d Note) string { return d.String() }
 // placeholder and status-field names); and the curated style warnings of
 // builtins.StyleWarnings.
 //
-// The sandbox runs only each module's top level, with a step budget and
-// Timeout, neutral services (empty facts, notes dropped) and no callback
+// The sandbox is a worker process (CheckWorkers: one serves every plugin
+// of the run, and a fault ends only the dry run that caused it, as that
+// plugin's finding). It runs only each module's top level, with a step
+// budget, memory_limit and Timeout, neutral services (empty facts, notes dropped) and no callback
 // ever called and no plugin timer started: no data is written, no model is
 // called, nothing is published outside Check. A plugin whose dependencies are unsatisfied is
 // compiled but not run, as the host would block it.
@@ -132,20 +137,19 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 			roots = append(roots, lifecycle.Root{Dir: p, Source: contrib.SourceDev})
 		}
 	}
+	workers := opts.Workers
+	if workers == nil {
+		workers = NewCheckWorkers()
+		defer workers.Close()
+	}
 	ck := &checker{
 		opts:     opts,
 		sandbox:  sandbox,
-		worker:   sandbox.workers(opts.Timeout), // the timeout ends a dry run as CallbackTimeout
+		worker:   workers.dryRunner(sandbox, opts.Timeout), // the timeout ends a dry run as CallbackTimeout
 		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
 		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},
 	}
-	// The static checks and the style warnings reuse the compiler's parse.
-	ck.act = builtins.NewActivator(builtins.Options{Steps: opts.Steps, Parsed: func(_, file string, f *syntax.File) {
-		if ck.current != nil {
-			ck.current.parsed[file] = f
-		}
-	}})
 	return ck.run(ctx, lifecycle.Discover(roots, opts.Display))
 }
 
@@ -164,15 +168,13 @@ func cwdRelative(dir string) string {
 type checker struct {
 	opts      CheckOptions
 	sandbox   *Host
-	act       *builtins.Activator // compiles only: no plugin code runs in the checking process
-	worker    *lworker.Activator  // dry runs, each in a worker process (check_worker.go)
+	worker    *lworker.DryRunner // dry runs, one after another in a worker process (check_worker.go)
 	registry  *contrib.Registry
 	plugins   []*checkPlugin // load order
 	byCand    map[*lifecycle.Candidate]*checkPlugin
 	byID      map[string]*checkPlugin
 	published []*checkPlugin
 	diags     []Note
-	current   *checkPlugin // the plugin being compiled, for Options.Parsed
 }
 
 // checkPlugin is one candidate as the checker sees it.
@@ -183,6 +185,13 @@ type checkPlugin struct {
 	exports map[string]any    // after a successful dry run (DC13)
 	lines   map[string][]string
 	parsed  map[string]*syntax.File // by bundle path, from the compiler
+	// trees, when set, is compiled by the linter for the trees only: the
+	// plugin's dry run compiles and reports in the worker meanwhile.
+	trees *contrib.ActivationRequest
+	// compiled is set when the worker compiled the bundle and reported
+	// the outcome; otherwise (it died first, or could not start) the
+	// compile errors are the host's (applyLint).
+	compiled bool
 }
 
 func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*CheckReport, error) {
@@ -198,19 +207,29 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 			inst.Close()
 		}
 	}()
+	// Each plugin is linted on the host's cores as soon as its trees are
+	// final, while the worker runs the next plugins' dry runs.
+	lints := startLint(ck.plugins, ck.opts.Steps)
+	defer lints.stop() // a run that ends early lints nothing more
+	// One view for all publications: rebuilding it per plugin is quadratic.
+	publish := sync.OnceFunc(ck.registry.Defer())
+	defer publish()
 	for _, c := range lifecycle.DependencyOrder(cands) {
-		if inst := ck.dryRun(ctx, ck.byCand[c], admission[c]); inst != nil {
+		p := ck.byCand[c]
+		if inst := ck.dryRun(ctx, p, admission[c]); inst != nil {
 			instances = append(instances, inst)
 		}
+		lints.add(p)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
+	publish()
 	view := ck.registry.View()
 	for _, p := range ck.published {
 		ck.add(p, view.Conflicts(p.cand.Manifest.ID)...)
 	}
-	for i, res := range lintAll(ck.plugins) {
+	for i, res := range lints.wait() {
 		ck.applyLint(ck.plugins[i], res)
 	}
 	slices.SortFunc(ck.diags, compareNotes)
@@ -254,8 +273,6 @@ func compareNotes(a, b Note) int {
 // would block it for its dependencies, and returns the instance of a
 // successful activation.
 func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contrib.Diagnostic) contrib.Instance {
-	ck.current = p
-	defer func() { ck.current = nil }()
 	c, mf := p.cand, p.cand.Manifest
 	ck.add(p, problems...)
 	blocked := p.files == nil
@@ -282,31 +299,31 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	req := ck.request(p, providers)
 	if blocked {
 		p.failed = true
-		ck.addFailure(p, ck.act.Compile(req))
+		ck.addFailure(p, ck.compile(p, req))
 		return nil
 	}
 	// DC22: an installed plugin the operator has not trusted for these exact
 	// bytes never runs a line, not even in the sandbox: it is only compiled.
 	// Plugins named on the command line are the author's own, like --dev.
 	if c.Source.Installed() && len(ck.sandbox.admit(c, lifecycle.Fingerprint(mf, lifecycle.NewBundle(p.files)))) > 0 {
-		ck.addFailure(p, ck.act.Compile(req))
-		return nil
-	}
-	// The static checks and the style warnings read the trees this compile
-	// parses; compiling runs no plugin code.
-	if err := ck.act.Compile(req); err != nil {
-		p.failed = true
-		ck.addFailure(p, err)
+		ck.addFailure(p, ck.compile(p, req))
 		return nil
 	}
 	// Check runs code from pull requests: always in a worker, under the
-	// memory limit, killed after Timeout.
-	inst, err := ck.worker.Activate(ctx, req)
+	// memory limit, killed after Timeout. The worker compiles and reports
+	// compile errors; the checking process compiles too, for the trees of
+	// the static checks and the style warnings (syntax trees do not cross
+	// the channel), on another core while the worker runs (check_lint.go).
+	p.trees = &req
+	inst, err := ck.worker.DryRun(ctx, req)
 	if err != nil {
 		p.failed = true
+		var ae *contrib.ActivationError
+		p.compiled = errors.As(err, &ae) && ae.Compile
 		ck.addFailure(p, err)
 		return nil
 	}
+	p.compiled = true
 	set := inst.Set()
 	ck.add(p, slices.DeleteFunc(slices.Clone(set.Diagnostics), isolationOnly)...)
 	if !c.Shadowed {
@@ -326,10 +343,22 @@ func (ck *checker) compileFallback(p *checkPlugin) {
 	if _, ok := p.files[entry]; !ok {
 		return
 	}
-	ck.current = p
-	defer func() { ck.current = nil }()
-	ck.addFailure(p, ck.act.Compile(contrib.ActivationRequest{Plugin: p.cand.ID(), Bundle: lifecycle.NewBundle(p.files),
+	ck.addFailure(p, ck.compile(p, contrib.ActivationRequest{Plugin: p.cand.ID(), Bundle: lifecycle.NewBundle(p.files),
 		Entry: entry, SourceRoot: p.cand.Display}))
+}
+
+// compile compiles req in the checking process, which runs no plugin
+// code, and keeps the trees the compiler parsed in p.parsed: the static
+// checks and the style warnings reuse the compiler's parse.
+func (ck *checker) compile(p *checkPlugin, req contrib.ActivationRequest) error {
+	return compileTrees(ck.opts.Steps, p, req)
+}
+
+func compileTrees(steps uint64, p *checkPlugin, req contrib.ActivationRequest) error {
+	act := builtins.NewActivator(builtins.Options{Steps: steps, Parsed: func(_, file string, f *syntax.File) {
+		p.parsed[file] = f
+	}})
+	return act.Compile(req)
 }
 
 // addFailure records the diagnostics of a failed compile or activation.
@@ -343,84 +372,6 @@ func (ck *checker) addFailure(p *checkPlugin, err error) {
 		return
 	}
 	ck.add(p, contrib.Diag(contrib.ExecutionFailed, p.cand.ID(), contrib.Pos{}, "%v", err))
-}
-
-// lintResult is what the static checks and the style warnings found in
-// one plugin.
-type lintResult struct {
-	static check.Result
-	style  []Note
-}
-
-// lintAll lints every plugin, on as many cores as there are: linting reads
-// only the plugin's own trees and bytes, so plugins are independent.
-func lintAll(plugins []*checkPlugin) []lintResult {
-	out := make([]lintResult, len(plugins))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(plugins)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = lint(plugins[i])
-			}
-		}()
-	}
-	for i := range plugins {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
-}
-
-// lint runs the static checks (starhost/check) over p's bundle and the
-// style warnings over each .star file, on the compiler's parse where there
-// is one.
-func lint(p *checkPlugin) lintResult {
-	var names []string
-	for _, name := range slices.Sorted(maps.Keys(p.files)) {
-		if strings.HasSuffix(name, ".star") {
-			names = append(names, name)
-		}
-	}
-	files := map[string]*syntax.File{}
-	for _, name := range names {
-		f := p.parsed[name]
-		if f == nil {
-			var err error
-			if f, err = builtins.Dialect.Parse(p.cand.Display+"/"+name, p.files[name], syntax.RetainComments); err != nil {
-				continue // a syntax error: the compiler reports it when the file is loaded
-			}
-		}
-		files[name] = f
-	}
-	caps := lifecycle.Capabilities // an unusable manifest: assume every capability
-	if p.cand.Manifest != nil {
-		caps = p.cand.Manifest.Capabilities
-	}
-	var res lintResult
-	res.static = check.Run(check.Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
-	for _, name := range names {
-		if f := files[name]; f != nil {
-			res.style = append(res.style, builtins.LintTree(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
-		}
-	}
-	return res
-}
-
-// applyLint records a plugin's lint findings. A dry-run failure at a
-// constructor call the static checks found broken says nothing new and is
-// dropped.
-func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
-	if broken := res.static.Broken; len(broken) > 0 {
-		ck.diags = slices.DeleteFunc(ck.diags, func(d Note) bool {
-			return d.Code == contrib.ExecutionFailed && d.Plugin == p.cand.ID() && slices.Contains(broken, d.Pos)
-		})
-	}
-	ck.add(p, res.static.Diagnostics...)
-	ck.add(p, res.style...)
 }
 
 // add records diagnostics of p: notes are dropped; a missing place becomes

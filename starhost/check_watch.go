@@ -32,7 +32,8 @@ const checkDebounce = 100 * time.Millisecond
 // the changes settle. It calls report after each run with the report and
 // what changed since the previous run; findings compare by plugin, place,
 // severity, code and message. Directories created later are watched too;
-// attribute-only changes are ignored. It returns nil when ctx ends, or the
+// attribute-only changes are ignored. The dry runs' worker process is
+// kept between runs (opts.Workers, or one of its own). It returns nil when ctx ends, or the
 // error of a run that could not read its paths. report is called from the
 // calling goroutine.
 func WatchCheck(ctx context.Context, opts CheckOptions, report func(*CheckReport, CheckChange)) error {
@@ -53,6 +54,11 @@ func WatchCheck(ctx context.Context, opts CheckOptions, report func(*CheckReport
 	defer w.Close()
 	for _, d := range dirs {
 		watchTree(w, d)
+	}
+	if opts.Workers == nil {
+		// One worker serves every run of the watch.
+		opts.Workers = NewCheckWorkers()
+		defer opts.Workers.Close()
 	}
 	prev := map[string]Note{}
 	run := func() error {

@@ -1,9 +1,66 @@
 package starhost
 
 import (
+	"sync"
+	"time"
+
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
 )
+
+// CheckWorkers is the worker process that runs Check's dry runs. Check
+// runs code from pull requests, so it never runs plugin code in its own
+// process; one worker serves every dry run of a run, one plugin after
+// another, instead of a process per plugin (which cost 30 times the rest
+// of the check). It starts on the first dry run and again after a fault;
+// a fault (memory_limit, the timeout, a crash) is reported for the plugin
+// whose dry run caused it, and the next plugin gets a fresh worker.
+//
+// Check makes its own and ends it when it returns. A caller that checks
+// again and again (WatchCheck, the language server) passes one in
+// CheckOptions.Workers to keep the worker between runs, and closes it when
+// done. It is safe for concurrent use; dry runs are served one at a time.
+type CheckWorkers struct {
+	started func() // test hook: called when a worker process starts
+
+	mu     sync.Mutex
+	limits [2]int64 // memory limit and timeout the runner was made with
+	runner *lworker.DryRunner
+}
+
+// NewCheckWorkers returns workers for Check; none runs until the first dry
+// run.
+func NewCheckWorkers() *CheckWorkers { return &CheckWorkers{} }
+
+// Close ends the worker, if one runs. Check may use w again afterwards: it
+// starts a new one.
+func (w *CheckWorkers) Close() {
+	w.mu.Lock()
+	r := w.runner
+	w.runner = nil
+	w.mu.Unlock()
+	if r != nil {
+		r.Close()
+	}
+}
+
+// dryRunner returns the runner for sandbox's memory limit and a dry-run
+// timeout, replacing one made with other limits (config.toml changed
+// between two runs).
+func (w *CheckWorkers) dryRunner(sandbox *Host, timeout time.Duration) *lworker.DryRunner {
+	mem, _ := sandbox.limits()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if key := [2]int64{mem, int64(timeout)}; w.runner == nil || key != w.limits {
+		if w.runner != nil {
+			w.runner.Close()
+		}
+		w.limits = key
+		w.runner = sandbox.workers(timeout).DryRunner(w.started)
+	}
+	return w.runner
+}
 
 // request is the activation request of p's dry run; providers holds its
 // satisfied dependencies (only their ids cross to the worker).

@@ -51,6 +51,8 @@ type server struct {
 	inst   contrib.Instance
 	set    *contrib.Set
 	deps   []contrib.Instance // dependencies activated in this worker (check)
+	// checking is set once the worker serves dry runs (dryrun.go).
+	checking bool
 
 	codecs handles[contrib.Codec] // codecs of client factories
 }
@@ -61,6 +63,8 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 		return nil, nil
 	case wire.MethodCompile, wire.MethodActivate:
 		return s.activate(ctx, method, body)
+	case wire.MethodDryRun:
+		return s.dryRun(ctx, body)
 	case wire.MethodAttach:
 		var a wire.Attach
 		if err := json.Unmarshal(body, &a); err != nil {
@@ -119,17 +123,12 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 		return nil, errors.New("no bundle")
 	}
 	s.svc.facts.Store(&s.bundle.Facts)
-	if s.act == nil {
-		// The worker's own guards use the worker's limit: one allocation
-		// past it is refused before it is made, and gradual growth cancels
-		// the run; the OS limit and the host's watchdog stay the backstop.
-		limit, _ := strconv.ParseInt(os.Getenv(wire.EnvMemoryLimit), 10, 64)
-		s.act = builtins.NewActivator(builtins.Options{Steps: s.bundle.Steps, MemoryLimit: limit})
-	}
+	s.activator(s.bundle.Steps)
 	if method == wire.MethodCompile {
 		return activated(s.act.Compile(s.request(s.bundle, s.fsys, nil))), nil
 	}
-	exports, err := s.activateDeps(ctx, s.bundle.Deps)
+	exports, deps, err := s.activateDeps(ctx, s.bundle.Deps)
+	s.deps = append(s.deps, deps...) // closed with the worker
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +143,24 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 	return a, nil
 }
 
+// activator makes the worker's Starlark activator on first use. The
+// worker's own guards use the worker's limit: one allocation past it is
+// refused before it is made, and gradual growth cancels the run; the OS
+// limit and the host's watchdog stay the backstop.
+func (s *server) activator(steps uint64) {
+	if s.act == nil {
+		limit, _ := strconv.ParseInt(os.Getenv(wire.EnvMemoryLimit), 10, 64)
+		s.act = builtins.NewActivator(builtins.Options{Steps: steps, MemoryLimit: limit})
+	}
+}
+
 // activateDeps activates the bundles of dependencies in order, each with
-// the exports of those before it, and returns every export by plugin. A
-// dependency that fails is left out: deps.require then says so.
-func (s *server) activateDeps(ctx context.Context, deps []wire.Bundle) (map[string]map[string]any, error) {
+// the exports of those before it, and returns every export by plugin and
+// the instances, which the caller closes. A dependency that fails is left
+// out: deps.require then says so.
+func (s *server) activateDeps(ctx context.Context, deps []wire.Bundle) (map[string]map[string]any, []contrib.Instance, error) {
 	exports := map[string]map[string]any{}
+	var opened []contrib.Instance
 	for i := range deps {
 		d := &deps[i]
 		req := s.request(d, &memFS{files: d.Files}, exports)
@@ -158,9 +170,9 @@ func (s *server) activateDeps(ctx context.Context, deps []wire.Bundle) (map[stri
 			continue
 		}
 		exports[d.Plugin] = inst.Exports()
-		s.deps = append(s.deps, inst) // closed with the worker
+		opened = append(opened, inst)
 	}
-	return exports, ctx.Err()
+	return exports, opened, ctx.Err()
 }
 
 func (s *server) request(b *wire.Bundle, fsys *memFS, exports map[string]map[string]any) contrib.ActivationRequest {

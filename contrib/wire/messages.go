@@ -29,6 +29,10 @@ const (
 	MethodClassify    = "classify"    // Invoke → Outcome (Class)
 	MethodStart       = "start"       // nothing → nothing: start the generation's timers
 	MethodPing        = "ping"        // nothing → nothing (measurements)
+	// MethodDryRun activates a bundle (with its Deps) and closes it again at
+	// once, leaving the worker free for the next: one worker serves every
+	// dry run of a `check` run. Bundle → Activated.
+	MethodDryRun = "dry_run"
 )
 
 // The methods the worker calls on the host (host services, called back).

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -34,6 +35,7 @@ type process struct {
 	stderr  *tail
 	timeout time.Duration
 	limit   int64
+	rss     atomic.Int64 // the watchdog's last reading of the resident size
 
 	mu      sync.Mutex
 	bridge  Bridge
@@ -239,6 +241,9 @@ func (p *process) watch(every time.Duration) {
 			return
 		case <-t.C:
 			rss, err := residentBytes(p.cmd.Process.Pid)
+			if err == nil {
+				p.rss.Store(rss)
+			}
 			if err == nil && rss > p.limit {
 				p.die(&Failure{Code: contrib.ResourceExhausted, Message: fmt.Sprintf(
 					"memory_limit %s exceeded: the worker was killed", FormatBytes(p.limit))})

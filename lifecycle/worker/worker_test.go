@@ -52,6 +52,8 @@ func fakeWorker(mode string) {
 			return wire.Activated{}, nil
 		case wire.MethodActivate:
 			return wire.Activated{Tools: []wire.Tool{{Name: "t", Catalogs: contrib.Work}}}, nil
+		case wire.MethodDryRun:
+			return fakeDryRun(body)
 		case wire.MethodTool:
 			var in wire.Invoke
 			_ = json.Unmarshal(body, &in)

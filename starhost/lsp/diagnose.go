@@ -42,7 +42,7 @@ func (s *server) check(dir string) {
 		}
 		return d
 	}
-	r, err := starhost.Check(s.ctx, starhost.CheckOptions{Paths: []string{snap}, Options: opts})
+	r, err := starhost.Check(s.ctx, starhost.CheckOptions{Paths: []string{snap}, Options: opts, Workers: s.workers})
 	if err != nil {
 		return
 	}

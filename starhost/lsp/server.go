@@ -50,7 +50,9 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
-	s := &server{opts: opts, docs: map[string]string{}, timers: map[string]*time.Timer{}, published: map[string][]string{}}
+	s := &server{opts: opts, docs: map[string]string{}, timers: map[string]*time.Timer{}, published: map[string][]string{},
+		workers: starhost.NewCheckWorkers()}
+	defer s.workers.Close() // after the last check (s.checks.Wait below)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
@@ -93,6 +95,10 @@ type server struct {
 	opts   Options
 	ctx    context.Context
 	checks sync.WaitGroup // running checks
+	// workers runs the dry runs of every check of the session in one
+	// worker process, started on the first and kept, so a check as the
+	// author types does not pay for a process start.
+	workers *starhost.CheckWorkers
 
 	mu        sync.Mutex
 	conn      *jsonrpc2.Conn

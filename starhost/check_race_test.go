@@ -1,0 +1,7 @@
+//go:build race
+
+package starhost
+
+// checkRace is set when the race detector is on: its shadow memory does
+// not fit under a small worker memory limit.
+const checkRace = true

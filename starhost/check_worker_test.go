@@ -1,0 +1,172 @@
+package starhost
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// writeCheckPlugin writes a plugin with id acme.<name> and entry source
+// below dir and returns its directory.
+func writeCheckPlugin(t *testing.T, dir, name, source string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"plugin.toml": fmt.Sprintf("id = \"acme.%s\"\nversion = \"1.0.0\"\n", name),
+		"plugin.star": source,
+	}
+	for f, text := range files {
+		if err := os.WriteFile(filepath.Join(p, f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// countingWorkers returns check workers that count the worker processes
+// they start.
+func countingWorkers(t *testing.T) (*CheckWorkers, *atomic.Int32) {
+	var n atomic.Int32
+	w := NewCheckWorkers()
+	w.started = func() { n.Add(1) }
+	t.Cleanup(w.Close)
+	return w, &n
+}
+
+const cleanCheckPlugin = `def run(ctx, args):
+    return "ok"
+
+contribute(tools = [tool(name = "%s_echo", description = "Echoes.", catalogs = "plan_and_work", run = run)])
+`
+
+// TestCheckWorkerFaultStaysWithItsPlugin: one plugin's dry run that hangs
+// past the timeout kills the shared worker; it is reported as that
+// plugin's CallbackTimeout, and the plugins after it, dry-run in a fresh
+// worker, check clean and publish their tools.
+func TestCheckWorkerFaultStaysWithItsPlugin(t *testing.T) {
+	dir := t.TempDir()
+	before := writeCheckPlugin(t, dir, "before", fmt.Sprintf(cleanCheckPlugin, "before"))
+	hang := writeCheckPlugin(t, dir, "hang", "def spin():\n    while True:\n        pass\n\nspin()\ncontribute()\n")
+	after := writeCheckPlugin(t, dir, "after", fmt.Sprintf(cleanCheckPlugin, "after"))
+	// The same tool name as after: the conflict proves after was dry-run
+	// and published after the fault.
+	dup := writeCheckPlugin(t, dir, "dup", fmt.Sprintf(cleanCheckPlugin, "after"))
+	opts := checkTestOptions(t, dir)
+	opts.Steps = 1 << 40 // the timeout, not the step budget, ends the spin
+	workers, started := countingWorkers(t)
+	r, err := Check(context.Background(), CheckOptions{Paths: []string{before, hang, after, dup}, Options: opts,
+		Timeout: time.Second, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPlugin := map[string][]Note{}
+	for _, d := range r.Diagnostics {
+		byPlugin[d.Plugin] = append(byPlugin[d.Plugin], d)
+	}
+	if ds := byPlugin["acme.hang"]; len(ds) != 1 || ds[0].Code != contrib.CallbackTimeout ||
+		!strings.Contains(ds[0].Message, "callback_timeout 1s exceeded") {
+		t.Errorf("acme.hang: %v; want one CallbackTimeout naming the limit", ds)
+	}
+	if ds := byPlugin["acme.before"]; len(ds) != 0 {
+		t.Errorf("acme.before: %v; want none", ds)
+	}
+	if ds := byPlugin["acme.after"]; len(ds) != 0 {
+		t.Errorf("acme.after: %v; want none (the fault was acme.hang's)", ds)
+	}
+	if ds := byPlugin["acme.dup"]; len(ds) != 1 || !strings.Contains(ds[0].Message, "after_echo") {
+		t.Errorf("acme.dup: %v; want the tool name taken by acme.after", ds)
+	}
+	if n := started.Load(); n != 2 {
+		t.Errorf("%d worker processes started; want 2 (one, and a fresh one after the fault)", n)
+	}
+}
+
+// TestCheckStartsOneWorkerPerRun counts the worker processes a check of N
+// plugins starts: one for all of them, none when no plugin gets as far as
+// a dry run, and none more when the workers are kept for a second run.
+func TestCheckStartsOneWorkerPerRun(t *testing.T) {
+	const n = 6
+	dir := t.TempDir()
+	var paths []string
+	for i := range n {
+		name := fmt.Sprintf("p%d", i)
+		paths = append(paths, writeCheckPlugin(t, dir, name, fmt.Sprintf(cleanCheckPlugin, name)))
+	}
+	// A missing dependency: the host would block it, so it is compiled in
+	// the checking process and never dry-run.
+	blocked := writeCheckPlugin(t, dir, "blocked", "contribute()\n")
+	manifest := "id = \"acme.blocked\"\nversion = \"1.0.0\"\n\n[dependencies]\n\"acme.missing\" = \"1.0.0\"\n"
+	if err := os.WriteFile(filepath.Join(blocked, "plugin.toml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := checkTestOptions(t, dir)
+	run := func(w *CheckWorkers, paths ...string) *CheckReport {
+		t.Helper()
+		r, err := Check(context.Background(), CheckOptions{Paths: paths, Options: opts, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+
+	workers, started := countingWorkers(t)
+	if r := run(workers, paths...); len(r.Plugins) != n || len(r.Diagnostics) != 0 {
+		t.Fatalf("check: %d plugins, %v", len(r.Plugins), r.Diagnostics)
+	}
+	if got := started.Load(); got != 1 {
+		t.Errorf("a check of %d plugins started %d workers; want 1", n, got)
+	}
+	run(workers, paths...)
+	if got := started.Load(); got != 1 {
+		t.Errorf("a second check with the same workers started %d in all; want 1", got)
+	}
+
+	idle, none := countingWorkers(t)
+	if r := run(idle, blocked); r.Count(contrib.SeverityError) == 0 {
+		t.Fatalf("the blocked plugin checked clean")
+	}
+	if got := none.Load(); got != 0 {
+		t.Errorf("a check with no dry run started %d workers; want 0", got)
+	}
+}
+
+// TestCheckWorkerMemoryBombStaysWithItsPlugin: a dry run that grows past
+// memory_limit is reported as that plugin's ResourceExhausted naming the
+// limit, and the plugin after it in the same run checks clean.
+func TestCheckWorkerMemoryBombStaysWithItsPlugin(t *testing.T) {
+	if checkRace {
+		t.Skip("the race detector's shadow memory does not fit under a 64MiB worker limit")
+	}
+	dir := t.TempDir()
+	bomb := writeCheckPlugin(t, dir, "bomb",
+		"def grow():\n    s = \"x\"\n    for i in range(40):\n        s = s + s\n    return s\n\nX = grow()\ncontribute()\n")
+	after := writeCheckPlugin(t, dir, "after", fmt.Sprintf(cleanCheckPlugin, "after"))
+	opts := checkTestOptions(t, dir)
+	opts.MemoryLimit = 64 << 20
+	r, err := Check(context.Background(), CheckOptions{Paths: []string{bomb, after}, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bombed bool
+	for _, d := range r.Diagnostics {
+		switch {
+		case d.Plugin == "acme.bomb" && d.Code == contrib.ResourceExhausted && strings.Contains(d.Message, "memory_limit 64MiB"):
+			bombed = true
+		case d.Plugin == "acme.after":
+			t.Errorf("acme.after: %v; want nothing (the fault was acme.bomb's)", d)
+		}
+	}
+	if !bombed {
+		t.Errorf("diagnostics %v; want acme.bomb's ResourceExhausted naming memory_limit 64MiB", r.Diagnostics)
+	}
+}
