@@ -77,7 +77,9 @@ func runMCP(e *env, args []string) error {
 	case err := <-watchDone:
 		return err
 	}
-	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat, Version: "dev"})
+	// serverInfo.version is the host's version (starhost.Version), the
+	// one `crystal-star version` prints.
+	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat})
 	defer srv.Close()
 	served.Store(srv)
 	if useHTTP {

@@ -19,6 +19,8 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/list":
+			// The cache hints are the SDK's own defaults (its listTools):
+			// cacheFieldsMiddleware drops them before 2026-07-28.
 			return &mcp.ListToolsResult{Tools: s.tools(), Cacheable: mcp.Cacheable{CacheScope: "public"}}, nil
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok {
