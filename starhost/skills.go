@@ -2,11 +2,12 @@ package starhost
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -76,6 +77,19 @@ func (h *Host) SkillText(name string) (string, error) {
 	return "", ErrNoSkill
 }
 
+// skillChoices says which skills the skill tool can load, for a model
+// that asked for another: their names, or that there are none.
+func (h *Host) skillChoices() string {
+	var names []string
+	for _, s := range h.Skills() {
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return "there are no skills"
+	}
+	return "available: " + strings.Join(names, ", ")
+}
+
 // skillTool is the `skill` tool listed last when skills are on (CC6).
 func (h *Host) skillTool() *contrib.ExternalTool {
 	if !h.Config().Skills {
@@ -92,8 +106,7 @@ func (h *Host) skillTool() *contrib.ExternalTool {
 			body, err := h.SkillText(name)
 			switch {
 			case errors.Is(err, ErrNoSkill):
-				names, _ := json.Marshal(h.Skills())
-				return contrib.Failure("unknown_skill", "no skill named "+name+"; available: "+string(names))
+				return contrib.Failure("unknown_skill", "no skill named "+strconv.Quote(name)+"; "+h.skillChoices())
 			case err != nil:
 				return contrib.Failure("skill_unreadable", "the skill cannot be read")
 			}

@@ -39,6 +39,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CRYSTAL_HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("PLUGINS", filepath.Join(root, "plugins"))
+			env.Setenv("HOST_VERSION", starhost.Version) // what `crystal-star version` prints
 			// CRYSTAL_ISOLATION=process go test ./cmd/crystal-star runs every
 			// scenario with its plugins in workers (docs/isolation.md).
 			if v := os.Getenv("CRYSTAL_ISOLATION"); v != "" {

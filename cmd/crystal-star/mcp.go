@@ -77,7 +77,8 @@ func runMCP(e *env, args []string) error {
 	case err := <-watchDone:
 		return err
 	}
-	// The zero Version is starhost.Version, as `version` prints it.
+	// serverInfo.version is the host's version (starhost.Version), the
+	// one `crystal-star version` prints.
 	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat})
 	defer srv.Close()
 	served.Store(srv)

@@ -94,7 +94,7 @@ func New(h *starhost.Host, opts Options) *Server {
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
-	s.srv.AddReceivingMiddleware(s.toolsMiddleware)
+	s.srv.AddReceivingMiddleware(s.cacheFieldsMiddleware, s.toolsMiddleware)
 	s.sync()
 	s.unsubscribe = h.SubscribePoints(func(inv starhost.Invalidation) {
 		// A generation published or revoked (every point may have changed)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +20,8 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/list":
+			// The cache hints are the SDK's own defaults (its listTools):
+			// cacheFieldsMiddleware drops them before 2026-07-28.
 			return &mcp.ListToolsResult{Tools: s.tools(), Cacheable: mcp.Cacheable{CacheScope: "public"}}, nil
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok {
@@ -97,7 +100,8 @@ func toolResult(res starhost.ToolResult) *mcp.CallToolResult {
 }
 
 // contentPart is the MCP content of one part: image, audio, an embedded
-// resource (text or blob); text otherwise.
+// resource (text or blob), a resource link for a resource without a body
+// (an embedded resource needs text or blob); text otherwise.
 func contentPart(p starhost.ContentPart) mcp.Content {
 	switch p.Type {
 	case starhost.PartImage:
@@ -105,9 +109,22 @@ func contentPart(p starhost.ContentPart) mcp.Content {
 	case starhost.PartAudio:
 		return &mcp.AudioContent{MIMEType: p.MIME, Data: p.Data}
 	case starhost.PartResource:
+		if p.Text == "" && p.Blob == nil {
+			return &mcp.ResourceLink{URI: p.URI, Name: linkName(p.URI), MIMEType: p.MIME}
+		}
 		return &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: p.URI, MIMEType: p.MIME, Text: p.Text, Blob: p.Blob}}
 	}
 	return &mcp.TextContent{Text: p.Text}
+}
+
+// linkName is the name a resource link requires: the last segment of
+// its URI, or the whole URI when that is empty.
+func linkName(uri string) string {
+	trimmed := strings.TrimRight(uri, "/")
+	if name := trimmed[strings.LastIndex(trimmed, "/")+1:]; name != "" {
+		return name
+	}
+	return uri
 }
 
 // jsonObject reports whether data is a JSON object, which every protocol
