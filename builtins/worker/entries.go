@@ -26,8 +26,7 @@ func (s *remoteServices) AddEntry(plugin, _ string, e contrib.PointEntry) (*cont
 	s.entries[n] = e.Run
 	s.mu.Unlock()
 	var h wire.EntryHandle
-	re := wire.RuntimeEntry{Index: n, Entry: wire.Point{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope,
-		Thread: e.Thread, Pos: e.Pos}}
+	re := wire.RuntimeEntry{Index: n, Entry: e}
 	if err := s.conn.Call(context.Background(), wire.MethodAddEntry, re, &h); err != nil {
 		s.forget(n, "")
 		return nil, remoteErr(err)
@@ -75,7 +74,7 @@ func (h *HostSide) addEntry(re wire.RuntimeEntry) (wire.EntryHandle, error) {
 		return wire.EntryHandle{}, errors.New("this host accepts no entries at run time")
 	}
 	e := re.Entry
-	run := func(ctx context.Context, call contrib.PointCall) (any, error) {
+	e.Run = func(ctx context.Context, call contrib.PointCall) (any, error) {
 		var out wire.Outcome
 		in := wire.Invoke{Index: re.Index, Call: &call}
 		if h.req.Services != nil {
@@ -86,8 +85,7 @@ func (h *HostSide) addEntry(re wire.RuntimeEntry) (wire.EntryHandle, error) {
 		}
 		return out.Result()
 	}
-	handle, err := reg.AddEntry(h.req.Plugin, h.req.Generation, contrib.PointEntry{Point: e.Point, Order: e.Order,
-		Replace: e.Replace, Scope: e.Scope, Thread: e.Thread, Pos: e.Pos, Run: run})
+	handle, err := reg.AddEntry(h.req.Plugin, h.req.Generation, e)
 	if err != nil {
 		return wire.EntryHandle{}, err
 	}

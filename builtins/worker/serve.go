@@ -190,27 +190,11 @@ func activated(err error) wire.Activated {
 	return wire.Activated{Failed: true, Compile: ae.Compile, Diagnostics: ae.Diagnostics}
 }
 
-// describe is the staged set without its implementations.
+// describe is the staged set without its implementations: the contrib
+// types cross whole, their functions excluded by their JSON tags.
 func describe(set *contrib.Set) wire.Activated {
-	a := wire.Activated{Diagnostics: set.Diagnostics, StatusFields: set.StatusFields}
-	for _, t := range set.Tools {
-		a.Tools = append(a.Tools, wire.Tool{Name: t.Name, Description: t.Description, Catalogs: t.Catalogs,
-			Parameters: t.Parameters, ReadOnly: t.ReadOnly, Pos: t.Pos})
-	}
-	for _, c := range set.Commands {
-		a.Commands = append(a.Commands, wire.Command{Name: c.Name, Aliases: c.Aliases, Description: c.Description,
-			Order: c.Order, Pos: c.Pos})
-	}
-	for _, p := range set.Placeholders {
-		a.Placeholders = append(a.Placeholders, wire.Placeholder{Name: p.Name, Pos: p.Pos})
-	}
-	for _, h := range set.Hooks {
-		a.Hooks = append(a.Hooks, wire.Hook{Event: h.Event, Raw: h.Raw, Pos: h.Pos})
-	}
-	for _, e := range set.Points {
-		a.Points = append(a.Points, wire.Point{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope,
-			Thread: e.Thread, Pos: e.Pos})
-	}
+	a := wire.Activated{Diagnostics: set.Diagnostics, StatusFields: set.StatusFields, Tools: set.Tools,
+		Commands: set.Commands, Placeholders: set.Placeholders, Hooks: set.Hooks, Points: set.Points}
 	for _, c := range set.Classifiers {
 		a.Classifiers = append(a.Classifiers, c.Pos)
 	}

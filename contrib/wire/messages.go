@@ -51,8 +51,8 @@ const MethodRuntimeEntry = "runtime_entry"
 // RuntimeEntry is an entry a plugin added with ctx.contributions.add; Index
 // numbers its function in the worker.
 type RuntimeEntry struct {
-	Index int   `json:"index"`
-	Entry Point `json:"entry"`
+	Index int                `json:"index"`
+	Entry contrib.PointEntry `json:"entry"`
 }
 
 // EntryHandle is the registry's handle of a runtime entry.
@@ -131,63 +131,23 @@ type Bundle struct {
 }
 
 // Activated answers compile and activate: either the generation's
-// contributions or the activation's failure.
+// contributions or the activation's failure. Contributions travel as the
+// contrib types themselves, whose JSON is every field but the
+// implementation (`json:"-"`): a field added to contrib.Tool or
+// contrib.Command crosses without a change here (TestActivatedCarriesEveryField).
 type Activated struct {
 	Failed       bool                  `json:"failed,omitempty"`
 	Compile      bool                  `json:"compile,omitempty"` // with Failed: a compile failure (AT3)
 	Diagnostics  []contrib.Diagnostic  `json:"diagnostics,omitempty"`
-	Tools        []Tool                `json:"tools,omitempty"`
-	Commands     []Command             `json:"commands,omitempty"`
-	Placeholders []Placeholder         `json:"placeholders,omitempty"`
+	Tools        []contrib.Tool        `json:"tools,omitempty"`
+	Commands     []contrib.Command     `json:"commands,omitempty"`
+	Placeholders []contrib.Placeholder `json:"placeholders,omitempty"`
 	StatusFields []contrib.StatusField `json:"status_fields,omitempty"`
-	Hooks        []Hook                `json:"hooks,omitempty"`
-	Points       []Point               `json:"points,omitempty"`
+	Hooks        []contrib.HookEntry   `json:"hooks,omitempty"`
+	Points       []contrib.PointEntry  `json:"points,omitempty"`
 	Classifiers  []contrib.Pos         `json:"classifiers,omitempty"`
 	Factories    []Factory             `json:"factories,omitempty"`
 	Exports      []string              `json:"exports,omitempty"` // the names of the services exported (DC13)
-}
-
-// Hook is a staged hook or raw hook without its implementation.
-type Hook struct {
-	Event contrib.HookEvent `json:"event"`
-	Raw   bool              `json:"raw,omitempty"`
-	Pos   contrib.Pos       `json:"pos"`
-}
-
-// Point is a staged entry of a contribution point without its
-// implementation.
-type Point struct {
-	Point   contrib.PointName `json:"point"`
-	Order   int               `json:"order,omitempty"`
-	Replace string            `json:"replace,omitempty"`
-	Scope   contrib.Scope     `json:"scope,omitempty"`
-	Thread  string            `json:"thread,omitempty"`
-	Pos     contrib.Pos       `json:"pos"`
-}
-
-// Tool is a staged tool without its implementation.
-type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Catalogs    contrib.Catalog `json:"catalogs"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-	ReadOnly    bool            `json:"read_only,omitempty"`
-	Pos         contrib.Pos     `json:"pos"`
-}
-
-// Command is a staged command without its implementation.
-type Command struct {
-	Name        string      `json:"name"`
-	Aliases     []string    `json:"aliases,omitempty"`
-	Description string      `json:"description,omitempty"`
-	Order       int         `json:"order,omitempty"`
-	Pos         contrib.Pos `json:"pos"`
-}
-
-// Placeholder is a staged placeholder without its implementation.
-type Placeholder struct {
-	Name string      `json:"name"`
-	Pos  contrib.Pos `json:"pos"`
 }
 
 // Invoke calls one contribution of the generation by its index in

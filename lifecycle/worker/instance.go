@@ -32,25 +32,27 @@ func newInstance(p *process, req contrib.ActivationRequest, b wire.Bundle, a wir
 	// schemas in the host (from the cache) and keeps one code path.
 	st := contrib.NewStaging(req.Plugin, req.Rules)
 	for i, t := range a.Tools {
-		st.AddTool(contrib.Tool{Name: t.Name, Description: t.Description, Catalogs: t.Catalogs, Parameters: t.Parameters,
-			ReadOnly: t.ReadOnly, Pos: t.Pos, Run: inst.tool(i, t.Name)})
+		t.Run = inst.tool(i, t.Name)
+		st.AddTool(t)
 	}
 	for i, c := range a.Commands {
-		st.AddCommand(contrib.Command{Name: c.Name, Aliases: c.Aliases, Description: c.Description, Order: c.Order,
-			Pos: c.Pos, Run: inst.command(i, c.Name)})
+		c.Run = inst.command(i, c.Name)
+		st.AddCommand(c)
 	}
 	for i, ph := range a.Placeholders {
-		st.AddPlaceholder(contrib.Placeholder{Name: ph.Name, Pos: ph.Pos, Resolve: inst.placeholder(i, ph.Name)})
+		ph.Resolve = inst.placeholder(i, ph.Name)
+		st.AddPlaceholder(ph)
 	}
 	for _, f := range a.StatusFields {
 		st.AddStatusField(f)
 	}
 	for i, h := range a.Hooks {
-		st.AddHook(contrib.HookEntry{Event: h.Event, Raw: h.Raw, Pos: h.Pos, Run: inst.hook(i)})
+		h.Run = inst.hook(i)
+		st.AddHook(h)
 	}
 	for i, e := range a.Points {
-		st.AddPoint(contrib.PointEntry{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope, Thread: e.Thread,
-			Pos: e.Pos, Run: inst.point(i)})
+		e.Run = inst.point(i)
+		st.AddPoint(e)
 	}
 	for i, pos := range a.Classifiers {
 		st.AddClassifier(contrib.Classifier{Pos: pos, Classify: inst.classifier(i)})
