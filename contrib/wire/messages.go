@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -39,7 +40,7 @@ const (
 	MethodStatusSink    = "status_sink"    // → bool: the generation has a sink
 	MethodModelClient   = "model_client"   // contrib.ModelRole → uint64 client handle
 	MethodModelEpoch    = "model_epoch"    // contrib.ModelRole → uint64
-	MethodModelComplete = "model_complete" // ModelCall → contrib.ModelReply
+	MethodModelComplete = "model_complete" // ModelCall → Completed
 	MethodAddEntry      = "add_entry"      // RuntimeEntry → EntryHandle (ctx.contributions.add)
 	MethodReleaseEntry  = "release_entry"  // string id → bool
 )
@@ -75,6 +76,35 @@ type ModelCall struct {
 	Client  uint64               `json:"client"`
 	Request contrib.ModelRequest `json:"request"`
 }
+
+// Completed answers model_complete: the reply, or the failure with its
+// stable code, which a plugin's complete(on_error = "return") hands on.
+type Completed struct {
+	Reply contrib.ModelReply `json:"reply,omitzero"`
+	Err   *CodedError        `json:"err,omitempty"`
+}
+
+// CodedError is an error that crosses the channel with its stable code
+// (the host's model adapters give one through an ErrorCode method).
+type CodedError struct {
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+}
+
+// NewCodedError carries err: its message, and its code when it has one.
+func NewCodedError(err error) *CodedError {
+	ce := &CodedError{Message: err.Error()}
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) {
+		ce.Code = coded.ErrorCode()
+	}
+	return ce
+}
+
+func (e *CodedError) Error() string { return e.Message }
+
+// ErrorCode returns the stable code ("" when the error had none).
+func (e *CodedError) ErrorCode() string { return e.Code }
 
 // Factory is a staged client factory without its functions.
 type Factory struct {
