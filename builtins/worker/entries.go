@@ -76,18 +76,25 @@ func (h *HostSide) addEntry(re wire.RuntimeEntry) (wire.EntryHandle, error) {
 	e := re.Entry
 	e.Run = func(ctx context.Context, call contrib.PointCall) (any, error) {
 		var out wire.Outcome
-		in := wire.Invoke{Index: re.Index, Call: &call}
-		if h.req.Services != nil {
-			in.Facts = h.req.Services.Facts()
-		}
+		in := wire.Invoke{Index: re.Index, Call: &call, Facts: h.facts()}
 		if err := h.call(ctx, string(call.Point)+" entry", wire.MethodRuntimeEntry, in, &out); err != nil {
 			return nil, err
 		}
-		return out.Result()
+		return out.Result(func(p *wire.Provided) []contrib.Tool {
+			return p.HostTools(h.req.Plugin, h.req.Rules, h.call, h.facts)
+		})
 	}
 	handle, err := reg.AddEntry(h.req.Plugin, h.req.Generation, e)
 	if err != nil {
 		return wire.EntryHandle{}, err
 	}
 	return wire.EntryHandle{ID: handle.ID, Point: handle.Point, Scope: handle.Scope, Thread: handle.Thread}, nil
+}
+
+// facts are the host facts of this moment.
+func (h *HostSide) facts() contrib.Facts {
+	if h.req.Services == nil {
+		return contrib.Facts{}
+	}
+	return h.req.Services.Facts()
 }

@@ -183,11 +183,16 @@ type Activated struct {
 // Invoke calls one contribution of the generation by its index in
 // Activated, with the host facts of this moment.
 type Invoke struct {
-	Index int                `json:"index"`
-	Args  json.RawMessage    `json:"args,omitempty"` // tools
-	Inv   contrib.Invocation `json:"inv,omitzero"`   // commands
-	Site  contrib.Site       `json:"site,omitempty"` // placeholders
-	Facts contrib.Facts      `json:"facts"`
+	Index int             `json:"index"`
+	Args  json.RawMessage `json:"args,omitempty"` // tools
+	// Group numbers the tool_provider answer a provided tool came from
+	// (0: the generation's own tools); Progress says the caller listens to
+	// ctx.progress (NotifyProgress).
+	Group    uint64             `json:"group,omitempty"`
+	Progress bool               `json:"progress,omitempty"`
+	Inv      contrib.Invocation `json:"inv,omitzero"`   // commands
+	Site     contrib.Site       `json:"site,omitempty"` // placeholders
+	Facts    contrib.Facts      `json:"facts"`
 	// Hooks: the event and its payload; points: the call; classifiers:
 	// the tool and its arguments (in Args).
 	Event   contrib.HookEvent  `json:"event,omitempty"`
@@ -216,6 +221,8 @@ type Outcome struct {
 	ToolErr *contrib.ToolError `json:"tool_err,omitempty"`
 	// Class is a classifier's answer when OK.
 	Class contrib.Classification `json:"class,omitzero"`
+	// Provided is a tool_provider entry's answer (instead of Value).
+	Provided *Provided `json:"provided,omitempty"`
 }
 
 // DataDirs are a plugin's two data directories (CC29).
@@ -243,13 +250,16 @@ func (e *DiagError) Diagnostic() contrib.Diagnostic { return e.D }
 
 // Result reads the outcome of a hook or point entry: its JSON-like value
 // (objects as map[string]any, numbers as json.Number, null as nil), its
-// expected failure, or its diagnostic.
-func (o Outcome) Result() (any, error) {
+// expected failure, or its diagnostic. A tool_provider's answer becomes
+// tools through provided (nil: the outcome cannot hold one).
+func (o Outcome) Result(provided func(*Provided) []contrib.Tool) (any, error) {
 	switch {
 	case o.Err != nil:
 		return nil, &DiagError{*o.Err}
 	case o.ToolErr != nil:
 		return nil, o.ToolErr
+	case o.Provided != nil && provided != nil:
+		return provided(o.Provided), nil
 	}
 	return DecodeValue(o.Value)
 }

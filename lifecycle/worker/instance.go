@@ -86,18 +86,12 @@ func (inst *instance) facts() contrib.Facts {
 }
 
 func (inst *instance) tool(i int, name string) contrib.ToolFunc {
-	what := "tool " + name
-	return func(ctx context.Context, args any) contrib.Result {
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return contrib.Failure(contrib.ErrInvalidArguments, err.Error())
-		}
-		var res contrib.Result
-		if err := inst.p.call(ctx, what, wire.MethodTool, wire.Invoke{Index: i, Args: raw, Facts: inst.facts()}, &res); err != nil {
-			return contrib.Failure(contrib.ErrToolFailed, asFailure(err).Message)
-		}
-		return res
-	}
+	return wire.ToolStub(inst.p.call, inst.facts, nil, i, name)
+}
+
+// providedTools are a tool_provider's tools (MC2), run in the worker.
+func (inst *instance) providedTools(p *wire.Provided) []contrib.Tool {
+	return p.HostTools(inst.req.Plugin, inst.req.Rules, inst.p.call, inst.facts)
 }
 
 func (inst *instance) command(i int, name string) contrib.CommandFunc {
@@ -139,7 +133,7 @@ func (inst *instance) hook(i int) contrib.HookFunc {
 		if err != nil {
 			return nil, err
 		}
-		return out.Result()
+		return out.Result(nil)
 	}
 }
 
@@ -149,7 +143,7 @@ func (inst *instance) point(i int) contrib.PointFunc {
 		if err != nil {
 			return nil, err
 		}
-		return out.Result()
+		return out.Result(inst.providedTools)
 	}
 }
 
