@@ -83,7 +83,9 @@ func TestProvidedToolsRunInTheWorker(t *testing.T) {
 	if err := conn.Call(context.Background(), wire.MethodPoint, in, &out); err != nil {
 		t.Fatal(err)
 	}
-	v, err := out.Result(func(p *wire.Provided) []contrib.Tool { return p.HostTools("acme.x", contrib.Rules{}, call(conn), noFacts) })
+	v, err := out.Result(func(p *wire.Provided) []contrib.Tool {
+		return p.HostTools("acme.x", contrib.Rules{}, call(conn), noFacts)
+	})
 	tools, _ := v.([]contrib.Tool)
 	if err != nil || len(tools) != 1 || tools[0].Namespace != "acme.x" || !tools[0].ReadOnly {
 		t.Fatalf("provided = %+v, %v", v, err)
