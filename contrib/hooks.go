@@ -137,10 +137,10 @@ type HookFunc func(ctx context.Context, event HookEvent, payload map[string]any)
 
 // HookEntry is one hook or raw hook contribution (HK1–HK3).
 type HookEntry struct {
-	Event HookEvent
-	Raw   bool
-	Pos   Pos
-	Run   HookFunc
+	Event HookEvent `json:"event"`
+	Raw   bool      `json:"raw,omitempty"`
+	Pos   Pos       `json:"pos"`
+	Run   HookFunc  `json:"-"`
 }
 
 // check applies a hook's replacement to payload under the event's powers.

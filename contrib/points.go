@@ -361,13 +361,13 @@ type PointFunc func(ctx context.Context, call PointCall) (any, error)
 // empty), a replacement of a named default, or — on a tier C point — a
 // takeover.
 type PointEntry struct {
-	Point   PointName
-	Order   int
-	Replace string // a target of the point, or ""
-	Scope   Scope  // ScopeWorkspace (the default) or ScopeThread
-	Thread  string // the thread of a ScopeThread entry
-	Pos     Pos
-	Run     PointFunc
+	Point   PointName `json:"point"`
+	Order   int       `json:"order,omitempty"`
+	Replace string    `json:"replace,omitempty"` // a target of the point, or ""
+	Scope   Scope     `json:"scope,omitempty"`   // ScopeWorkspace (the default) or ScopeThread
+	Thread  string    `json:"thread,omitempty"`  // the thread of a ScopeThread entry
+	Pos     Pos       `json:"pos"`
+	Run     PointFunc `json:"-"`
 }
 
 // PointEntryProblem checks e against its point's row (DC1, DC11): the point

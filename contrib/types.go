@@ -114,23 +114,25 @@ type ToolFunc func(ctx context.Context, args any) Result
 
 // Tool is one tool contribution (CC4, DC4).
 type Tool struct {
-	Name        string
-	Description string
-	Catalogs    Catalog
-	Parameters  json.RawMessage // the JSON Schema as given; "{}" when none
-	ReadOnly    bool            // a policy hint; never overrides host policy
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Catalogs    Catalog         `json:"catalogs"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"` // the JSON Schema as given; "{}" when none
+	ReadOnly    bool            `json:"read_only,omitempty"`  // a policy hint; never overrides host policy
 	// Namespace gives the canonical name Namespace.Name (MC4); empty means
 	// the plugin id.
-	Namespace string
+	Namespace string `json:"namespace,omitempty"`
 	// RequiresApproval is the declared hint; nil means !ReadOnly (MC4).
-	RequiresApproval *bool
+	RequiresApproval *bool `json:"requires_approval,omitempty"`
 	// Multimodal declares that the tool may return content parts (MC1).
-	Multimodal bool
+	Multimodal bool `json:"multimodal,omitempty"`
 	// OutputSchema, when set, is the JSON Schema every result must be a
 	// structured value of (invalid_output otherwise); MCP advertises it.
-	OutputSchema json.RawMessage
-	Pos          Pos
-	Run          ToolFunc
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	Pos          Pos             `json:"pos"`
+	// Run is the implementation; it never crosses a process boundary (a
+	// worker's contributions travel as this struct's JSON, contrib/wire).
+	Run ToolFunc `json:"-"`
 
 	schema, outSchema *jsonschema.Schema
 }
@@ -148,15 +150,15 @@ type CommandFunc func(ctx context.Context, inv Invocation) (text string, ok bool
 
 // Command is one slash-command contribution (CC11, DC8).
 type Command struct {
-	Name        string
-	Aliases     []string
-	Description string
+	Name        string   `json:"name"`
+	Aliases     []string `json:"aliases,omitempty"`
+	Description string   `json:"description,omitempty"`
 	// ArgumentHint is a short usage of the arguments, listed with the
 	// command ("QUEUE", "[TEXT]"; MC6).
-	ArgumentHint string
-	Order        int
-	Pos          Pos
-	Run          CommandFunc
+	ArgumentHint string      `json:"argument_hint,omitempty"`
+	Order        int         `json:"order,omitempty"`
+	Pos          Pos         `json:"pos"`
+	Run          CommandFunc `json:"-"`
 }
 
 // Site is where a template is bound (CC13).
@@ -186,17 +188,17 @@ type ResolveFunc func(ctx context.Context, site Site) (text string, ok bool, err
 
 // Placeholder is one {{name}} contribution (CC12, CC13).
 type Placeholder struct {
-	Name    string
-	Pos     Pos
-	Resolve ResolveFunc
+	Name    string      `json:"name"`
+	Pos     Pos         `json:"pos"`
+	Resolve ResolveFunc `json:"-"`
 }
 
 // StatusField is one status-line field declaration (CC15). Admission is the
 // statusline package's; the staging registrar only carries it.
 type StatusField struct {
-	Name        string
-	Description string
-	Pos         Pos
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Pos         Pos    `json:"pos"`
 }
 
 // Set is one generation's contributions, staged by the activator and frozen

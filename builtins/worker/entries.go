@@ -26,8 +26,7 @@ func (s *remoteServices) AddEntry(plugin, _ string, e contrib.PointEntry) (*cont
 	s.entries[n] = e.Run
 	s.mu.Unlock()
 	var h wire.EntryHandle
-	re := wire.RuntimeEntry{Index: n, Entry: wire.Point{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope,
-		Thread: e.Thread, Pos: e.Pos}}
+	re := wire.RuntimeEntry{Index: n, Entry: e}
 	if err := s.conn.Call(context.Background(), wire.MethodAddEntry, re, &h); err != nil {
 		s.forget(n, "")
 		return nil, remoteErr(err)
@@ -75,21 +74,27 @@ func (h *HostSide) addEntry(re wire.RuntimeEntry) (wire.EntryHandle, error) {
 		return wire.EntryHandle{}, errors.New("this host accepts no entries at run time")
 	}
 	e := re.Entry
-	run := func(ctx context.Context, call contrib.PointCall) (any, error) {
+	e.Run = func(ctx context.Context, call contrib.PointCall) (any, error) {
 		var out wire.Outcome
-		in := wire.Invoke{Index: re.Index, Call: &call}
-		if h.req.Services != nil {
-			in.Facts = h.req.Services.Facts()
-		}
+		in := wire.Invoke{Index: re.Index, Call: &call, Facts: h.facts()}
 		if err := h.call(ctx, string(call.Point)+" entry", wire.MethodRuntimeEntry, in, &out); err != nil {
 			return nil, err
 		}
-		return out.Result()
+		return out.Result(func(p *wire.Provided) []contrib.Tool {
+			return p.HostTools(h.req.Plugin, h.req.Rules, h.call, h.facts)
+		})
 	}
-	handle, err := reg.AddEntry(h.req.Plugin, h.req.Generation, contrib.PointEntry{Point: e.Point, Order: e.Order,
-		Replace: e.Replace, Scope: e.Scope, Thread: e.Thread, Pos: e.Pos, Run: run})
+	handle, err := reg.AddEntry(h.req.Plugin, h.req.Generation, e)
 	if err != nil {
 		return wire.EntryHandle{}, err
 	}
 	return wire.EntryHandle{ID: handle.ID, Point: handle.Point, Scope: handle.Scope, Thread: handle.Thread}, nil
+}
+
+// facts are the host facts of this moment.
+func (h *HostSide) facts() contrib.Facts {
+	if h.req.Services == nil {
+		return contrib.Facts{}
+	}
+	return h.req.Services.Facts()
 }

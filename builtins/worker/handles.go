@@ -34,3 +34,9 @@ func (h *handles[T]) clear() {
 	h.m = nil
 	h.mu.Unlock()
 }
+
+func (h *handles[T]) remove(id uint64) {
+	h.mu.Lock()
+	delete(h.m, id)
+	h.mu.Unlock()
+}

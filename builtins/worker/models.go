@@ -37,9 +37,19 @@ type remoteModel struct {
 }
 
 func (m *remoteModel) Complete(ctx context.Context, req contrib.ModelRequest) (contrib.ModelReply, error) {
-	var reply contrib.ModelReply
-	err := m.conn.Call(ctx, wire.MethodModelComplete, wire.ModelCall{Client: m.id, Request: req}, &reply)
-	return reply, remoteErr(err)
+	var out wire.Completed
+	if err := m.conn.Call(ctx, wire.MethodModelComplete, wire.ModelCall{Client: m.id, Request: req}, &out); err != nil {
+		return out.Reply, remoteErr(err)
+	}
+	if out.Err == nil {
+		return out.Reply, nil
+	}
+	if out.Err.Code == "" {
+		return out.Reply, remoteErr(&wire.RemoteError{Message: out.Err.Message})
+	}
+	// The code crosses as it was, so complete(on_error = "return") gives
+	// the plugin the same error(code, message) as in the host process.
+	return out.Reply, out.Err
 }
 
 // remoteErr is an error of the other side as this side reports it: its
@@ -95,10 +105,14 @@ func (h *HostSide) modelEpoch(role contrib.ModelRole) (uint64, error) {
 	return src.ModelEpoch(role), nil
 }
 
-func (h *HostSide) modelComplete(ctx context.Context, call wire.ModelCall) (contrib.ModelReply, error) {
+func (h *HostSide) modelComplete(ctx context.Context, call wire.ModelCall) (wire.Completed, error) {
 	c, ok := h.clients.get(call.Client)
 	if !ok {
-		return contrib.ModelReply{}, errors.New("no such model client")
+		return wire.Completed{}, errors.New("no such model client")
 	}
-	return c.Complete(ctx, call.Request)
+	reply, err := c.Complete(ctx, call.Request)
+	if err != nil {
+		return wire.Completed{Reply: reply, Err: wire.NewCodedError(err)}, nil
+	}
+	return wire.Completed{Reply: reply}, nil
 }

@@ -54,7 +54,8 @@ type server struct {
 	// checking is set once the worker serves dry runs (dryrun.go).
 	checking bool
 
-	codecs handles[contrib.Codec] // codecs of client factories
+	codecs   handles[contrib.Codec]  // codecs of client factories
+	provided handles[[]contrib.Tool] // tool_provider answers the host still holds
 }
 
 func (s *server) handle(ctx context.Context, method string, body []byte) (any, error) {
@@ -82,6 +83,13 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 		return s.invoke(ctx, method, body)
 	case wire.MethodFactoryCreate, wire.MethodCodecEncode, wire.MethodCodecDecode:
 		return s.serveFactory(ctx, method, body)
+	case wire.MethodReleaseTools:
+		var g uint64
+		if err := json.Unmarshal(body, &g); err != nil {
+			return nil, err
+		}
+		s.provided.remove(g)
+		return nil, nil
 	case wire.MethodStart:
 		// Timers run here under a gate of the worker's own; killing the
 		// worker stops them (docs/isolation.md).
@@ -202,27 +210,11 @@ func activated(err error) wire.Activated {
 	return wire.Activated{Failed: true, Compile: ae.Compile, Diagnostics: ae.Diagnostics}
 }
 
-// describe is the staged set without its implementations.
+// describe is the staged set without its implementations: the contrib
+// types cross whole, their functions excluded by their JSON tags.
 func describe(set *contrib.Set) wire.Activated {
-	a := wire.Activated{Diagnostics: set.Diagnostics, StatusFields: set.StatusFields}
-	for _, t := range set.Tools {
-		a.Tools = append(a.Tools, wire.Tool{Name: t.Name, Description: t.Description, Catalogs: t.Catalogs,
-			Parameters: t.Parameters, ReadOnly: t.ReadOnly, Pos: t.Pos})
-	}
-	for _, c := range set.Commands {
-		a.Commands = append(a.Commands, wire.Command{Name: c.Name, Aliases: c.Aliases, Description: c.Description,
-			Order: c.Order, Pos: c.Pos})
-	}
-	for _, p := range set.Placeholders {
-		a.Placeholders = append(a.Placeholders, wire.Placeholder{Name: p.Name, Pos: p.Pos})
-	}
-	for _, h := range set.Hooks {
-		a.Hooks = append(a.Hooks, wire.Hook{Event: h.Event, Raw: h.Raw, Pos: h.Pos})
-	}
-	for _, e := range set.Points {
-		a.Points = append(a.Points, wire.Point{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope,
-			Thread: e.Thread, Pos: e.Pos})
-	}
+	a := wire.Activated{Diagnostics: set.Diagnostics, StatusFields: set.StatusFields, Tools: set.Tools,
+		Commands: set.Commands, Placeholders: set.Placeholders, Hooks: set.Hooks, Points: set.Points}
 	for _, c := range set.Classifiers {
 		a.Classifiers = append(a.Classifiers, c.Pos)
 	}
@@ -247,13 +239,23 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 	s.svc.facts.Store(&in.Facts)
 	switch method {
 	case wire.MethodTool:
-		t, err := at(set.Tools, in.Index, "tool")
+		tools := set.Tools
+		if in.Group != 0 {
+			var ok bool
+			if tools, ok = s.provided.get(in.Group); !ok {
+				return contrib.Failure(contrib.ErrToolUnavailable, "the planning that provided this tool is over"), nil
+			}
+		}
+		t, err := at(tools, in.Index, "tool")
 		if err != nil {
 			return nil, err
 		}
 		args, err := wire.DecodeValue(in.Args)
 		if err != nil {
 			return nil, err
+		}
+		if in.Progress {
+			ctx = contrib.WithProgress(ctx, s.conn.Progress(ctx))
 		}
 		return t.Run(ctx, args), nil
 	case wire.MethodCommand:
@@ -286,19 +288,19 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		if err != nil {
 			return nil, err
 		}
-		return valueOutcome(h.Run(ctx, in.Event, in.Payload)), nil
+		return s.valueOutcome(h.Run(ctx, in.Event, in.Payload)), nil
 	}
 	if in.Call == nil {
 		return nil, errors.New("a point call without its call")
 	}
 	if method == wire.MethodRuntimeEntry {
-		return valueOutcome(s.svc.runEntry(ctx, in.Index, *in.Call)), nil
+		return s.valueOutcome(s.svc.runEntry(ctx, in.Index, *in.Call)), nil
 	}
 	e, err := at(set.Points, in.Index, "point entry")
 	if err != nil {
 		return nil, err
 	}
-	return valueOutcome(e.Run(ctx, *in.Call)), nil
+	return s.valueOutcome(e.Run(ctx, *in.Call)), nil
 }
 
 // at returns list[i], or an error naming what the host asked for.
@@ -320,14 +322,19 @@ func failure(err error) *contrib.Diagnostic {
 }
 
 // valueOutcome shapes a hook's or point entry's result: a JSON-like value,
-// an expected failure (error(code, message)), or a raised one.
-func valueOutcome(out any, err error) wire.Outcome {
+// an expected failure (error(code, message)), or a raised one. A
+// tool_provider's tools stay here under a group number until the host
+// releases them; their declarations cross.
+func (s *server) valueOutcome(out any, err error) wire.Outcome {
 	var te *contrib.ToolError
 	switch {
 	case errors.As(err, &te):
 		return wire.Outcome{ToolErr: te}
 	case err != nil:
 		return wire.Outcome{Err: failure(err)}
+	}
+	if tools, ok := out.([]contrib.Tool); ok {
+		return wire.Outcome{Provided: &wire.Provided{Group: s.provided.add(tools), Tools: tools}}
 	}
 	v, err := json.Marshal(out)
 	if err != nil {

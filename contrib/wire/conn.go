@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // Handler runs one call from the other side. Its result is sent back as
@@ -39,7 +41,11 @@ type Conn struct {
 	next    uint64
 	pending map[uint64]chan Frame
 	running map[uint64]context.CancelFunc
-	closed  error
+	// progress holds the receivers of calls whose context carries one
+	// (contrib.WithProgress): the other side's NotifyProgress for the call
+	// reaches it.
+	progress map[uint64]contrib.Progress
+	closed   error
 }
 
 // NewConn returns a channel end reading frames from r and writing to w.
@@ -60,7 +66,7 @@ func (c *Conn) Serve() error {
 		}
 		switch f.Kind {
 		case KindCall:
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancel(context.WithValue(context.Background(), callKey{}, f.ID))
 			c.mu.Lock()
 			c.running[f.ID] = cancel
 			c.mu.Unlock()
@@ -82,7 +88,9 @@ func (c *Conn) Serve() error {
 				cancel()
 			}
 		case KindNotify:
-			if c.notify != nil {
+			if f.Method == NotifyProgress {
+				c.deliverProgress(f.Body)
+			} else if c.notify != nil {
 				c.notify(f.Method, f.Body)
 			}
 		}
@@ -156,6 +164,13 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	c.next++
 	id := c.next
 	c.pending[id] = ch
+	if p := contrib.ProgressFrom(ctx); p != nil {
+		if c.progress == nil {
+			c.progress = map[uint64]contrib.Progress{}
+		}
+		c.progress[id] = p
+		defer c.forgetProgress(id)
+	}
 	c.mu.Unlock()
 	if err := c.write(Frame{Kind: KindCall, ID: id, Method: method, Body: body}); err != nil {
 		c.forget(id)
@@ -227,4 +242,51 @@ func marshal(v any) ([]byte, error) {
 		return v, nil
 	}
 	return json.Marshal(v)
+}
+
+// NotifyProgress is one ctx.progress report of a tool the other side is
+// running for a call of this side: ProgressReport.
+const NotifyProgress = "progress"
+
+// ProgressReport is a progress report for call Call.
+type ProgressReport struct {
+	Call    uint64  `json:"call"`
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitempty"`
+	Message string  `json:"message,omitempty"`
+}
+
+type callKey struct{}
+
+// Progress returns a receiver that reports to the caller of the call ctx
+// serves (a ctx a Handler got), or nil outside a call.
+func (c *Conn) Progress(ctx context.Context) contrib.Progress {
+	id, ok := ctx.Value(callKey{}).(uint64)
+	if !ok {
+		return nil
+	}
+	return func(done, total float64, message string) {
+		_ = c.Notify(NotifyProgress, ProgressReport{Call: id, Done: done, Total: total, Message: message})
+	}
+}
+
+// deliverProgress hands a report to its call's receiver; a report for a
+// call that ended or never asked is dropped.
+func (c *Conn) deliverProgress(body []byte) {
+	var r ProgressReport
+	if json.Unmarshal(body, &r) != nil {
+		return
+	}
+	c.mu.Lock()
+	p := c.progress[r.Call]
+	c.mu.Unlock()
+	if p != nil {
+		p(r.Done, r.Total, r.Message)
+	}
+}
+
+func (c *Conn) forgetProgress(id uint64) {
+	c.mu.Lock()
+	delete(c.progress, id)
+	c.mu.Unlock()
 }

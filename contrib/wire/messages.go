@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -43,7 +44,7 @@ const (
 	MethodStatusSink    = "status_sink"    // → bool: the generation has a sink
 	MethodModelClient   = "model_client"   // contrib.ModelRole → uint64 client handle
 	MethodModelEpoch    = "model_epoch"    // contrib.ModelRole → uint64
-	MethodModelComplete = "model_complete" // ModelCall → contrib.ModelReply
+	MethodModelComplete = "model_complete" // ModelCall → Completed
 	MethodAddEntry      = "add_entry"      // RuntimeEntry → EntryHandle (ctx.contributions.add)
 	MethodReleaseEntry  = "release_entry"  // string id → bool
 )
@@ -55,8 +56,8 @@ const MethodRuntimeEntry = "runtime_entry"
 // RuntimeEntry is an entry a plugin added with ctx.contributions.add; Index
 // numbers its function in the worker.
 type RuntimeEntry struct {
-	Index int   `json:"index"`
-	Entry Point `json:"entry"`
+	Index int                `json:"index"`
+	Entry contrib.PointEntry `json:"entry"`
 }
 
 // EntryHandle is the registry's handle of a runtime entry.
@@ -79,6 +80,35 @@ type ModelCall struct {
 	Client  uint64               `json:"client"`
 	Request contrib.ModelRequest `json:"request"`
 }
+
+// Completed answers model_complete: the reply, or the failure with its
+// stable code, which a plugin's complete(on_error = "return") hands on.
+type Completed struct {
+	Reply contrib.ModelReply `json:"reply,omitzero"`
+	Err   *CodedError        `json:"err,omitempty"`
+}
+
+// CodedError is an error that crosses the channel with its stable code
+// (the host's model adapters give one through an ErrorCode method).
+type CodedError struct {
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+}
+
+// NewCodedError carries err: its message, and its code when it has one.
+func NewCodedError(err error) *CodedError {
+	ce := &CodedError{Message: err.Error()}
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) {
+		ce.Code = coded.ErrorCode()
+	}
+	return ce
+}
+
+func (e *CodedError) Error() string { return e.Message }
+
+// ErrorCode returns the stable code ("" when the error had none).
+func (e *CodedError) ErrorCode() string { return e.Code }
 
 // Factory is a staged client factory without its functions.
 type Factory struct {
@@ -135,73 +165,38 @@ type Bundle struct {
 }
 
 // Activated answers compile and activate: either the generation's
-// contributions or the activation's failure.
+// contributions or the activation's failure. Contributions travel as the
+// contrib types themselves, whose JSON is every field but the
+// implementation (`json:"-"`): a field added to contrib.Tool or
+// contrib.Command crosses without a change here (TestActivatedCarriesEveryField).
 type Activated struct {
 	Failed       bool                  `json:"failed,omitempty"`
 	Compile      bool                  `json:"compile,omitempty"` // with Failed: a compile failure (AT3)
 	Diagnostics  []contrib.Diagnostic  `json:"diagnostics,omitempty"`
-	Tools        []Tool                `json:"tools,omitempty"`
-	Commands     []Command             `json:"commands,omitempty"`
-	Placeholders []Placeholder         `json:"placeholders,omitempty"`
+	Tools        []contrib.Tool        `json:"tools,omitempty"`
+	Commands     []contrib.Command     `json:"commands,omitempty"`
+	Placeholders []contrib.Placeholder `json:"placeholders,omitempty"`
 	StatusFields []contrib.StatusField `json:"status_fields,omitempty"`
-	Hooks        []Hook                `json:"hooks,omitempty"`
-	Points       []Point               `json:"points,omitempty"`
+	Hooks        []contrib.HookEntry   `json:"hooks,omitempty"`
+	Points       []contrib.PointEntry  `json:"points,omitempty"`
 	Classifiers  []contrib.Pos         `json:"classifiers,omitempty"`
 	Factories    []Factory             `json:"factories,omitempty"`
 	Exports      []string              `json:"exports,omitempty"` // the names of the services exported (DC13)
 }
 
-// Hook is a staged hook or raw hook without its implementation.
-type Hook struct {
-	Event contrib.HookEvent `json:"event"`
-	Raw   bool              `json:"raw,omitempty"`
-	Pos   contrib.Pos       `json:"pos"`
-}
-
-// Point is a staged entry of a contribution point without its
-// implementation.
-type Point struct {
-	Point   contrib.PointName `json:"point"`
-	Order   int               `json:"order,omitempty"`
-	Replace string            `json:"replace,omitempty"`
-	Scope   contrib.Scope     `json:"scope,omitempty"`
-	Thread  string            `json:"thread,omitempty"`
-	Pos     contrib.Pos       `json:"pos"`
-}
-
-// Tool is a staged tool without its implementation.
-type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Catalogs    contrib.Catalog `json:"catalogs"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-	ReadOnly    bool            `json:"read_only,omitempty"`
-	Pos         contrib.Pos     `json:"pos"`
-}
-
-// Command is a staged command without its implementation.
-type Command struct {
-	Name        string      `json:"name"`
-	Aliases     []string    `json:"aliases,omitempty"`
-	Description string      `json:"description,omitempty"`
-	Order       int         `json:"order,omitempty"`
-	Pos         contrib.Pos `json:"pos"`
-}
-
-// Placeholder is a staged placeholder without its implementation.
-type Placeholder struct {
-	Name string      `json:"name"`
-	Pos  contrib.Pos `json:"pos"`
-}
-
 // Invoke calls one contribution of the generation by its index in
 // Activated, with the host facts of this moment.
 type Invoke struct {
-	Index int                `json:"index"`
-	Args  json.RawMessage    `json:"args,omitempty"` // tools
-	Inv   contrib.Invocation `json:"inv,omitzero"`   // commands
-	Site  contrib.Site       `json:"site,omitempty"` // placeholders
-	Facts contrib.Facts      `json:"facts"`
+	Index int             `json:"index"`
+	Args  json.RawMessage `json:"args,omitempty"` // tools
+	// Group numbers the tool_provider answer a provided tool came from
+	// (0: the generation's own tools); Progress says the caller listens to
+	// ctx.progress (NotifyProgress).
+	Group    uint64             `json:"group,omitempty"`
+	Progress bool               `json:"progress,omitempty"`
+	Inv      contrib.Invocation `json:"inv,omitzero"`   // commands
+	Site     contrib.Site       `json:"site,omitempty"` // placeholders
+	Facts    contrib.Facts      `json:"facts"`
 	// Hooks: the event and its payload; points: the call; classifiers:
 	// the tool and its arguments (in Args).
 	Event   contrib.HookEvent  `json:"event,omitempty"`
@@ -230,6 +225,8 @@ type Outcome struct {
 	ToolErr *contrib.ToolError `json:"tool_err,omitempty"`
 	// Class is a classifier's answer when OK.
 	Class contrib.Classification `json:"class,omitzero"`
+	// Provided is a tool_provider entry's answer (instead of Value).
+	Provided *Provided `json:"provided,omitempty"`
 }
 
 // DataDirs are a plugin's two data directories (CC29).
@@ -257,13 +254,16 @@ func (e *DiagError) Diagnostic() contrib.Diagnostic { return e.D }
 
 // Result reads the outcome of a hook or point entry: its JSON-like value
 // (objects as map[string]any, numbers as json.Number, null as nil), its
-// expected failure, or its diagnostic.
-func (o Outcome) Result() (any, error) {
+// expected failure, or its diagnostic. A tool_provider's answer becomes
+// tools through provided (nil: the outcome cannot hold one).
+func (o Outcome) Result(provided func(*Provided) []contrib.Tool) (any, error) {
 	switch {
 	case o.Err != nil:
 		return nil, &DiagError{*o.Err}
 	case o.ToolErr != nil:
 		return nil, o.ToolErr
+	case o.Provided != nil && provided != nil:
+		return provided(o.Provided), nil
 	}
 	return DecodeValue(o.Value)
 }

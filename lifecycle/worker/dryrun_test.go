@@ -32,7 +32,7 @@ func fakeDryRun(body []byte) (any, error) {
 	case "acme.refuse":
 		return nil, errors.New("refused")
 	}
-	return wire.Activated{Tools: []wire.Tool{{Name: strings.TrimPrefix(b.Plugin, "acme."), Catalogs: contrib.Work}}}, nil
+	return wire.Activated{Tools: []contrib.Tool{{Name: strings.TrimPrefix(b.Plugin, "acme."), Catalogs: contrib.Work}}}, nil
 }
 
 // TestDryRunnerOneWorkerUntilAFault: dry runs share one worker; a crash or

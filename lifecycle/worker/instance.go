@@ -32,25 +32,27 @@ func newInstance(p *process, req contrib.ActivationRequest, b wire.Bundle, a wir
 	// schemas in the host (from the cache) and keeps one code path.
 	st := contrib.NewStaging(req.Plugin, req.Rules)
 	for i, t := range a.Tools {
-		st.AddTool(contrib.Tool{Name: t.Name, Description: t.Description, Catalogs: t.Catalogs, Parameters: t.Parameters,
-			ReadOnly: t.ReadOnly, Pos: t.Pos, Run: inst.tool(i, t.Name)})
+		t.Run = inst.tool(i, t.Name)
+		st.AddTool(t)
 	}
 	for i, c := range a.Commands {
-		st.AddCommand(contrib.Command{Name: c.Name, Aliases: c.Aliases, Description: c.Description, Order: c.Order,
-			Pos: c.Pos, Run: inst.command(i, c.Name)})
+		c.Run = inst.command(i, c.Name)
+		st.AddCommand(c)
 	}
 	for i, ph := range a.Placeholders {
-		st.AddPlaceholder(contrib.Placeholder{Name: ph.Name, Pos: ph.Pos, Resolve: inst.placeholder(i, ph.Name)})
+		ph.Resolve = inst.placeholder(i, ph.Name)
+		st.AddPlaceholder(ph)
 	}
 	for _, f := range a.StatusFields {
 		st.AddStatusField(f)
 	}
 	for i, h := range a.Hooks {
-		st.AddHook(contrib.HookEntry{Event: h.Event, Raw: h.Raw, Pos: h.Pos, Run: inst.hook(i)})
+		h.Run = inst.hook(i)
+		st.AddHook(h)
 	}
 	for i, e := range a.Points {
-		st.AddPoint(contrib.PointEntry{Point: e.Point, Order: e.Order, Replace: e.Replace, Scope: e.Scope, Thread: e.Thread,
-			Pos: e.Pos, Run: inst.point(i)})
+		e.Run = inst.point(i)
+		st.AddPoint(e)
 	}
 	for i, pos := range a.Classifiers {
 		st.AddClassifier(contrib.Classifier{Pos: pos, Classify: inst.classifier(i)})
@@ -84,18 +86,12 @@ func (inst *instance) facts() contrib.Facts {
 }
 
 func (inst *instance) tool(i int, name string) contrib.ToolFunc {
-	what := "tool " + name
-	return func(ctx context.Context, args any) contrib.Result {
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return contrib.Failure(contrib.ErrInvalidArguments, err.Error())
-		}
-		var res contrib.Result
-		if err := inst.p.call(ctx, what, wire.MethodTool, wire.Invoke{Index: i, Args: raw, Facts: inst.facts()}, &res); err != nil {
-			return contrib.Failure(contrib.ErrToolFailed, asFailure(err).Message)
-		}
-		return res
-	}
+	return wire.ToolStub(inst.p.call, inst.facts, nil, i, name)
+}
+
+// providedTools are a tool_provider's tools (MC2), run in the worker.
+func (inst *instance) providedTools(p *wire.Provided) []contrib.Tool {
+	return p.HostTools(inst.req.Plugin, inst.req.Rules, inst.p.call, inst.facts)
 }
 
 func (inst *instance) command(i int, name string) contrib.CommandFunc {
@@ -137,7 +133,7 @@ func (inst *instance) hook(i int) contrib.HookFunc {
 		if err != nil {
 			return nil, err
 		}
-		return out.Result()
+		return out.Result(nil)
 	}
 }
 
@@ -147,7 +143,7 @@ func (inst *instance) point(i int) contrib.PointFunc {
 		if err != nil {
 			return nil, err
 		}
-		return out.Result()
+		return out.Result(inst.providedTools)
 	}
 }
 

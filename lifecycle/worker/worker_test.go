@@ -51,7 +51,7 @@ func fakeWorker(mode string) {
 		case wire.MethodCompile:
 			return wire.Activated{}, nil
 		case wire.MethodActivate:
-			return wire.Activated{Tools: []wire.Tool{{Name: "t", Catalogs: contrib.Work}}}, nil
+			return wire.Activated{Tools: []contrib.Tool{{Name: "t", Catalogs: contrib.Work}}}, nil
 		case wire.MethodDryRun:
 			return fakeDryRun(body)
 		case wire.MethodTool:
