@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -256,7 +257,10 @@ func (cv *clientValue) complete(th *starlark.Thread, b *starlark.Builtin, args s
 	}
 	reply, err := cv.client.Complete(threadContext(th), req)
 	if err != nil && onError == "return" {
-		return &errorValue{code: modelErrorCode(err), message: err.Error()}, nil
+		// The adapters' errors read "code: provider/model: what"; the
+		// message of error(code, message) does not repeat the code.
+		code := modelErrorCode(err)
+		return &errorValue{code: code, message: strings.TrimPrefix(err.Error(), code+": ")}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("complete: %v", err)

@@ -4,10 +4,17 @@ import "slices"
 
 // externalEntries projects external tools (and the skill tool, last) into
 // catalog entries. A tool whose name breaks CC5 or whose parameters do not
-// compile is left out with a note.
+// compile is left out with a note. The skill tool is the host's (CC6): an
+// external tool of that name — every crystal-star started as a tool set
+// used to export one — is left out, although the skill tool comes last.
 func (r *Registry) externalEntries(tools []ExternalTool) []toolEntry {
 	var out []toolEntry
-	for _, x := range append(slices.Clone(tools), optionalTool(r.opts.Skill)...) {
+	skill := optionalTool(r.opts.Skill)
+	for i, x := range append(slices.Clone(tools), skill...) {
+		if len(skill) > 0 && i < len(tools) && fold(x.Name) == fold(skill[0].Name) {
+			r.note(Diag(ExternalToolShadowed, "", Pos{}, "external tool %q of tool set %q has the name of the host's %s tool; the external tool is left out", x.Name, x.ToolSet, skill[0].Name))
+			continue
+		}
 		if why := ToolNameProblem(x.Name); why != "" {
 			r.note(Diag(ToolNameInvalid, "", Pos{}, "external tool %q of tool set %q: the name %s; it is left out", x.Name, x.ToolSet, why))
 			continue

@@ -48,6 +48,10 @@ type RegistryOptions struct {
 	// Defaults are the host's own entries of the points' named targets
 	// (DC1); a target without one produces nothing.
 	Defaults []Default
+	// Unavailable, when set, says why plugin is out of service ("" when it
+	// is not): a call naming a tool of its revoked generation answers
+	// tool_unavailable with that reason instead of unknown_tool.
+	Unavailable func(plugin string) string
 }
 
 // Registry is the one registry of published contributions. Publishing or
@@ -69,6 +73,8 @@ type Registry struct {
 
 	sorted   []*Published // r.gens in catalog order, when sortedOK (order.go)
 	sortedOK bool
+
+	departed map[string]string // folded tool name → plugin of a revoked generation (departed.go)
 }
 
 // NewRegistry returns an empty registry. External tools whose parameters do
@@ -153,6 +159,7 @@ func (r *Registry) RevokeAll(gens map[string]string) int {
 	removed := map[string]bool{}
 	for plugin, gen := range gens {
 		if p, ok := r.gens[plugin]; ok && p.Generation == gen {
+			r.recordDeparted(p)
 			delete(r.gens, plugin)
 			removed[plugin] = true
 		}

@@ -88,7 +88,7 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 func (s *ToolSnapshot) Check(name string, args json.RawMessage) (value any, res Result, ok bool) {
 	i, found := s.byName[name]
 	if !found {
-		return nil, Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name)), false
+		return nil, s.reg.unknownTool(name), false
 	}
 	return decodeArgs(s.tools[i].schema, args)
 }

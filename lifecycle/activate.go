@@ -193,7 +193,10 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	}
 	// The new generation serves from the publication on: say so before the
 	// previous one drains (which may take up to the cleanup timeout).
-	m.emit(Event{Plugin: id, Kind: kind, Generation: gen, State: Active, Elapsed: time.Since(start), Instance: inst, Previous: prevInst})
+	// A generation built ahead (parallel.go) spent most of its time there:
+	// the worker's start, the compile, the top-level run.
+	elapsed := time.Since(start) + m.ahead().spentAhead(id)
+	m.emit(Event{Plugin: id, Kind: kind, Generation: gen, State: Active, Elapsed: elapsed, Instance: inst, Previous: prevInst})
 	if prev != nil {
 		m.retireReplaced(p, prev)
 	}

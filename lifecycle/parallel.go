@@ -53,6 +53,9 @@ type aheadActivator struct {
 	contrib.Activator
 	mu   sync.Mutex
 	done map[string]*aheadResult // by plugin id
+	// spent is what an Activate answered from ahead took when it ran
+	// ahead, by plugin, until the activation's event takes it (spentAhead).
+	spent map[string]time.Duration
 }
 
 // aheadResult is what was computed ahead for one plugin.
@@ -63,6 +66,7 @@ type aheadResult struct {
 	inst       contrib.Instance
 	err        error
 	notes      []contrib.Diagnostic // held while it executed (HoldNotes)
+	took       time.Duration        // compile and execution ahead (a worker's start included)
 }
 
 // matches reports whether req asks for what r computed.
@@ -91,6 +95,10 @@ func (a *aheadActivator) Activate(ctx context.Context, req contrib.ActivationReq
 	r := a.done[req.Plugin]
 	if r != nil && r.executed && r.matches(req) && r.req.Generation == req.Generation {
 		delete(a.done, req.Plugin)
+		if a.spent == nil {
+			a.spent = map[string]time.Duration{}
+		}
+		a.spent[req.Plugin] = r.took
 	} else {
 		r = nil
 	}
@@ -106,9 +114,20 @@ func (a *aheadActivator) Activate(ctx context.Context, req contrib.ActivationReq
 	return r.inst, r.err
 }
 
+// spentAhead returns, once, what plugin's activation answered from ahead
+// took when it ran ahead: its event reports the whole activation.
+func (a *aheadActivator) spentAhead(plugin string) time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d := a.spent[plugin]
+	delete(a.spent, plugin)
+	return d
+}
+
 // run compiles req and, when execute is set and it compiled, executes it
 // with its notes held; the outcome waits for activate.
 func (a *aheadActivator) run(ctx context.Context, req contrib.ActivationRequest, execute bool, timeout time.Duration) {
+	start := time.Now()
 	r := &aheadResult{req: req, compileErr: a.Activator.Compile(req)}
 	if execute && r.compileErr == nil {
 		// The generation keeps its request: the hold must not reach r (and
@@ -122,6 +141,7 @@ func (a *aheadActivator) run(ctx context.Context, req contrib.ActivationRequest,
 		cancel()
 		r.executed, r.notes = true, *held
 	}
+	r.took = time.Since(start)
 	a.mu.Lock()
 	if a.done == nil {
 		a.done = map[string]*aheadResult{}

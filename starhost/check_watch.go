@@ -3,24 +3,31 @@ package starhost
 import (
 	"context"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // CheckChange is what changed between two runs of Check.
 type CheckChange struct {
 	// Added are the findings the new run has and the previous one had not
 	// (all of them for the first run); Fixed are the ones it no longer has.
-	Added, Fixed []Note
+	// Hidden are the ones it no longer has because a syntax error in their
+	// plugin stops the checks that found them: not fixed, and still
+	// expected — reported fixed only once a run without the syntax error
+	// lacks them.
+	Added, Fixed, Hidden []Note
 }
 
 // Empty reports whether nothing changed.
-func (c CheckChange) Empty() bool { return len(c.Added) == 0 && len(c.Fixed) == 0 }
+func (c CheckChange) Empty() bool {
+	return len(c.Added) == 0 && len(c.Fixed) == 0 && len(c.Hidden) == 0
+}
 
 // checkDebounce is how long WatchCheck waits for the file system to settle
 // after a change before checking again (an editor's save is several
@@ -60,7 +67,7 @@ func WatchCheck(ctx context.Context, opts CheckOptions, report func(*CheckReport
 		opts.Workers = NewCheckWorkers()
 		defer opts.Workers.Close()
 	}
-	prev := map[string]Note{}
+	prev := &watchState{}
 	run := func() error {
 		r, err := Check(ctx, opts)
 		if err != nil {
@@ -116,25 +123,47 @@ func watchTree(w *fsnotify.Watcher, dir string) {
 	})
 }
 
-// diffReports returns what r changed against prev (the previous run's
-// findings by key) and makes prev r's.
-func diffReports(prev map[string]Note, r *CheckReport) CheckChange {
+// watchState is what the watch remembers between runs: the findings by
+// key, and which of them a syntax error hides (reported hidden once).
+type watchState struct {
+	seen   map[string]Note
+	hidden map[string]bool
+}
+
+// diffReports returns what r changed against the previous run and makes
+// st r's. A finding gone from a plugin that now has a syntax error is
+// hidden, not fixed: the checks that found it did not run. It stays
+// expected, and is reported fixed only by a run that parses its plugin.
+func diffReports(st *watchState, r *CheckReport) CheckChange {
 	var ch CheckChange
 	now := map[string]Note{}
+	broken := map[string]bool{} // plugins with a syntax error: nothing past parsing ran
 	for _, d := range r.Diagnostics {
 		k := CheckLine(d) + "\x00" + d.Plugin
 		now[k] = d
-		if _, ok := prev[k]; !ok {
+		if _, ok := st.seen[k]; !ok {
 			ch.Added = append(ch.Added, d)
 		}
-	}
-	for k, d := range prev {
-		if _, ok := now[k]; !ok {
-			ch.Fixed = append(ch.Fixed, d)
+		if d.Code == contrib.SyntaxError {
+			broken[d.Plugin] = true
 		}
 	}
+	hidden := map[string]bool{}
+	for k, d := range st.seen {
+		if _, ok := now[k]; ok {
+			continue
+		}
+		if broken[d.Plugin] && d.Code != contrib.SyntaxError {
+			now[k], hidden[k] = d, true
+			if !st.hidden[k] {
+				ch.Hidden = append(ch.Hidden, d)
+			}
+			continue
+		}
+		ch.Fixed = append(ch.Fixed, d)
+	}
 	slices.SortFunc(ch.Fixed, compareNotes)
-	clear(prev)
-	maps.Copy(prev, now)
+	slices.SortFunc(ch.Hidden, compareNotes)
+	st.seen, st.hidden = now, hidden
 	return ch
 }

@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,7 +294,7 @@ func (h *Host) activator() contrib.Activator {
 func (h *Host) build() {
 	h.reloadConfig()
 	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note,
-		Defaults: h.pointDefaults()})
+		Defaults: h.pointDefaults(), Unavailable: h.faultedWhy})
 	h.registry.Subscribe(h.points.invalidate) // first: captured state goes before embedders rebuild (DC12)
 	h.manager = lifecycle.NewManager(lifecycle.Options{
 		Roots:     h.roots(),
@@ -358,6 +359,30 @@ func (h *Host) Plugins() []PluginInfo {
 		}
 	}
 	return ps
+}
+
+// faultedWhy says why plugin is faulted, with what brings it back, or ""
+// when it is not (contrib.RegistryOptions.Unavailable): a call naming a
+// tool of a faulted plugin hears that instead of unknown_tool. Only a miss
+// asks, so listing the plugins here costs nothing on the call path.
+func (h *Host) faultedWhy(plugin string) string {
+	if h.manager == nil {
+		return ""
+	}
+	for _, p := range h.manager.Plugins() {
+		if p.ID != plugin || p.State != lifecycle.Faulted {
+			continue
+		}
+		why := "faulted"
+		for _, d := range slices.Backward(p.Diagnostics) {
+			if d.Severity == contrib.SeverityError {
+				why = fmt.Sprintf("faulted (%s)", d.Message)
+				break
+			}
+		}
+		return fmt.Sprintf("%s is %s; /reload %s or enable it", plugin, why, plugin)
+	}
+	return ""
 }
 
 // Reload re-reads one plugin directory and replaces its generation when its

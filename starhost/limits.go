@@ -57,7 +57,7 @@ func mergeLimits(dst *Config, l *layer, workspace bool, note func(contrib.Diagno
 		d, err := time.ParseDuration(l.cfg.CallbackTimeout)
 		switch {
 		case err != nil || d <= 0:
-			bad("callback_timeout", "%q is not a duration: want a positive duration such as \"30s\" or \"2m\"; %s stays in effect", l.cfg.CallbackTimeout, dst.Limits.CallbackTimeout)
+			bad("callback_timeout", "%q is not a positive duration such as \"30s\" or \"2m\"; %s stays in effect", l.cfg.CallbackTimeout, dst.Limits.CallbackTimeout)
 		case workspace && d > dst.Limits.CallbackTimeout:
 			bad("callback_timeout", "a workspace config may lower the limit, not raise it; %s stays in effect", dst.Limits.CallbackTimeout)
 		default:

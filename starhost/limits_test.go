@@ -33,6 +33,8 @@ func TestLimitsLayering(t *testing.T) {
 			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 5 * time.Second}, note: "callback_timeout: a workspace config may lower the limit, not raise it; 5s stays in effect [ConfigValueInvalid]"},
 		{name: "bad value", home: "memory_limit = \"lots\"\n",
 			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second}, note: `memory_limit: "lots" is not a size`},
+		{name: "zero duration", home: "callback_timeout = \"0s\"\n",
+			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second}, note: `callback_timeout: "0s" is not a positive duration such as "30s" or "2m"; 30s stays in effect`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -10,7 +10,8 @@ import (
 // checkWatch is `check --watch`: the first run prints every finding and the
 // summary, as check does; each later run, after a save, prints only what
 // changed — new findings as check prints them, resolved ones prefixed with
-// "fixed: " — and the summary, or nothing when nothing changed. It stops,
+// "fixed: ", those a syntax error in their plugin stops from being
+// computed prefixed with "hidden by the syntax error: " — and the summary, or nothing when nothing changed. It stops,
 // with status 0, when ctx ends (Ctrl-C).
 func (e *env) checkWatch(ctx context.Context, opts starhost.CheckOptions, asJSON bool) error {
 	if asJSON {
@@ -24,6 +25,9 @@ func (e *env) checkWatch(ctx context.Context, opts starhost.CheckOptions, asJSON
 		first = false
 		for _, d := range ch.Fixed {
 			fmt.Fprintln(e.stdout, "fixed: "+starhost.CheckLine(d))
+		}
+		for _, d := range ch.Hidden {
+			fmt.Fprintln(e.stdout, "hidden by the syntax error: "+starhost.CheckLine(d))
 		}
 		for _, d := range ch.Added {
 			fmt.Fprintln(e.stdout, starhost.CheckLine(d))

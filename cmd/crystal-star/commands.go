@@ -38,6 +38,7 @@ func runPlugins(e *env, args []string) error {
 		out := make([]pluginJSON, len(ps))
 		for i, p := range ps {
 			out[i] = toPluginJSON(p)
+			out[i].Isolation = h.Isolation(p.ID)
 		}
 		return e.printJSON(out)
 	}
@@ -51,6 +52,9 @@ func runPlugins(e *env, args []string) error {
 			gen = "-"
 		}
 		fmt.Fprintf(e.stdout, "%s %s %s (%s, %s) %s\n", p.ID, orDash(p.Version), p.State, p.Source, gen, p.Directory)
+		if iso := h.Isolation(p.ID); iso != starhost.IsolationInProcess {
+			fmt.Fprintf(e.stdout, "  isolation: %s\n", iso) // in_process, the default, goes unsaid
+		}
 		printReasons(e.stdout, p)
 		for _, d := range byPosition(p.Diagnostics) {
 			e.printDiag(e.stdout, "  ", d)
@@ -98,16 +102,19 @@ func reclaimLine(h *starhost.Host) string {
 
 // pluginJSON is the stable shape of `plugins --json` (docs/cli.md).
 type pluginJSON struct {
-	ID          string        `json:"id"`
-	Directory   string        `json:"directory"`
-	Source      string        `json:"source"`
-	DisplayName string        `json:"display_name"`
-	Version     string        `json:"version"`
-	State       string        `json:"state"`
-	Generation  string        `json:"generation"`
-	Fingerprint string        `json:"fingerprint"`
-	Trust       string        `json:"trust"`
-	Blockers    []blockerJSON `json:"blockers"`
+	ID          string `json:"id"`
+	Directory   string `json:"directory"`
+	Source      string `json:"source"`
+	DisplayName string `json:"display_name"`
+	Version     string `json:"version"`
+	State       string `json:"state"`
+	Generation  string `json:"generation"`
+	Fingerprint string `json:"fingerprint"`
+	Trust       string `json:"trust"`
+	// Isolation is where the plugin runs: in_process or process
+	// (docs/isolation.md); "" where the host is not at hand.
+	Isolation string        `json:"isolation,omitempty"`
+	Blockers  []blockerJSON `json:"blockers"`
 	// StopReason is why a stopped plugin is off (MC5), or null.
 	StopReason  *blockerJSON     `json:"stop_reason"`
 	Diagnostics []diagnosticJSON `json:"diagnostics"`

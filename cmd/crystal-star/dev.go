@@ -230,6 +230,9 @@ func (c *console) run(line string) bool {
 	case "plugins":
 		for _, p := range c.h.Plugins() {
 			c.printf("%s %s %s %s %s", p.ID, orDash(p.Version), p.State, orDash(p.Generation), p.Directory)
+			if iso := c.h.Isolation(p.ID); iso != starhost.IsolationInProcess {
+				c.printf("  isolation: %s", iso)
+			}
 			if r := p.StopReason; r != nil {
 				c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, r.Remedy)
 			}

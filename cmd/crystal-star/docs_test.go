@@ -310,3 +310,21 @@ func TestDocsGoldenExample(t *testing.T) {
 		t.Errorf("the golden-file scenario of docs/testing.md fails as written (exit %d):\n%s%s", code, out, errOut)
 	}
 }
+
+// TestDocsCurlExchange: docs/mcp.md shows the curl exchange that the
+// scenario mcp_http_curl runs against the real server, as written.
+func TestDocsCurlExchange(t *testing.T) {
+	scenario, err := os.ReadFile("../../testdata/script/mcp_http_curl.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, script, _ := strings.Cut(string(scenario), "-- exchange.sh --\n")
+	script, _, _ = strings.Cut(script, "\n-- ")
+	doc, err := os.ReadFile("../../docs/mcp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script == "" || !strings.Contains(string(doc), "```sh\n"+script+"\n```") {
+		t.Errorf("docs/mcp.md does not show exchange.sh of testdata/script/mcp_http_curl.txtar as written:\n%s", script)
+	}
+}

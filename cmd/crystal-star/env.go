@@ -89,7 +89,10 @@ func (e *env) start() (*starhost.Host, error) {
 		return nil, err
 	}
 	e.host = h
-	if len(h.Config().ToolSets) > 0 {
+	// A crystal-star started as a tool set starts none itself: it reads
+	// the same config.toml and would start itself again, forever
+	// (docs/toolsets.md).
+	if _, child := toolsets.StartedAsToolSet(); !child && len(h.Config().ToolSets) > 0 {
 		e.toolSets = toolsets.Start(e.ctx, h, toolsets.Options{})
 	}
 	return h, nil

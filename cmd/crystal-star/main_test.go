@@ -60,6 +60,7 @@ func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, arg
 	cmds["mcpsignal"] = cmdMCPSignal
 	cmds["genplugins"] = cmdGenPlugins
 	cmds["mcphttp"] = cmdMCPHTTP
+	cmds["mcphttprun"] = cmdMCPHTTPRun
 	return cmds
 }
 

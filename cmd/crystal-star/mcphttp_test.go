@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,23 +29,8 @@ func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: mcphttp ARGS...")
 	}
-	cmd := scriptCommand(ts, args)
-	stderr, err := cmd.StderrPipe()
-	ts.Check(err)
-	ts.Check(cmd.Start())
+	cmd, url := startMCPHTTP(ts, args)
 	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	url := ""
-	for url == "" && lines.Scan() {
-		url, _ = strings.CutPrefix(lines.Text(), "mcp: serving Streamable HTTP on ")
-	}
-	if url == "" {
-		ts.Fatalf("mcphttp: the server printed no endpoint")
-	}
-	go func() {
-		for lines.Scan() { // notes; keep the pipe drained
-		}
-	}()
 	out := ts.Stdout()
 	ts.Check(mcpHTTPSession(out, url, ts.Getenv(mcpTokenEnv)))
 	req, _ := http.NewRequest("POST", url, strings.NewReader("{}"))
@@ -52,6 +40,56 @@ func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	resp.Body.Close()
 	fmt.Fprintf(out, "foreign host: %d\n", resp.StatusCode)
 
+	stopMCPHTTP(ts, cmd, out)
+}
+
+// startMCPHTTP starts crystal-star args (an `mcp --http` command) in $WORK
+// and returns it with the endpoint it printed on stderr.
+func startMCPHTTP(ts *testscript.TestScript, args []string) (*exec.Cmd, string) {
+	cmd := scriptCommand(ts, args)
+	stderr, err := cmd.StderrPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	lines := bufio.NewScanner(stderr)
+	url := ""
+	for url == "" && lines.Scan() {
+		url, _ = strings.CutPrefix(lines.Text(), "mcp: serving Streamable HTTP on ")
+	}
+	if url == "" {
+		_ = cmd.Process.Kill()
+		ts.Fatalf("mcphttp: the server printed no endpoint")
+	}
+	go func() {
+		for lines.Scan() { // notes; keep the pipe drained
+		}
+	}()
+	return cmd, url
+}
+
+// cmdMCPHTTPRun runs `mcphttprun ARGS... -- CMD...`: it starts crystal-star
+// ARGS (an `mcp --http` command) as mcphttp does, runs CMD in $WORK with
+// the endpoint in $URL and prints CMD's output, then stops the server
+// (SIGTERM, exit 0 within 10 seconds). docs/mcp.md's curl exchange runs so.
+func cmdMCPHTTPRun(ts *testscript.TestScript, neg bool, args []string) {
+	i := slices.Index(args, "--")
+	if neg || i < 1 || i == len(args)-1 {
+		ts.Fatalf("usage: mcphttprun ARGS... -- CMD...")
+	}
+	srv, url := startMCPHTTP(ts, args[:i])
+	defer srv.Process.Kill()
+	run := exec.Command(args[i+1], args[i+2:]...)
+	run.Dir = ts.Getenv("WORK")
+	run.Env = append(os.Environ(), "URL="+url)
+	outb, err := run.CombinedOutput()
+	out := ts.Stdout()
+	_, _ = out.Write(outb)
+	ts.Check(err)
+	stopMCPHTTP(ts, srv, out)
+}
+
+// stopMCPHTTP sends SIGTERM and fails unless the server exits 0 within 10
+// seconds.
+func stopMCPHTTP(ts *testscript.TestScript, cmd *exec.Cmd, out io.Writer) {
 	ts.Check(cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

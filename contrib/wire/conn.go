@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,14 +46,18 @@ type Conn struct {
 	// (contrib.WithProgress): the other side's NotifyProgress for the call
 	// reaches it.
 	progress map[uint64]contrib.Progress
-	closed   error
+	// origins holds the contexts of this side's calls in flight: a call the
+	// other side makes while serving one (KindCallWithin) is served with
+	// its values.
+	origins map[uint64]context.Context
+	closed  error
 }
 
 // NewConn returns a channel end reading frames from r and writing to w.
 // Serve must run for calls to be answered.
 func NewConn(r io.Reader, w io.Writer, handle Handler, notify Notifier) *Conn {
 	return &Conn{r: NewReader(r), w: w, handle: handle, notify: notify,
-		pending: map[uint64]chan Frame{}, running: map[uint64]context.CancelFunc{}}
+		pending: map[uint64]chan Frame{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
 }
 
 // Serve reads frames until the stream ends or carries garbage and returns
@@ -65,12 +70,21 @@ func (c *Conn) Serve() error {
 			return err
 		}
 		switch f.Kind {
-		case KindCall:
-			ctx, cancel := context.WithCancel(context.WithValue(context.Background(), callKey{}, f.ID))
+		case KindCall, KindCallWithin:
+			base, body := context.Background(), f.Body
 			c.mu.Lock()
+			if f.Kind == KindCallWithin && len(body) >= 8 {
+				if origin := c.origins[binary.BigEndian.Uint64(body)]; origin != nil {
+					// The values, not the deadline: the call in flight
+					// bounds its callbacks through its own cancellation.
+					base = context.WithoutCancel(origin)
+				}
+				body = body[8:]
+			}
+			ctx, cancel := context.WithCancel(context.WithValue(base, callKey{}, f.ID))
 			c.running[f.ID] = cancel
 			c.mu.Unlock()
-			go c.serveCall(ctx, f.ID, f.Method, clone(f.Body))
+			go c.serveCall(ctx, f.ID, f.Method, clone(body))
 		case KindReply, KindError:
 			c.mu.Lock()
 			ch := c.pending[f.ID]
@@ -164,6 +178,8 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	c.next++
 	id := c.next
 	c.pending[id] = ch
+	c.origins[id] = ctx
+	defer c.forgetOrigin(id)
 	if p := contrib.ProgressFrom(ctx); p != nil {
 		if c.progress == nil {
 			c.progress = map[uint64]contrib.Progress{}
@@ -172,7 +188,11 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 		defer c.forgetProgress(id)
 	}
 	c.mu.Unlock()
-	if err := c.write(Frame{Kind: KindCall, ID: id, Method: method, Body: body}); err != nil {
+	f := Frame{Kind: KindCall, ID: id, Method: method, Body: body}
+	if parent, ok := ctx.Value(callKey{}).(uint64); ok {
+		f.Kind, f.Body = KindCallWithin, append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(body)), parent), body...)
+	}
+	if err := c.write(f); err != nil {
 		c.forget(id)
 		if cerr := c.Err(); cerr != nil {
 			return cerr
@@ -204,6 +224,12 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 func (c *Conn) forget(id uint64) {
 	c.mu.Lock()
 	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+func (c *Conn) forgetOrigin(id uint64) {
+	c.mu.Lock()
+	delete(c.origins, id)
 	c.mu.Unlock()
 }
 

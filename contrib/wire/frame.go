@@ -35,6 +35,11 @@ const (
 	KindCancel
 	// KindNotify is a one-way message: no reply.
 	KindNotify
+	// KindCallWithin is a KindCall made while serving the other side's
+	// call P: the body starts with P's 8-byte big-endian id, then the
+	// call's body. The receiver serves it with the values of the context
+	// it called P with (the MCP request a sampling model call needs).
+	KindCallWithin
 	kindEnd
 )
 

@@ -111,3 +111,38 @@ func TestConnCallsBothWays(t *testing.T) {
 		t.Fatalf("a call after Close = %v, want %v", err, cause)
 	}
 }
+
+type originKey struct{}
+
+// TestConnCallWithinCarriesTheCallersValues: a callback made while serving
+// a call (KindCallWithin) is served with the values of the context that
+// call was made with — an MCP request's session for a sampling model call —
+// and a call made outside one is served without them.
+func TestConnCallWithinCarriesTheCallersValues(t *testing.T) {
+	ar, bw := io.Pipe()
+	br, aw := io.Pipe()
+	var b *Conn
+	a := NewConn(ar, aw, func(ctx context.Context, method string, body []byte) (any, error) {
+		v, _ := ctx.Value(originKey{}).(string)
+		return v, nil
+	}, nil)
+	b = NewConn(br, bw, func(ctx context.Context, method string, body []byte) (any, error) {
+		if method == "detached" {
+			ctx = context.Background() // not within the call
+		}
+		var s string
+		err := b.Call(ctx, "model", nil, &s)
+		return s, err
+	}, nil)
+	go a.Serve()
+	go b.Serve()
+	defer a.Close(nil)
+	defer b.Close(nil)
+	ctx := context.WithValue(context.Background(), originKey{}, "request 7")
+	for method, want := range map[string]string{"tool": "request 7", "detached": ""} {
+		var got string
+		if err := a.Call(ctx, method, nil, &got); err != nil || got != want {
+			t.Errorf("%s: the callback saw %q, %v; want %q", method, got, err, want)
+		}
+	}
+}

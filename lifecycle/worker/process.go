@@ -210,6 +210,11 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	if f == nil || p.cause != nil {
 		f = p.cause
 	}
+	if f != nil && !strings.HasPrefix(f.Message, what+": ") {
+		// The cause is the worker's (a memory kill, a crash); the caller's
+		// failure also names the callback it was running.
+		f = &Failure{Code: f.Code, Message: what + ": " + f.Message}
+	}
 	return f
 }
 

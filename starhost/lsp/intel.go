@@ -130,6 +130,9 @@ func Hover(text string, line, char int) string {
 	if len(chain) > 1 && chain[0] == "ctx" {
 		return ctxHover(chain[1:])
 	}
+	if len(chain) == 1 && last == "ctx" {
+		return ctxRootHover()
+	}
 	if call, _ := c.enclosingCall(); call != "" && strings.HasPrefix(strings.TrimSpace(c.after[len(wordTail(c.after)):]), "=") {
 		if sig := builtins.LookupSignature(call); sig != nil {
 			if p := sig.Param(last); p != nil {
@@ -230,6 +233,20 @@ func ctxHover(chain []string) string {
 		b.WriteString("\n\n---\n\n" + s)
 	}
 	return b.String()
+}
+
+// ctxRootHover documents the bare ctx (a callback's first parameter, by
+// convention): its members and the docs/api.md section on ctx.
+func ctxRootHover() string {
+	var names []string
+	for _, m := range builtins.CtxMembers() {
+		names = append(names, "`"+m.Name+"`")
+	}
+	doc := "`ctx`: the context of this run, the first parameter of every callback: what the host passes in (session, environment, services, data...).\n\nMembers: " + strings.Join(names, ", ")
+	if s := apiSection("ctx"); s != "" {
+		doc += "\n\n---\n\n" + s
+	}
+	return doc
 }
 
 // apiSections maps each "## name" heading of docs/api.md (each name of a

@@ -251,6 +251,17 @@ func TestHoverTargetsAndHooks(t *testing.T) {
 	}
 }
 
+// TestHoverBareCtx: the bare ctx parameter, in the def and in the body, is
+// documented with its members.
+func TestHoverBareCtx(t *testing.T) {
+	text := "def run(ctx, args):\n    return ctx\n"
+	for _, pos := range [][2]int{{0, 9}, {1, 12}} {
+		if h := Hover(text, pos[0], pos[1]); !strings.Contains(h, "`ctx`:") || !strings.Contains(h, "`session`") {
+			t.Errorf("hover on ctx at %v = %q, want the ctx documentation", pos, h)
+		}
+	}
+}
+
 // TestAPIDocNamesEveryKeyword keeps docs/api.md, which hover shows, in step
 // with the signature table check and completion use: the section of every
 // hand-written constructor names each of its keywords.

@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,24 +76,41 @@ func promptArguments(hint string) []*mcp.PromptArgument {
 var argName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 // commandArgs is the text after /name for the arguments given to prompt p:
-// the named arguments' values in order, or the "args" argument.
-func commandArgs(p *mcp.Prompt, given map[string]string) string {
+// the named arguments' values in order, or the "args" argument. The values
+// are positional, so a missing required argument, or a missing optional
+// one before a given one, is an invalid-params error naming it: joining
+// the rest would shift a later value into its place.
+func commandArgs(p *mcp.Prompt, given map[string]string) (string, error) {
 	if len(p.Arguments) == 1 && p.Arguments[0].Name == ArgsArgument {
-		return given[ArgsArgument]
+		return given[ArgsArgument], nil
 	}
 	var words []string
+	missing := ""
 	for _, a := range p.Arguments {
-		if v := given[a.Name]; v != "" {
+		v := given[a.Name]
+		switch {
+		case v == "" && a.Required:
+			return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %q: missing required argument %q", p.Name, a.Name)}
+		case v == "":
+			missing = cmp.Or(missing, a.Name)
+		case missing != "":
+			return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+				Message: fmt.Sprintf("prompt %q: argument %q is given but %q before it is not (the values are positional)", p.Name, a.Name, missing)}
+		default:
 			words = append(words, v)
 		}
 	}
-	return strings.Join(words, " ")
+	return strings.Join(words, " "), nil
 }
 
 func (s *Server) syncPrompts() {
 	applyMirror(s.mirror.prompts, s.prompts(), func(p *mcp.Prompt) {
 		s.srv.AddPrompt(p, func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return s.getPrompt(withSession(ctx, r.Session), r.Params.Name, commandArgs(p, r.Params.Arguments))
+			args, err := commandArgs(p, r.Params.Arguments)
+			if err != nil {
+				return nil, err
+			}
+			return s.getPrompt(withSession(ctx, r.Session), r.Params.Name, args)
 		})
 	}, s.srv.RemovePrompts)
 }

@@ -2,6 +2,7 @@ package mcpserve_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func samplingSession(t *testing.T, handler func(context.Context, *mcp.CreateMess
 	writeMCPFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.s\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n")
 	writeMCPFile(t, filepath.Join(plugin, "plugin.star"), samplingPlugin)
 	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
-		Models: mcpserve.SamplingModels()})
+		Models: mcpserve.SamplingModels(), Isolation: os.Getenv("CRYSTAL_ISOLATION")})
 	h.SetSession(mcpserve.SamplingFacts)
 	srv := mcpserve.New(h, mcpserve.Options{})
 	t.Cleanup(srv.Close)
@@ -70,6 +71,19 @@ func TestMCPSamplingIsTheSessionModel(t *testing.T) {
 	if got == nil || got.SystemPrompt != "be brief" || got.MaxTokens != 50 || len(got.Messages) != 1 ||
 		got.Messages[0].Role != "user" || got.Messages[0].Content.(*mcp.TextContent).Text != "meaning?" {
 		t.Errorf("sampling request = %+v", got)
+	}
+}
+
+// TestMCPSamplingInAWorker: in process isolation the tool runs in a worker;
+// its model call crosses the channel as a call within the tool's call, so
+// the host serves it with the MCP request's context and samples the client.
+func TestMCPSamplingInAWorker(t *testing.T) {
+	t.Setenv("CRYSTAL_ISOLATION", "process")
+	cs := samplingSession(t, func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "from the client"}}, nil
+	})
+	if text, r := callText(t, cs, "ask", map[string]any{"q": "meaning?"}); r.IsError || text != "model said: from the client" {
+		t.Fatalf("ask in a worker = %q (isError %v), want the client's reply", text, r.IsError)
 	}
 }
 

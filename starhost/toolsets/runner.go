@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -98,13 +99,28 @@ func (r *Runner) Close() {
 	r.wg.Wait()
 }
 
-// dial is the default transport: the command over stdio, or the URL over
-// Streamable HTTP.
-func dial(ctx context.Context, _ string, cfg starhost.ToolSetConfig) (mcp.Transport, error) {
+// EnvToolSet names the environment variable set on every process started
+// as a tool set, to the set's name. A crystal-star started so inherits
+// CRYSTAL_HOME and would read the same [tool_sets] and start itself again,
+// forever; the CLI starts no tool sets when it is set (StartedAsToolSet).
+const EnvToolSet = "CRYSTAL_TOOL_SET"
+
+// StartedAsToolSet reports whether this process was started as a tool set
+// (EnvToolSet is set), and the set's name.
+func StartedAsToolSet() (string, bool) {
+	name := os.Getenv(EnvToolSet)
+	return name, name != ""
+}
+
+// dial is the default transport: the command over stdio (with EnvToolSet
+// set to name), or the URL over Streamable HTTP.
+func dial(ctx context.Context, name string, cfg starhost.ToolSetConfig) (mcp.Transport, error) {
 	if cfg.URL != "" {
 		return &mcp.StreamableClientTransport{Endpoint: cfg.URL}, nil
 	}
-	return &mcp.CommandTransport{Command: exec.CommandContext(ctx, cfg.Command[0], cfg.Command[1:]...)}, nil
+	cmd := exec.CommandContext(ctx, cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = append(os.Environ(), EnvToolSet+"="+name)
+	return &mcp.CommandTransport{Command: cmd}, nil
 }
 
 // set is one running tool set.
