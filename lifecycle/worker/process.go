@@ -36,6 +36,9 @@ type process struct {
 	timeout time.Duration
 	limit   int64
 	rss     atomic.Int64 // the watchdog's last reading of the resident size
+	// answered: the worker has answered a call; a binary that never does
+	// is most likely not serving as a worker at all (notServing).
+	answered atomic.Bool
 
 	mu      sync.Mutex
 	bridge  Bridge
@@ -153,11 +156,21 @@ func (p *process) classify(readErr, waitErr error) *Failure {
 		return &Failure{Code: contrib.ResourceExhausted,
 			Message: fmt.Sprintf("memory_limit %s exceeded: the worker was killed", FormatBytes(p.limit))}
 	case errors.Is(readErr, wire.ErrGarbage):
-		return &Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker was killed: %v", readErr)}
+		return &Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker was killed: %v%s", readErr, p.notServing())}
 	case waitErr != nil:
-		return &Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker exited (%v)%s", waitErr, last)}
+		return &Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker exited (%v)%s%s", waitErr, last, p.notServing())}
 	}
-	return &Failure{Code: contrib.WorkerFailed, Message: "the worker exited" + last}
+	return &Failure{Code: contrib.WorkerFailed, Message: "the worker exited" + last + p.notServing()}
+}
+
+// notServing is the hint for a worker that never answered a call: the
+// re-executed binary most likely ran its own program instead of serving,
+// because its main does not call starhost.ServeWorkerIfChild first.
+func (p *process) notServing() string {
+	if p.answered.Load() {
+		return ""
+	}
+	return "; the worker never answered: does the host program call starhost.ServeWorkerIfChild() first in main (and TestMain)?"
 }
 
 // call runs method in the worker under the callback timeout. what names
@@ -167,7 +180,7 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut) }
 	timeout := func() *Failure {
 		return &Failure{Code: contrib.CallbackTimeout,
-			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed", what, p.timeout)}
+			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed%s", what, p.timeout, p.notServing())}
 	}
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
@@ -187,6 +200,7 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	var f *Failure
 	switch {
 	case err == nil || errors.As(err, &re):
+		p.answered.Store(true)
 		return err
 	case timedOut():
 		f = p.die(timeout())

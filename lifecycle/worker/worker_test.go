@@ -266,6 +266,32 @@ func TestWorkerExitsDuringStart(t *testing.T) {
 	}
 }
 
+// TestBinaryNotServingSaysWhy: a host binary whose main does not call
+// starhost.ServeWorkerIfChild runs its own program when re-executed as a
+// worker and never answers; the failure says what to do. A worker that has
+// answered once does not get the hint.
+func TestBinaryNotServingSaysWhy(t *testing.T) {
+	a := New(Options{
+		Command:         func() (*exec.Cmd, error) { return exec.Command("true"), nil },
+		Bridge:          func(contrib.ActivationRequest, Caller) Bridge { return &testBridge{} },
+		CallbackTimeout: 5 * time.Second,
+	})
+	err := a.Compile(testRequest(nil))
+	var ae *contrib.ActivationError
+	if !errors.As(err, &ae) || len(ae.Diagnostics) != 1 || !strings.Contains(ae.Diagnostics[0].Message, "ServeWorkerIfChild") {
+		t.Fatalf("Compile = %v, want a failure naming ServeWorkerIfChild", err)
+	}
+	// A worker that served and was then killed gets no such hint.
+	inst, _ := activate(t, "serve", 0)
+	pid, _ := strconv.Atoi(call(inst, "pid").Text)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if res := call(inst, "x"); res.Err == nil || strings.Contains(res.Err.Message, "ServeWorkerIfChild") {
+		t.Fatalf("a call to a killed worker that had served = %+v, want no hint", res)
+	}
+}
+
 // TestHostDies kills a host with SIGKILL and checks that its worker does
 // not outlive it (the parent-death signal, then the closed stdin).
 func TestHostDies(t *testing.T) {
