@@ -3,6 +3,7 @@ package builtins
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -28,6 +29,21 @@ var contributeLists = []listKind{
 // attachKeywords are contribute()'s callback keywords, in stage order.
 var attachKeywords = contrib.AttachStages
 
+// contributeKeys are contribute()'s optional keyword names ("tools?", ...,
+// "exports?") in the order contribute unpacks them: the lists, the attach
+// callbacks, exports. They are built once, after every init has added its
+// list, rather than concatenated on every plugin's call.
+var contributeKeys = sync.OnceValue(func() []string {
+	keys := make([]string, 0, len(contributeLists)+len(attachKeywords)+1)
+	for _, l := range contributeLists {
+		keys = append(keys, l.keyword+"?")
+	}
+	for _, k := range attachKeywords {
+		keys = append(keys, string(k)+"?")
+	}
+	return append(keys, "exports?")
+})
+
 func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	inst, err := threadInstance(th, b.Name())
 	if err != nil || !inst.activating || inst.running != inst.req.Entry {
@@ -44,14 +60,15 @@ func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	lists := make([]*starlark.List, len(contributeLists))
 	callbacks := make([]starlark.Value, len(attachKeywords))
 	var exports *starlark.Dict
-	pairs := []any{}
-	for i, l := range contributeLists {
-		pairs = append(pairs, l.keyword+"?", &lists[i])
+	keys := contributeKeys()
+	pairs := make([]any, 0, 2*len(keys))
+	for i := range contributeLists {
+		pairs = append(pairs, keys[i], &lists[i])
 	}
-	for i, k := range attachKeywords {
-		pairs = append(pairs, string(k)+"?", &callbacks[i])
+	for i := range attachKeywords {
+		pairs = append(pairs, keys[len(contributeLists)+i], &callbacks[i])
 	}
-	pairs = append(pairs, "exports?", &exports)
+	pairs = append(pairs, keys[len(keys)-1], &exports)
 	if err := starlark.UnpackArgs(b.Name(), nil, kwargs, pairs...); err != nil {
 		return nil, err
 	}
