@@ -15,7 +15,7 @@ var simpleManifestSeeds = []string{
 	"id = \"a.b\"\nversion = \"1.0.0\"\n",
 	"id = \"a.b\"\r\nversion = \"1.0.0\"\r\n",
 	"# c\n\n  id\t=\t\"a\"  \n\tdescription = \"x = y # z\"\nentry = \"main.star\"\nmin_host_version = \"0.1.0\"\ndisplay_name = \"A\tB\"",
-	"id = \"a\"\nid = \"b\"\n",                  // twice: a decoder error
+	"id = \"a\"\nid = \"b\"\n",                      // twice: a decoder error
 	"id = \"a\"\nversion = \"\"\nversion = \"1\"\n", // empty then given again
 	"id = \"a\" # trailing comment\n",
 	"id = 'a'\n",
