@@ -30,11 +30,12 @@ var contributeLists = []listKind{
 var attachKeywords = contrib.AttachStages
 
 // contributeKeys are contribute()'s optional keyword names ("tools?", ...,
-// "exports?") in the order contribute unpacks them: the lists, the attach
-// callbacks, exports. They are built once, after every init has added its
-// list, rather than concatenated on every plugin's call.
-var contributeKeys = sync.OnceValue(func() []string {
-	keys := make([]string, 0, len(contributeLists)+len(attachKeywords)+1)
+// "exports?") in the order contribute unpacks them — the lists, the attach
+// callbacks, exports — each already boxed in an any: built once, after every
+// init has added its list, instead of concatenated and boxed (two
+// allocations a keyword) on every plugin's call.
+var contributeKeys = sync.OnceValue(func() []any {
+	keys := make([]any, 0, len(contributeLists)+len(attachKeywords)+1)
 	for _, l := range contributeLists {
 		keys = append(keys, l.keyword+"?")
 	}
