@@ -59,7 +59,9 @@ func (c *Candidate) ID() string {
 // be a plugin directory itself or a directory of them). A project directory
 // replaces a home plugin with the same directory name; the same id in two
 // roots keeps the higher one and gives the lower a DuplicatePluginId
-// diagnostic. display turns a directory into the form used in positions.
+// diagnostic. display turns a directory into the form used in positions; it
+// is called on all cores at once (a cwd-relative display costs a Getwd, which
+// one goroutine paid for every plugin of a large root).
 func Discover(roots []Root, display func(string) string) []*Candidate {
 	var out []*Candidate
 	taken := map[string]bool{} // directory names of project plugins
@@ -72,10 +74,10 @@ func Discover(roots []Root, display func(string) string) []*Candidate {
 			if r.Source == contrib.SourceProject {
 				taken[name] = true
 			}
-			out = append(out, &Candidate{Dir: dir, Name: name, Display: display(dir), Source: r.Source, Rank: len(out)})
+			out = append(out, &Candidate{Dir: dir, Name: name, Source: r.Source, Rank: len(out)})
 		}
 	}
-	loadAll(out) // reads only (AT4), on all cores
+	loadAll(out, display) // reads only (AT4), on all cores
 	owner := map[string]*Candidate{}
 	for _, c := range out {
 		if c.Manifest == nil {
