@@ -186,7 +186,7 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 		if !m.mayActivate(p) {
 			return
 		}
-		b, err := readBundle(c.Dir, ManifestName, c.manifestData)
+		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed)
 		if err != nil {
 			return
 		}
