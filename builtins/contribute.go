@@ -3,6 +3,7 @@ package builtins
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -28,6 +29,55 @@ var contributeLists = []listKind{
 // attachKeywords are contribute()'s callback keywords, in stage order.
 var attachKeywords = contrib.AttachStages
 
+// contributeKeys are contribute()'s optional keyword names ("tools?", ...,
+// "exports?") in the order contribute unpacks them — the lists, the attach
+// callbacks, exports — each already boxed in an any, and their indexes by
+// bare name: built once, after every init has added its list, instead of
+// concatenated and boxed on every plugin's call.
+var contributeKeys = sync.OnceValue(func() (k struct {
+	boxed []any
+	index map[string]int
+}) {
+	names := make([]string, 0, len(contributeLists)+len(attachKeywords)+1)
+	for _, l := range contributeLists {
+		names = append(names, l.keyword)
+	}
+	for _, a := range attachKeywords {
+		names = append(names, string(a))
+	}
+	names = append(names, "exports")
+	k.index = make(map[string]int, len(names))
+	for i, n := range names {
+		k.boxed = append(k.boxed, n+"?")
+		k.index[n] = i
+	}
+	return k
+})
+
+// contributePairs returns the UnpackArgs pairs for the keywords kwargs
+// names — a one-tool plugin passes one of some twenty — with target(i) the
+// destination of keyword i. When a keyword is unknown or repeated it
+// returns every pair, so that UnpackArgs words the error as always.
+func contributePairs(kwargs []starlark.Tuple, target func(i int) any) []any {
+	keys := contributeKeys()
+	pairs := make([]any, 0, 2*len(kwargs))
+	var seen uint64
+	for _, kv := range kwargs {
+		name, _ := starlark.AsString(kv[0])
+		i, ok := keys.index[name]
+		if !ok || i >= 64 || seen&(1<<i) != 0 {
+			pairs = make([]any, 0, 2*len(keys.boxed))
+			for i, k := range keys.boxed {
+				pairs = append(pairs, k, target(i))
+			}
+			return pairs
+		}
+		seen |= 1 << i
+		pairs = append(pairs, keys.boxed[i], target(i))
+	}
+	return pairs
+}
+
 func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	inst, err := threadInstance(th, b.Name())
 	if err != nil || !inst.activating || inst.running != inst.req.Entry {
@@ -44,14 +94,15 @@ func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	lists := make([]*starlark.List, len(contributeLists))
 	callbacks := make([]starlark.Value, len(attachKeywords))
 	var exports *starlark.Dict
-	pairs := []any{}
-	for i, l := range contributeLists {
-		pairs = append(pairs, l.keyword+"?", &lists[i])
-	}
-	for i, k := range attachKeywords {
-		pairs = append(pairs, string(k)+"?", &callbacks[i])
-	}
-	pairs = append(pairs, "exports?", &exports)
+	pairs := contributePairs(kwargs, func(i int) any {
+		switch {
+		case i < len(lists):
+			return &lists[i]
+		case i < len(lists)+len(callbacks):
+			return &callbacks[i-len(lists)]
+		}
+		return &exports
+	})
 	if err := starlark.UnpackArgs(b.Name(), nil, kwargs, pairs...); err != nil {
 		return nil, err
 	}

@@ -49,22 +49,27 @@ func (b *Bundle) fingerprint(m *Manifest, compute func() string) string {
 // ReadBundle reads every regular file below dir, except the desktop/ tree
 // and the .builtin marker, which are not part of the fingerprint. Symbolic links are not
 // followed; a bundle larger than MaxBundleBytes is an error.
-func ReadBundle(dir string) (*Bundle, error) { return readBundle(dir, "", nil) }
+func ReadBundle(dir string) (*Bundle, error) { return readBundle(dir, "", nil, false) }
 
 // readBundle is ReadBundle where the top-level file named known, when the
 // directory still lists it, takes the bytes given instead of being read
 // again (discovery has just read plugin.toml; the snapshot then holds
 // exactly the manifest that was parsed).
-func readBundle(dir, known string, data []byte) (*Bundle, error) {
+func readBundle(dir, known string, data []byte, notLink bool) (*Bundle, error) {
 	r := &bundleReader{b: &Bundle{files: map[string][]byte{}}, known: known, data: data}
 	// The plugin directory itself may be a link (a dev root); links inside
 	// it are not followed. One Lstat tells; resolving every component of
-	// every plugin's path was a good part of starting many plugins.
-	if st, err := os.Lstat(dir); err != nil {
-		return nil, err
-	} else if st.Mode()&fs.ModeSymlink != 0 {
-		if dir, err = filepath.EvalSymlinks(dir); err != nil {
+	// every plugin's path was a good part of starting many plugins; notLink
+	// says discovery listed dir as a directory, which saves the Lstat too.
+	if !notLink {
+		st, err := os.Lstat(dir)
+		if err != nil {
 			return nil, err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			if dir, err = filepath.EvalSymlinks(dir); err != nil {
+				return nil, err
+			}
 		}
 	}
 	r.dir = dir

@@ -122,7 +122,7 @@ func TestDC23_SymlinkedPluginDirIsRead(t *testing.T) {
 func TestDC23_StartSnapshotHoldsTheParsedManifest(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{ManifestName: "on disk", "plugin.star": "src", "lib/" + ManifestName: "nested"})
-	b, err := readBundle(dir, ManifestName, []byte("parsed"))
+	b, err := readBundle(dir, ManifestName, []byte("parsed"), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,9 @@ type Candidate struct {
 	namedID string
 
 	manifestData []byte // the plugin.toml bytes Manifest was parsed from
+	// listed is set when Dir came from its root's listing as a directory,
+	// not a link: reading the bundle need not Lstat it again.
+	listed bool
 }
 
 // ID returns the manifest id or, when the manifest is unusable, the id it
@@ -59,12 +62,15 @@ func (c *Candidate) ID() string {
 // be a plugin directory itself or a directory of them). A project directory
 // replaces a home plugin with the same directory name; the same id in two
 // roots keeps the higher one and gives the lower a DuplicatePluginId
-// diagnostic. display turns a directory into the form used in positions.
+// diagnostic. display turns a directory into the form used in positions; it
+// is called on all cores at once (a cwd-relative display costs a Getwd, which
+// one goroutine paid for every plugin of a large root).
 func Discover(roots []Root, display func(string) string) []*Candidate {
 	var out []*Candidate
 	taken := map[string]bool{} // directory names of project plugins
 	for _, r := range roots {
-		for _, dir := range pluginDirs(r) {
+		dirs, listed := pluginDirs(r)
+		for _, dir := range dirs {
 			name := filepath.Base(dir)
 			if r.Source == contrib.SourceHome && taken[name] {
 				continue // overlay: the project directory replaces it wholesale
@@ -72,10 +78,10 @@ func Discover(roots []Root, display func(string) string) []*Candidate {
 			if r.Source == contrib.SourceProject {
 				taken[name] = true
 			}
-			out = append(out, &Candidate{Dir: dir, Name: name, Display: display(dir), Source: r.Source, Rank: len(out)})
+			out = append(out, &Candidate{Dir: dir, Name: name, Source: r.Source, Rank: len(out), listed: listed})
 		}
 	}
-	loadAll(out) // reads only (AT4), on all cores
+	loadAll(out, display) // reads only (AT4), on all cores
 	owner := map[string]*Candidate{}
 	for _, c := range out {
 		if c.Manifest == nil {
@@ -131,17 +137,19 @@ func unwrapPath(err error) error {
 }
 
 // pluginDirs lists the plugin directories of one root, sorted by name.
-func pluginDirs(r Root) []string {
+// listed is true when they come from the root's listing, where a link is
+// not a directory; a dev root that is a plugin itself may be a link.
+func pluginDirs(r Root) (dirs []string, listed bool) {
 	dir, err := filepath.Abs(r.Dir)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	if r.Source == contrib.SourceDev && isFile(filepath.Join(dir, ManifestName)) {
-		return []string{dir}
+		return []string{dir}, false
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	var out []string
 	for _, e := range entries {
@@ -150,7 +158,7 @@ func pluginDirs(r Root) []string {
 		}
 	}
 	slices.Sort(out)
-	return out
+	return out, true
 }
 
 func isFile(p string) bool {

@@ -49,7 +49,8 @@ type Options struct {
 	HostVersion       string
 	CleanupTimeout    time.Duration
 	ActivationTimeout time.Duration
-	// Display turns a plugin directory into the form used in positions.
+	// Display turns a plugin directory into the form used in positions. It
+	// may be called from several goroutines at once.
 	Display func(dir string) string
 	// Events, when set, receives every lifecycle change. It is called with
 	// no lock held, from the goroutine doing the operation.

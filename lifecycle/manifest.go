@@ -71,22 +71,14 @@ func validVersion(v string) bool {
 // is the name used in positions. Every problem is a diagnostic with its
 // line; the manifest is nil when it cannot be used.
 func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contrib.Diagnostic) {
-	var m Manifest
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&m)
-	if err != nil {
-		pos := contrib.Pos{File: file}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			pos.Line, pos.Col = pe.Position.Line, pe.Position.Col
-			return nil, []contrib.Diagnostic{contrib.Diag(contrib.ManifestSyntax, plugin, pos, "%s is not valid TOML: %s", ManifestName, pe.Message)}
+	m, simple := decodeSimpleManifest(data)
+	var undecoded []toml.Key
+	if !simple {
+		md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&m)
+		if err != nil {
+			return nil, decodeError(file, plugin, err)
 		}
-		// The TOML parsed, but a value has the wrong type: the decoder
-		// names the line in its message.
-		if m := typeErrLine.FindStringSubmatch(err.Error()); m != nil {
-			pos.Line, _ = strconv.Atoi(m[1])
-			pos.Col = 1
-		}
-		return nil, []contrib.Diagnostic{contrib.Diag(contrib.ManifestInvalid, plugin, pos, "%s has a value of the wrong type: %v", ManifestName, err)}
+		undecoded = md.Undecoded()
 	}
 	if m.ID != "" && ValidID(m.ID) == "" {
 		plugin = m.ID
@@ -100,7 +92,7 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		diags = append(diags, contrib.Diag(code, plugin, pos, format, args...))
 	}
 	var unknown []string // top-level keys, for the "did you mean" of a missing one
-	for _, k := range md.Undecoded() {
+	for _, k := range undecoded {
 		bad(contrib.ManifestUnknownKey, at(k...), "unknown key %q in %s%s", k.String(), ManifestName, knownKeyHint(k))
 		if len(k) == 1 {
 			unknown = append(unknown, k[0])
@@ -195,4 +187,21 @@ func keyPosition(data []byte, key []string) (int, int) {
 		}
 	}
 	return 1, 1
+}
+
+// decodeError is the diagnostic of a plugin.toml the decoder rejects.
+func decodeError(file, plugin string, err error) []contrib.Diagnostic {
+	pos := contrib.Pos{File: file}
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		pos.Line, pos.Col = pe.Position.Line, pe.Position.Col
+		return []contrib.Diagnostic{contrib.Diag(contrib.ManifestSyntax, plugin, pos, "%s is not valid TOML: %s", ManifestName, pe.Message)}
+	}
+	// The TOML parsed, but a value has the wrong type: the decoder
+	// names the line in its message.
+	if m := typeErrLine.FindStringSubmatch(err.Error()); m != nil {
+		pos.Line, _ = strconv.Atoi(m[1])
+		pos.Col = 1
+	}
+	return []contrib.Diagnostic{contrib.Diag(contrib.ManifestInvalid, plugin, pos, "%s has a value of the wrong type: %v", ManifestName, err)}
 }

@@ -186,7 +186,7 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 		if !m.mayActivate(p) {
 			return
 		}
-		b, err := readBundle(c.Dir, ManifestName, c.manifestData)
+		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed)
 		if err != nil {
 			return
 		}
@@ -232,7 +232,12 @@ func (m *Manager) generationFor(p *plugin) string {
 	return m.newGeneration()
 }
 
-// loadAll reads the manifests of cands on all cores (discovery, AT4).
-func loadAll(cands []*Candidate) {
-	forEach(len(cands), func(i int) { cands[i].load() })
+// loadAll sets the display of cands and reads their manifests on all cores
+// (discovery, AT4).
+func loadAll(cands []*Candidate, display func(string) string) {
+	forEach(len(cands), func(i int) {
+		c := cands[i]
+		c.Display = display(c.Dir)
+		c.load()
+	})
 }
