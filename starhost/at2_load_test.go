@@ -21,6 +21,9 @@ import (
 // in one publication (AT2), not one call fails, and nothing is left running
 // once the host closes.
 func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a load test: it runs in the full suite (go test -race ./...), not under -short")
+	}
 	const workers, calls, reloads = 8, 5000, 50
 	// The process-wide heap watchdog (builtins) starts with the first
 	// Starlark run of the process and stays: start it before counting.

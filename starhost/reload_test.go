@@ -43,6 +43,9 @@ func reloadHost(t testing.TB) (*starhost.Host, string) {
 // 200 reloads replace its generation. Every call returns a result or
 // tool_unavailable; nothing panics; no goroutine is left behind.
 func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a load test: it runs in the full suite (go test -race ./...), not under -short")
+	}
 	before := runtime.NumGoroutine()
 	h, dir := reloadHost(t)
 	var ok, unavailable atomic.Int64
