@@ -3,7 +3,6 @@ package starhost
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -89,19 +88,5 @@ func TestIsolationLimits(t *testing.T) {
 	h, notes = isolationHost(t, Options{}, "memory_limit = \"lots\"\ncallback_timeout = \"-1s\"\n", "")
 	if mem, timeout := h.limits(); mem != DefaultWorkerMemoryLimit || timeout != DefaultCallbackTimeout || len(notes) != 2 {
 		t.Fatalf("limits = %d, %s (notes %v); want the defaults and two notes", mem, timeout, notes)
-	}
-}
-
-func TestParseByteSize(t *testing.T) {
-	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "64KiB": 64 << 10, "100MB": 100e6,
-		"4096": 4096, " 2 GiB ": 2 << 30, "3B": 3} {
-		if got, err := parseByteSize(in); err != nil || got != want {
-			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "0", "-1MiB", "lots", "1.5GiB", "99999999999GiB"} {
-		if _, err := parseByteSize(in); err == nil || !strings.Contains(err.Error(), "512MiB") {
-			t.Errorf("parseByteSize(%q) = %v, want an error", in, err)
-		}
 	}
 }

@@ -154,7 +154,7 @@ func (p *process) classify(readErr, waitErr error) *Failure {
 	// "address space collisions" instead of "out of memory".
 	case p.stderr.contains("out of memory") || p.stderr.contains("address space collisions"):
 		return &Failure{Code: contrib.ResourceExhausted,
-			Message: fmt.Sprintf("memory_limit %s exceeded: the worker was killed", FormatBytes(p.limit))}
+			Message: fmt.Sprintf("memory_limit %s exceeded: the worker was killed", contrib.FormatByteSize(p.limit))}
 	case errors.Is(readErr, wire.ErrGarbage):
 		return &Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker was killed: %v%s", readErr, p.notServing())}
 	case waitErr != nil:
@@ -265,7 +265,7 @@ func (p *process) watch(every time.Duration) {
 			}
 			if err == nil && rss > p.limit {
 				p.die(&Failure{Code: contrib.ResourceExhausted, Message: fmt.Sprintf(
-					"memory_limit %s exceeded: the worker was killed", FormatBytes(p.limit))})
+					"memory_limit %s exceeded: the worker was killed", contrib.FormatByteSize(p.limit))})
 				return
 			}
 		}
@@ -318,21 +318,4 @@ func (t *tail) headline() string {
 		}
 	}
 	return first
-}
-
-// FormatBytes writes n the way config.toml spells sizes: 512MiB, 1GiB, or
-// bytes when it is not a whole number of KiB.
-func FormatBytes(n int64) string {
-	for _, u := range []struct {
-		s    string
-		size int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + u.s
-		}
-	}
-	if n >= 1<<20 {
-		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + "MiB"
-	}
-	return strconv.FormatInt(n, 10) + "B"
 }
