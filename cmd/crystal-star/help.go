@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -164,54 +166,24 @@ func didYouMean(word string, candidates []string, prefix string) string {
 	return ""
 }
 
-// nearest returns the candidate closest to word by edit distance (a
-// transposition counts as one edit), if it is within a third of the word's
-// length (at least 1), or the only candidate word is a prefix of.
+// nearest returns the candidate closest to word (contrib.Nearest, the
+// project's one "did you mean"), or else the only candidate word is a
+// prefix of; "" when word is itself a candidate.
 func nearest(word string, candidates []string) string {
-	best, bestDist := "", len(word)/3+1
-	if bestDist > 3 {
-		bestDist = 3
+	if slices.Contains(candidates, word) {
+		return ""
+	}
+	if s := contrib.Nearest(word, candidates); s != "" {
+		return s
 	}
 	var prefixed []string
 	for _, c := range candidates {
-		if c == word {
-			return ""
-		}
 		if word != "" && strings.HasPrefix(c, word) {
 			prefixed = append(prefixed, c)
 		}
-		if d := editDistance(word, c); d <= bestDist && (best == "" || d < bestDist) {
-			best, bestDist = c, d
-		}
 	}
-	if best == "" && len(prefixed) == 1 {
+	if len(prefixed) == 1 {
 		return prefixed[0]
 	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance between a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
+	return ""
 }
