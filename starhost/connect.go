@@ -1,0 +1,117 @@
+// Connecting the session and review clients, and reconnecting when the
+// plugin serving their protocol changes generation.
+
+package starhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/crystal-star/crystal-star/contrib"
+)
+
+// Connect builds the host's own session client (and the review client when
+// review is independent) the way a turn would, and reports a failure — a
+// factory's not_supported for the selected tier or speed, a reserved
+// protocol without an adapter — as a ModelClientFailed note (CC9). The host
+// connects after Start and again whenever the session or review client is
+// rebuilt (/model, /tier, /speed, /approval model). Nothing is sent.
+func (h *Host) Connect(ctx context.Context) error {
+	var errs []error
+	roles := []ModelRole{RoleSession}
+	if r := h.models.review.Load(); r != nil && r.Independent {
+		roles = append(roles, RoleReview)
+	}
+	if h.models.session.Load() == nil {
+		return nil
+	}
+	for _, role := range roles {
+		f, err := h.roleFacts(role)
+		if err == nil {
+			if h.opts.Models != nil {
+				_, err = h.opts.Models.NewClient(ctx, ClientSpec{Role: role, Facts: f})
+			} else {
+				_, err = h.builtinClient(ctx, role, f)
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("the %s client for %s/%s cannot be built: %s", role, f.Provider, f.Model, h.redact(err.Error()))
+			h.Note(contrib.Diag(contrib.ModelClientFailed, "", contrib.Pos{}, "%v", err))
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// reconnect connects again once the host has started (before that,
+// plugins' factories are not loaded yet).
+func (h *Host) reconnect(ctx context.Context) {
+	if h.models.started.Load() && !h.models.closing.Load() {
+		_ = h.Connect(ctx)
+	}
+}
+
+// startModels publishes the session before plugins attach; finishModels
+// connects once every plugin (and so every client factory) is loaded.
+func (h *Host) startModels() { h.startSession() }
+
+func (h *Host) finishModels(ctx context.Context) {
+	h.models.started.Store(true)
+	h.rememberFactories()
+	_ = h.Connect(ctx)
+}
+
+// modelsEvent rebuilds the session and review clients when the plugin that
+// serves their protocol changes generation: plugins' cached clients still
+// point at the old generation's codec.
+func (h *Host) modelsEvent(e Event) {
+	if !h.models.started.Load() || h.models.closing.Load() || h.opts.Models != nil {
+		return
+	}
+	switch e.Kind {
+	case "activated", "reloaded", "stopped", "faulted":
+	default:
+		return
+	}
+	if h.rememberFactories() {
+		h.models.sessionEpoch.Add(1)
+		h.models.reviewEpoch.Add(1)
+		_ = h.Connect(context.Background())
+	}
+}
+
+// rememberFactories records which generation serves the session's and the
+// review's protocols; it reports whether that changed.
+func (h *Host) rememberFactories() bool {
+	owners := map[string]string{}
+	view := h.registry.View()
+	for _, f := range []*ModelFacts{h.models.session.Load(), reviewModel(h.models.review.Load())} {
+		if f == nil || contrib.IsReservedProtocol(f.Protocol) || f.Protocol == "" {
+			continue
+		}
+		_, owner, _ := view.ClientFactoryFor(f.Protocol)
+		if owner != nil {
+			owners[f.Protocol] = owner.Plugin + "@" + owner.Generation
+		} else {
+			owners[f.Protocol] = ""
+		}
+	}
+	h.models.mu.Lock()
+	defer h.models.mu.Unlock()
+	changed := len(owners) != len(h.models.factoryOwner)
+	for k, v := range owners {
+		if h.models.factoryOwner[k] != v {
+			changed = true
+		}
+	}
+	h.models.factoryOwner = owners
+	return changed
+}
+
+func reviewModel(r *ReviewFacts) *ModelFacts {
+	if r == nil || !r.Independent {
+		return nil
+	}
+	return &r.Model
+}
