@@ -9,13 +9,6 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// Stable tool error codes of Dispatch.
-const (
-	// ErrCallDenied: the policy, the classification or the approval stage
-	// refused the call; its message says which and why.
-	ErrCallDenied = "call_denied"
-)
-
 // Invoker runs one tool call for Dispatch: the host's built-in tools, and
 // plugin and external tools through a snapshot.
 type Invoker func(ctx context.Context, call ToolCall) ToolResult
@@ -237,7 +230,7 @@ func (d *dispatch) decide(res *DispatchResult, args any) (bool, ToolResult) {
 }
 
 func denied(format string, args ...any) ToolResult {
-	return contrib.Failure(ErrCallDenied, fmt.Sprintf(format, args...))
+	return contrib.Failure(string(ErrCallDenied), fmt.Sprintf(format, args...))
 }
 
 // invoke runs the call, whose arguments check accepted as args, and its

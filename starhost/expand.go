@@ -2,26 +2,12 @@ package starhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
-)
-
-// Errors of Expand.
-var (
-	// ErrBuiltinCommand: the name is one of the embedder's built-in verbs,
-	// which always win (CC11); the embedder handles it.
-	ErrBuiltinCommand = errors.New("built-in command")
-	// ErrUnknownCommand: no markdown or plugin command has the name.
-	ErrUnknownCommand = errors.New("unknown command")
-	// ErrCancelled: the caller's context had ended, so no plugin code ran
-	// (or it was stopped). The error also wraps the context's cause, so
-	// errors.Is(err, context.Canceled) and context.DeadlineExceeded work.
-	ErrCancelled = errors.New("cancelled")
 )
 
 // cancelled returns the ErrCancelled error of a context that ended.
@@ -67,7 +53,7 @@ func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandRe
 	}
 	cands := h.registry.View().Commands(name)
 	if len(cands) == 0 {
-		return CommandResult{}, fmt.Errorf("/%s: %w", name, ErrUnknownCommand)
+		return CommandResult{}, fmt.Errorf("/%s: unknown command [%w]", name, ErrUnknownCommand)
 	}
 	inv := contrib.Invocation{Name: name, Args: args}
 	for _, c := range cands {

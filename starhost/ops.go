@@ -28,7 +28,7 @@ func (h *Host) Disable(ctx context.Context, id string, project bool) (OpResult, 
 
 func (h *Host) setDisabled(ctx context.Context, id string, project, disable bool) (OpResult, error) {
 	if !h.known(id) {
-		return OpResult{Result: NotApplied}, fmt.Errorf("%w %q; run crystal-star plugins to list them", ErrNoPlugin, id)
+		return OpResult{Result: NotApplied}, fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
 	}
 	changed, err := h.editConfig(project, func(doc map[string]any) bool {
 		list := stringList(doc, "disabled")
@@ -146,7 +146,7 @@ func (h *Host) Remove(ctx context.Context, id string) (OpResult, error) {
 		_ = os.RemoveAll(trash)
 		return OpResult{Result: Applied}, nil
 	}
-	return OpResult{Result: NotApplied}, fmt.Errorf("%w %q; run crystal-star plugins to list them", ErrNoPlugin, id)
+	return OpResult{Result: NotApplied}, fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
 }
 
 func (h *Host) rescan(ctx context.Context) {

@@ -521,7 +521,7 @@ contribute(
 	if ds := notes.with(contrib.PointOperationFailed); len(ds) != 2 || !strings.Contains(ds[1].Message, "normalizer broke") {
 		t.Errorf("authoritative failures %v", ds)
 	}
-	if r := run("delete"); r.Err == nil || r.Err.Code != starhost.ErrCallDenied || r.Err.Message != "no deletes" {
+	if r := run("delete"); r.Err == nil || r.Err.Code != string(starhost.ErrCallDenied) || r.Err.Message != "no deletes" {
 		t.Errorf("policy %+v", r)
 	}
 }

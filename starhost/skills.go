@@ -3,6 +3,7 @@ package starhost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,9 +61,6 @@ func readSkill(path string) (Skill, bool) {
 	return s, true
 }
 
-// ErrNoSkill is SkillText's error for a name no skill has.
-var ErrNoSkill = errors.New("no such skill")
-
 // SkillText returns the whole SKILL.md of the skill named name, as the skill
 // tool loads it (the MCP server publishes it as a resource). It fails with
 // ErrNoSkill when Skills lists no such name, and with the read error when the
@@ -74,7 +72,7 @@ func (h *Host) SkillText(name string) (string, error) {
 			return string(body), err
 		}
 	}
-	return "", ErrNoSkill
+	return "", fmt.Errorf("no skill %q [%w]", name, ErrNoSkill)
 }
 
 // skillChoices says which skills the skill tool can load, for a model

@@ -2,7 +2,6 @@ package starhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,9 +75,6 @@ type OpResult struct {
 	Plugin *PluginInfo `json:"plugin"`
 }
 
-// ErrNoPlugin reports an operation on an id no root holds.
-var ErrNoPlugin = errors.New("no such plugin")
-
 // installed returns the candidate with id among the installed roots, with
 // its current bundle's fingerprint, computed by the host (never chosen by
 // the user).
@@ -93,7 +89,7 @@ func (h *Host) installed(id string) (*lifecycle.Candidate, string, error) {
 		}
 		return c, lifecycle.Fingerprint(c.Manifest, b), nil
 	}
-	return nil, "", fmt.Errorf("%w %q; run crystal-star plugins to list them", ErrNoPlugin, id)
+	return nil, "", fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
 }
 
 // Grant trusts the current content of plugin id (DC17). A dev plugin needs

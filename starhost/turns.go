@@ -2,7 +2,6 @@ package starhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,10 +19,6 @@ type HookResult struct {
 	Notes   []Note
 }
 
-// ErrUnknownHookEvent: RunHook was given a name that is not an ordinary
-// hook event (raw hooks run inside their stage).
-var ErrUnknownHookEvent = errors.New("unknown hook event")
-
 // RunHook runs the hooks of event on payload (HK1–HK3): plugin hooks in
 // load order, each seeing the previous one's replacement, then the raw hooks
 // of that stage (rebuild_model after transform_model, rewrite_prompt after
@@ -39,7 +34,7 @@ var ErrUnknownHookEvent = errors.New("unknown hook event")
 func (h *Host) RunHook(ctx context.Context, event contrib.HookEvent, payload map[string]any) (HookResult, error) {
 	spec := contrib.LookupHook(event)
 	if spec == nil || spec.Raw {
-		return HookResult{}, fmt.Errorf("%q: %w; want one of %s", event, ErrUnknownHookEvent, strings.Join(contrib.HookEventNames(false), ", "))
+		return HookResult{}, fmt.Errorf("unknown hook event %q [%w]; want one of %s", event, ErrUnknownHookEvent, strings.Join(contrib.HookEventNames(false), ", "))
 	}
 	if ctx.Err() != nil {
 		return HookResult{Payload: payload}, cancelled(ctx) // no hook runs

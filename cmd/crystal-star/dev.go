@@ -301,7 +301,7 @@ func (c *console) expand(ctx context.Context, name, args string) {
 		if hint == "" {
 			hint = "; /help lists the commands"
 		}
-		c.printf("%v%s", err, hint)
+		c.printf("/%s: unknown command%s", name, hint)
 	case err != nil:
 		c.printf("%v", err)
 	case !ok:

@@ -16,10 +16,11 @@ func (e *env) nearestPlugin(err error, id string) error {
 	for _, p := range e.host.Plugins() {
 		ids = append(ids, p.ID)
 	}
-	if hint := didYouMean(id, ids, ""); hint != "" {
-		return fmt.Errorf("%w%s", err, hint)
+	hint := didYouMean(id, ids, "")
+	if hint == "" {
+		hint = "; run crystal-star plugins to list them"
 	}
-	return err
+	return fmt.Errorf("%w%s", err, hint)
 }
 
 // runOp builds the runner of a plugin operation taking one argument (an id,

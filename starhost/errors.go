@@ -1,0 +1,61 @@
+package starhost
+
+import "github.com/crystal-star/crystal-star/contrib"
+
+// Code is the one vocabulary of what went wrong. Every error the host
+// returns is a Code or wraps one, and every failed ToolResult carries one,
+// so a host branches with errors.Is:
+//
+//	if errors.Is(res.Err(), starhost.ErrUnknownTool) { … }
+//	if errors.Is(err, starhost.ErrNoPlugin) { … }
+//
+// Codes of calls and operations are snake_case; a plugin's own
+// error(code, message) may carry any code of its own. Diagnostic codes
+// (Note.Code) are PascalCase, one per finding (docs/diagnostics.md).
+type Code string
+
+// Error returns the code itself, so a Code is an error a caller can wrap
+// with %w and find again with errors.Is.
+func (c Code) Error() string { return string(c) }
+
+// Codes of tool calls. The first three mean the tool never started: safe
+// to retry or to correct the arguments. ErrCancelled means the caller's
+// context ended, before the call (nothing ran) or during it.
+// ErrToolInterrupted means a started call was stopped because its
+// generation retired past the cleanup timeout: it may have had effects.
+const (
+	ErrUnknownTool      Code = contrib.ErrUnknownTool
+	ErrInvalidArguments Code = contrib.ErrInvalidArguments
+	ErrToolUnavailable  Code = contrib.ErrToolUnavailable
+	ErrCancelled        Code = contrib.ErrCancelled
+	ErrToolInterrupted  Code = contrib.ErrToolInterrupted
+	// ErrToolFailed: the tool ran and failed (an uncaught error, a budget
+	// exhausted); its message says what and where.
+	ErrToolFailed Code = contrib.ErrToolFailed
+	// ErrInvalidOutput: the tool ran but its result is not a structured
+	// value its output_schema accepts.
+	ErrInvalidOutput Code = contrib.ErrInvalidOutput
+	// ErrContentTooLarge: a result's content exceeds the host's limits.
+	ErrContentTooLarge Code = contrib.ErrContentTooLarge
+	// ErrCallDenied: the policy, the classification or the approval stage
+	// refused the call; its message says which and why.
+	ErrCallDenied Code = "call_denied"
+	// ErrPointFailed: an authoritative contribution point's entry failed.
+	ErrPointFailed Code = contrib.ErrPointFailed
+)
+
+// Codes of commands, skills, hooks and plugin operations.
+const (
+	// ErrBuiltinCommand: the name is one of the embedder's built-in verbs,
+	// which always win (CC11); the embedder handles it.
+	ErrBuiltinCommand Code = "builtin_command"
+	// ErrUnknownCommand: no markdown or plugin command has the name.
+	ErrUnknownCommand Code = "unknown_command"
+	// ErrNoSkill: no skill has the name.
+	ErrNoSkill Code = "unknown_skill"
+	// ErrNoPlugin: no plugin root holds the id.
+	ErrNoPlugin Code = "unknown_plugin"
+	// ErrUnknownHookEvent: RunHook was given a name that is not an
+	// ordinary hook event.
+	ErrUnknownHookEvent Code = "unknown_hook_event"
+)
