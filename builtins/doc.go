@@ -1,26 +1,28 @@
 // Package builtins owns everything Starlark sees: the predeclared names
 // (contribute, tool, command, placeholder, status_field, error, deps, json,
-// struct), the ctx objects passed to callbacks, the one conversion between
-// Starlark values and JSON, and the Activator that compiles a bundle
-// snapshot, executes it with a staging registrar and freezes the result.
+// struct and the contribution-point constructors), the ctx objects passed
+// to callbacks, the one conversion between Starlark values and JSON, and
+// the Activator that turns a bundle snapshot into a frozen generation.
 //
-// Every run — a module's top level and each callback — gets a fresh thread
-// with a step budget, is cancelled when its context ends, and recovers a
-// panic in any Go builtin into a diagnostic, so plugin input never panics the
-// host.
+// Activation compiles every module of the snapshot first (a syntax error
+// runs no code), then executes the entry module once with a staging
+// registrar from contrib as contribute()'s target. load() reads the same
+// in-memory snapshot, never the disk, so what ran is exactly what was
+// fingerprinted. When the top level returns, every value is frozen: a
+// generation's contributions cannot change after it is published.
 //
-// Contract rules implemented here: CC1 (the surface), CC2 (contribute, None
-// entries), CC7 (host facts on ctx, never the user's question), CC11
-// (ctx.out), CC13 (placeholder resolve on every bind), DC6 (error(code,
-// message) and tool_failed), DC13 (exports and deps.require during
-// activation only), DC23 (modules and load() read the in-memory snapshot),
-// AT1 (staging) and AT3 (compile errors before any code runs); and the host
-// facts: CC8–CC10 (client_factory with an opaque API key, classifier),
-// CC19 (ctx.env), CC20–CC23 (the live ctx.session and ctx.review views),
-// CC24–CC27 (ctx.models, its members and client lifetime) and CC29–CC30
-// (attach_data_dirs and ctx.data confined with os.Root); and the
-// contribution points: one constructor and contribute() keyword per row of
-// contrib.Points with the TARGET_/ORDER_/SCOPE_ constants (DC1, DC2),
-// ctx.thread and ctx.contributions for thread-scoped entries (DC11), and
-// hook and raw_hook (HK1, HK3).
+// Every run — a top level and each callback — gets a fresh thread with a
+// step budget, the callback timeout, the allocation guards of guard.go and
+// the heap watchdog of watchdog.go; it is cancelled when its context ends,
+// and a panic in any Go builtin becomes a diagnostic with the plugin's
+// position, so plugin input never takes the host down. The same activator
+// runs in a worker process when a plugin is isolated (builtins/worker).
+//
+// What has effects — session and review facts, model clients, data
+// directories, the status line, timers, notes — reaches Starlark through
+// the source interfaces the host implements (SessionSource, ModelSource,
+// DataSource, StatusSource, ClockSource…); this package
+// performs no I/O of its own apart from the confined data directories
+// (os.Root). The rules it implements are listed with their tests in
+// docs/contract.md.
 package builtins

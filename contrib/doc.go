@@ -1,23 +1,30 @@
-// Package contrib owns the language-neutral side of plugin contributions: the
-// contribution types (tools, commands, placeholders, status fields), the name
-// rules of each kind, the one catalogue of diagnostic codes, the staging
-// registrar that validates a plugin's contributions before they are
-// published, and the Registry that publishes whole generations at once and
-// serves frozen tool snapshots through proxies.
+// Package contrib owns the language-neutral side of plugin contributions.
+// It knows nothing of Starlark and nothing of files: the builtins package
+// turns Starlark calls into the types declared here, and the lifecycle
+// package decides when a generation is published or withdrawn.
 //
-// It knows nothing of Starlark: the builtins package turns Starlark calls into
-// the types declared here, and the lifecycle package decides when a staged set
-// is published or revoked.
+// A plugin's activation fills a Staging registrar. Each contribution —
+// tool, command, placeholder, status field, point entry, hook — is checked
+// there against the name rules of its kind (names.go) and against the other
+// entries of the same plugin; what fails is left out with a Diagnostic, and
+// the rest stays (a duplicate id is a finding, not a failure). Nothing a
+// staging holds is visible to callers.
 //
-// Contract rules implemented here: CC2 (left-out entries become diagnostics),
-// CC4–CC6 (tools, names, catalog order), CC11 and DC8 (commands), CC12
-// (placeholder names, first in load order wins), DC4 (projection and proxies;
-// revoked snapshots yield tool_unavailable), DC5 (duplicate ids inside a plugin
-// are diagnostics, not failures) and DC6 (stable error codes; raised errors
-// reach the model as tool_failed). The table of contribution points
-// (points.go) and the registry's point rules (pointreg.go, resolve.go)
-// implement DC1 (tiers, order, handles), DC2 (the catalog), DC3 (failure
-// policies), DC9 (replacement and ReplaceConflict), DC10 (takeover), DC11
-// (scopes, runtime entries) and DC12 (snapshots and invalidation); the hook
-// table (hooks.go) implements HK1–HK3.
+// The Registry publishes a whole generation in one step and withdraws it
+// in one step. Readers take a View, an immutable value swapped atomically,
+// so a lookup never waits for a reload and never sees half a plugin. A
+// ToolSnapshot is what a caller holds for a turn: a frozen list of tool
+// infos whose proxies re-resolve the tool's owner on every call, so a call
+// after a reload runs on the new generation and a call on a withdrawn
+// tool answers tool_unavailable instead of running retired code.
+//
+// Contribution points (points.go) are one table: each row says a point's
+// tier, order, failure policy and scope, and the registry (pointreg.go,
+// resolve.go) resolves them in that order, with replacement and takeover
+// between plugins, and tells subscribers which points changed. Hooks
+// (hooks.go) are a second table of events, payloads and verdicts.
+//
+// Diagnostics share one catalogue of codes with their severity, meaning and
+// remedy (codes.go); every message a user sees is built from it. The rules
+// these types implement are listed with their tests in docs/contract.md.
 package contrib
