@@ -47,11 +47,14 @@ func TestWiringTableNamesEachNameOnce(t *testing.T) {
 	}
 }
 
-// TestWiringHasNoInitFunctions proves no file of the package registers
-// anything from an init function: the wiring is wiring.go alone.
+// TestWiringHasNoInitFunctions proves no file of this package or of the
+// CLI registers anything from an init function: the activator's wiring is
+// wiring.go alone, the dev console's cmd/crystal-star/console_commands.go.
 func TestWiringHasNoInitFunctions(t *testing.T) {
-	for _, f := range initFunctions(t, ".") {
-		t.Errorf("%s: func init; add the row to wiring.go instead", f)
+	for _, dir := range []string{".", "../cmd/crystal-star"} {
+		for _, f := range initFunctions(t, dir) {
+			t.Errorf("%s: func init; add a row to the package's table instead", f)
+		}
 	}
 }
 
