@@ -79,17 +79,15 @@ type OpResult struct {
 // its current bundle's fingerprint, computed by the host (never chosen by
 // the user).
 func (h *Host) installed(id string) (*lifecycle.Candidate, string, error) {
-	for _, c := range lifecycle.Discover(h.roots(), h.opts.Display) {
-		if c.ID() != id || c.Shadowed || c.Manifest == nil {
-			continue
-		}
-		b, err := lifecycle.ReadBundle(c.Dir)
-		if err != nil {
-			return nil, "", err
-		}
-		return c, lifecycle.Fingerprint(c.Manifest, b), nil
+	c := lifecycle.Find(h.roots(), h.opts.Display, id)
+	if c == nil || c.Manifest == nil {
+		return nil, "", fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
 	}
-	return nil, "", fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
+	b, err := lifecycle.ReadBundle(c.Dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, lifecycle.Fingerprint(c.Manifest, b), nil
 }
 
 // Grant trusts the current content of plugin id (DC17). A dev plugin needs
