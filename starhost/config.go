@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/internal/safefile"
 )
 
@@ -61,7 +62,7 @@ type layer struct {
 // one is a note and is skipped (never rewritten).
 func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnostic)) Config {
 	cfg := Config{Plugins: true, Skills: true, Thinking: "default", Limits: base}
-	for i, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
+	for i, path := range (layout.Paths{Home: home, Workspace: workspace}).ConfigLayers() {
 		l, err := readLayer(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -151,10 +152,7 @@ func (h *Host) reloadConfig() {
 
 // configPath returns the config file of one layer.
 func (h *Host) configPath(project bool) string {
-	if project {
-		return filepath.Join(h.opts.Workspace, ".crystal", "config.toml")
-	}
-	return filepath.Join(h.opts.Home, "config.toml")
+	return h.paths().Config(project)
 }
 
 // editConfig changes one config layer under a cross-process lock: the file

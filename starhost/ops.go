@@ -58,10 +58,7 @@ func (h *Host) known(id string) bool {
 
 // pluginsDir is the installed root of one layer.
 func (h *Host) pluginsDir(project bool) string {
-	if project {
-		return filepath.Join(h.opts.Workspace, ".crystal", "plugins")
-	}
-	return filepath.Join(h.opts.Home, "plugins")
+	return h.paths().Plugins(project)
 }
 
 // Install copies the bundle in dir into the home plugins root (or the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -15,7 +14,7 @@ import (
 // TrustFile returns the machine-local trust file: {home}/plugin-trust.json,
 // beside the global config, never layered, never read from the workspace
 // (DC19).
-func (h *Host) TrustFile() string { return filepath.Join(h.opts.Home, "plugin-trust.json") }
+func (h *Host) TrustFile() string { return h.paths().Trust() }
 
 func (h *Host) trustStore() *trust.Store { return trust.NewStore(h.TrustFile()) }
 
@@ -49,7 +48,7 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 // warnWorkspaceTrust notes a trust file inside the workspace: it is ignored
 // (DC19).
 func (h *Host) warnWorkspaceTrust() {
-	p := filepath.Join(h.opts.Workspace, ".crystal", "plugin-trust.json")
+	p := h.paths().WorkspaceTrust()
 	if _, err := os.Stat(p); err == nil {
 		h.Note(contrib.Diag(contrib.WorkspaceTrustIgnored, "", contrib.Pos{File: p},
 			"a trust file inside the workspace is ignored; only %s grants trust", h.TrustFile()))
