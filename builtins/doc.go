@@ -4,6 +4,10 @@
 // Starlark values and JSON, and the Activator that compiles a bundle
 // snapshot, executes it with a staging registrar and freezes the result.
 //
+// wiring.go lists, in one place, every predeclared name, contribute()
+// keyword, ctx field and attach-stage action; the feature files (status.go,
+// data.go, models.go, points.go, ...) hold their behaviour.
+//
 // Every run — a module's top level and each callback — gets a fresh thread
 // with a step budget, is cancelled when its context ends, and recovers a
 // panic in any Go builtin into a diagnostic, so plugin input never panics the
