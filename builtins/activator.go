@@ -162,11 +162,6 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	return inst, nil
 }
 
-// activated runs once per generation after its module executed successfully
-// (the models capability names the plugin here, CC24). Feature files fill
-// it in init.
-var activated []func(inst *instance)
-
 // Compile compiles the entry file and everything it loads without running
 // any of it (AT3).
 func (a *Activator) Compile(req contrib.ActivationRequest) error {
@@ -296,25 +291,6 @@ func (inst *instance) Attaches(stage contrib.AttachStage) bool {
 	return ok || attachAlways[stage] != nil
 }
 
-// attachPreparers decide, per stage, whether the callback runs for this
-// generation (a capability, an accepted status field) and which arguments
-// follow ctx. A stage without one runs with ctx alone. Feature files fill
-// it in init.
-var attachPreparers = map[contrib.AttachStage]func(inst *instance, c *callCtx) ([]starlark.Value, bool){
-	contrib.AttachClients: func(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
-		return nil, inst.hasCapability("models")
-	},
-}
-
-// attachAlways holds what a stage does for every generation, whether or not
-// the plugin has a callback for it (CC29: the host creates the data
-// directories first). Feature files fill it in init.
-var attachAlways = map[contrib.AttachStage]func(inst *instance){}
-
-// attachFailed holds what a stage does when its callback fails (CC18: a
-// failed attach_status closes the sink).
-var attachFailed = map[contrib.AttachStage]func(inst *instance){}
-
 func (inst *instance) hasCapability(c string) bool { return slices.Contains(inst.req.Capabilities, c) }
 
 // Close releases what the generation owns (timers, sinks). It is idempotent.
@@ -430,4 +406,9 @@ func (inst *instance) resolveFunc(name string, pos contrib.Pos, fn starlark.Call
 		out, err := inst.call(ctx, what, fn, c)
 		return inst.textResult(pos, what, out, err, "a string")
 	}
+}
+
+// prepareClients runs attach_clients only with the models capability.
+func prepareClients(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
+	return nil, inst.hasCapability("models")
 }

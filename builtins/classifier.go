@@ -8,11 +8,6 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-func init() {
-	predeclared["classifier"] = starlark.NewBuiltin("classifier", newClassifier)
-	contributeLists = append(contributeLists, listKind{"classifiers", "classifier", stageClassifier})
-}
-
 // classifier(classify = fn): fn(ctx, tool, args) returns {"risk": ...,
 // "permission": ...} or None (CC10). The host asks it only for tools its
 // built-in classification does not know.

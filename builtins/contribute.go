@@ -17,22 +17,13 @@ type listKind struct {
 	stage         func(inst *instance, e *entry)
 }
 
-// contributeLists are the list-valued keywords of contribute(). Files of
-// this package that add a contribution kind append to it in init.
-var contributeLists = []listKind{
-	{"tools", "tool", func(inst *instance, e *entry) { stageTool(inst, e, inst.staging) }},
-	{"commands", "command", stageCommand},
-	{"placeholders", "placeholder", stagePlaceholder},
-	{"status_fields", "status_field", func(inst *instance, e *entry) { inst.staging.AddStatusField(e.field) }},
-}
-
 // attachKeywords are contribute()'s callback keywords, in stage order.
 var attachKeywords = contrib.AttachStages
 
 // contributeKeys are contribute()'s optional keyword names ("tools?", ...,
 // "exports?") in the order contribute unpacks them — the lists, the attach
 // callbacks, exports — each already boxed in an any, and their indexes by
-// bare name: built once, after every init has added its list, instead of
+// bare name: built once, on first use, instead of
 // concatenated and boxed on every plugin's call.
 var contributeKeys = sync.OnceValue(func() (k struct {
 	boxed []any

@@ -43,9 +43,6 @@ type ctxField struct {
 	value func(c *callCtx) starlark.Value
 }
 
-// ctxFields are appended to in init by the files that add ctx attributes.
-var ctxFields []ctxField
-
 func (inst *instance) newCtx(ctx context.Context, kind ctxKind) *callCtx {
 	c := &callCtx{inst: inst, kind: kind, ctx: ctx}
 	if inst.req.Services != nil {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
-
-	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // DataSource is implemented by Services that give plugins with the data
@@ -31,27 +29,29 @@ func (inst *instance) dataDirs() *[2]*dataDir {
 	})
 }
 
-func init() {
-	ctxFields = append(ctxFields, ctxField{"data", func(c *callCtx) starlark.Value {
-		dirs := c.inst.dataDirs()
-		if dirs == nil {
-			return nil
-		}
-		// "global" is a reserved word of Starlark (ctx.data.global does not
-		// parse), hence global_dir and, for symmetry, project_dir.
-		return record("data", starlark.StringDict{"global_dir": dirs[0], "project_dir": dirs[1]})
-	}})
-	// CC29: the host creates both directories at this stage, callback or
-	// not; then attach_data_dirs(ctx, global, project) runs, only with the
-	// data capability.
-	attachAlways[contrib.AttachDataDirs] = func(inst *instance) { inst.dataDirs() }
-	attachPreparers[contrib.AttachDataDirs] = func(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
-		dirs := inst.dataDirs()
-		if dirs == nil {
-			return nil, false
-		}
-		return []starlark.Value{dirs[0], dirs[1]}, true
+// dataCtx is ctx.data, present only with the data capability.
+func dataCtx(c *callCtx) starlark.Value {
+	dirs := c.inst.dataDirs()
+	if dirs == nil {
+		return nil
 	}
+	// "global" is a reserved word of Starlark (ctx.data.global does not
+	// parse), hence global_dir and, for symmetry, project_dir.
+	return record("data", starlark.StringDict{"global_dir": dirs[0], "project_dir": dirs[1]})
+}
+
+// createDataDirs is CC29: the host creates both directories at the
+// attach_data_dirs stage, callback or not.
+func createDataDirs(inst *instance) { inst.dataDirs() }
+
+// prepareDataDirs runs attach_data_dirs(ctx, global, project) only with the
+// data capability.
+func prepareDataDirs(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
+	dirs := inst.dataDirs()
+	if dirs == nil {
+		return nil, false
+	}
+	return []starlark.Value{dirs[0], dirs[1]}, true
 }
 
 // dataDir is one data directory as Starlark sees it: confined read, write

@@ -11,6 +11,10 @@
 // fingerprinted. When the top level returns, every value is frozen: a
 // generation's contributions cannot change after it is published.
 //
+// wiring.go lists, in one place, every predeclared name, contribute()
+// keyword, ctx field and attach-stage action; the feature files (status.go,
+// data.go, models.go, points.go, ...) hold their behaviour.
+//
 // Every run — a top level and each callback — gets a fresh thread with a
 // step budget, the callback timeout, the allocation guards of guard.go and
 // the heap watchdog of watchdog.go; it is cancelled when its context ends,

@@ -40,14 +40,14 @@ type EnvironmentSource interface {
 	Environment() *Environment
 }
 
-func init() {
-	ctxFields = append(ctxFields, ctxField{"env", func(c *callCtx) starlark.Value {
-		var env *Environment
-		if src, ok := c.inst.req.Services.(EnvironmentSource); ok && !c.inst.activating {
-			env = src.Environment()
-		}
-		return envValue(env)
-	}})
+// envCtx is ctx.env: empty during module execution and before the host
+// has an environment.
+func envCtx(c *callCtx) starlark.Value {
+	var env *Environment
+	if src, ok := c.inst.req.Services.(EnvironmentSource); ok && !c.inst.activating {
+		env = src.Environment()
+	}
+	return envValue(env)
 }
 
 // envValue converts an environment (nil: empty) into ctx.env.

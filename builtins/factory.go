@@ -17,11 +17,6 @@ import (
 // operator's endpoint, and inserts the API key where encode placed
 // request.api_key — an opaque value: the key itself never enters Starlark.
 
-func init() {
-	predeclared["client_factory"] = starlark.NewBuiltin("client_factory", newClientFactory)
-	contributeLists = append(contributeLists, listKind{"client_factories", "client_factory", stageClientFactory})
-}
-
 // factorySpec is the kind-specific part of a client_factory entry.
 type factorySpec struct{ create, multimodal starlark.Callable }
 

@@ -36,29 +36,22 @@ const (
 	extendName  = "+="
 )
 
-func init() {
-	predeclared[repeatName] = starlark.NewBuiltin(repeatName, repeatGuard)
-	predeclared[nestingName] = starlark.NewBuiltin("format", nestingGuard)
-	predeclared[concatName] = starlark.NewBuiltin(concatName, concatGuard)
-	predeclared[extendName] = starlark.NewBuiltin(extendName, extendGuard)
-	// These builtins size their result from their argument's length and
-	// fill it inside one step: list(range(10**9)) preallocates 16 GB.
-	for name, unit := range map[string]uint64{
-		"list": valueSize, "tuple": valueSize, "sorted": valueSize, "reversed": valueSize,
-		"enumerate": 4 * valueSize, "set": 4 * valueSize, "dict": 4 * valueSize,
-	} {
-		inner := starlark.Universe[name].(*starlark.Builtin)
-		predeclared[name] = starlark.NewBuiltin(name, func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if len(args) > 0 {
-				if n := starlark.Len(args[0]); n > 0 {
-					if err := checkAlloc(th, name+"() of "+args[0].Type(), uint64(n), unit); err != nil {
-						return nil, err
-					}
+// allocGuarded wraps one of the language's builtins that size their result
+// from their argument's length and fill it inside one step
+// (list(range(10**9)) preallocates 16 GB): the allocation, unit bytes per
+// element, is checked first.
+func allocGuarded(name string, unit uint64) *starlark.Builtin {
+	inner := starlark.Universe[name].(*starlark.Builtin)
+	return starlark.NewBuiltin(name, func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) > 0 {
+			if n := starlark.Len(args[0]); n > 0 {
+				if err := checkAlloc(th, name+"() of "+args[0].Type(), uint64(n), unit); err != nil {
+					return nil, err
 				}
 			}
-			return inner.CallInternal(th, args, kwargs)
-		})
-	}
+		}
+		return inner.CallInternal(th, args, kwargs)
+	})
 }
 
 // valueSize is the size of one list or tuple element (an interface value).

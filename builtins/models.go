@@ -30,23 +30,23 @@ type ModelSource interface {
 	ModelEpoch(role contrib.ModelRole) uint64
 }
 
-func init() {
-	ctxFields = append(ctxFields, ctxField{"models", func(c *callCtx) starlark.Value {
-		src := c.inst.modelSource()
-		if src == nil {
-			return nil
-		}
-		cache := featureState(c.inst, "models", func() *modelCache { return &modelCache{clients: map[contrib.ModelRole]*clientValue{}} })
-		return &modelsValue{c: c, src: src, cache: cache}
-	}})
-	// CC24: the host names each plugin that can call the models, once per
-	// generation, when it loads.
-	activated = append(activated, func(inst *instance) {
-		if inst.modelsAllowed() {
-			inst.note(contrib.Diag(contrib.ModelAccess, inst.req.Plugin, contrib.Pos{},
-				"Plugin '%s' can call the session and review models.", inst.req.DisplayName))
-		}
-	})
+// modelsCtx is ctx.models, present only with the models capability.
+func modelsCtx(c *callCtx) starlark.Value {
+	src := c.inst.modelSource()
+	if src == nil {
+		return nil
+	}
+	cache := featureState(c.inst, "models", func() *modelCache { return &modelCache{clients: map[contrib.ModelRole]*clientValue{}} })
+	return &modelsValue{c: c, src: src, cache: cache}
+}
+
+// noteModelAccess is CC24: the host names each plugin that can call the
+// models, once per generation, when it loads.
+func noteModelAccess(inst *instance) {
+	if inst.modelsAllowed() {
+		inst.note(contrib.Diag(contrib.ModelAccess, inst.req.Plugin, contrib.Pos{},
+			"Plugin '%s' can call the session and review models.", inst.req.DisplayName))
+	}
 }
 
 // modelsAllowed reports whether the plugin receives model clients: it

@@ -211,8 +211,8 @@ var notProvided = map[string]string{
 // without defining it: the predeclared names and Starlark's universe.
 func PredeclaredNames() []string { return slices.Clone(predeclaredNames()) }
 
-// predeclaredNames is computed on first use: feature files add to
-// predeclared in their init functions, which run after package variables.
+// predeclaredNames is predeclared and the universe, sorted and
+// computed on first use, as most hosts never ask.
 var predeclaredNames = sync.OnceValue(func() []string {
 	names := slices.Collect(maps.Keys(predeclared))
 	names = append(names, slices.Collect(maps.Keys(starlark.Universe))...)

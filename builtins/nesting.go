@@ -23,10 +23,15 @@ import (
 // exponential in its text, and its walk would never end.
 const MaxContainers = 1_000_000
 
-func init() {
-	for _, name := range []string{"str", "repr", "print"} {
-		predeclared[name] = checkedBuiltin(name, starlark.Universe[name].(*starlark.Builtin))
-	}
+// checkedUniverse wraps one of the language's own builtins (str, repr,
+// print) with the nesting check.
+func checkedUniverse(name string) *starlark.Builtin {
+	return checkedBuiltin(name, starlark.Universe[name].(*starlark.Builtin))
+}
+
+// checkedJSON is the json module with every member checked: decode and
+// indent refuse text nested too deep, encode and encode_indent values.
+func checkedJSON() *starlarkstruct.Module {
 	members := starlark.StringDict{}
 	for name, fn := range json.Module.Members {
 		inner := fn.(*starlark.Builtin)
@@ -46,7 +51,7 @@ func init() {
 			members[name] = checkedBuiltin("json."+name, inner)
 		}
 	}
-	predeclared["json"] = &starlarkstruct.Module{Name: "json", Members: members}
+	return &starlarkstruct.Module{Name: "json", Members: members}
 }
 
 // checkedBuiltin wraps inner so that its positional arguments are checked

@@ -40,41 +40,52 @@ type pointCall struct {
 	thread string
 }
 
-func init() {
+// pointPredeclared are the names generated from the point table: a
+// constructor per point not served by its own kind, and the TARGET_ and
+// ORDER_ constants of its named defaults.
+func pointPredeclared() starlark.StringDict {
+	names := starlark.StringDict{}
 	for i := range contrib.Points {
 		p := &contrib.Points[i]
 		if p.Kind {
 			continue
 		}
-		predeclared[string(p.Name)] = pointConstructor(p)
-		contributeLists = append(contributeLists, listKind{p.Keyword, string(p.Name), stagePoint})
+		names[string(p.Name)] = pointConstructor(p)
 		for _, t := range p.Targets {
-			predeclared["TARGET_"+strings.ToUpper(t.Name)] = starlark.String(t.Name)
-			predeclared["ORDER_"+strings.ToUpper(t.Name)] = starlark.MakeInt(t.Order)
+			names["TARGET_"+strings.ToUpper(t.Name)] = starlark.String(t.Name)
+			names["ORDER_"+strings.ToUpper(t.Name)] = starlark.MakeInt(t.Order)
 		}
 	}
-	predeclared["ORDER_FIRST"] = starlark.MakeInt(contrib.OrderFirst)
-	predeclared["ORDER_LAST"] = starlark.MakeInt(contrib.OrderLast)
-	predeclared["SCOPE_WORKSPACE"] = starlark.String(contrib.ScopeWorkspace)
-	predeclared["SCOPE_THREAD"] = starlark.String(contrib.ScopeThread)
-	predeclared["hook"] = starlark.NewBuiltin("hook", newHook)
-	predeclared["raw_hook"] = starlark.NewBuiltin("raw_hook", newHook)
-	contributeLists = append(contributeLists,
-		listKind{"hooks", "hook", stageHook},
-		listKind{"raw_hooks", "raw_hook", stageHook})
-	ctxFields = append(ctxFields,
-		ctxField{"thread", func(c *callCtx) starlark.Value {
-			if pc := callOf(c); pc != nil {
-				return starlark.String(pc.thread)
-			}
-			return nil
-		}},
-		ctxField{"contributions", func(c *callCtx) starlark.Value {
-			if pc := callOf(c); pc != nil && pc.point != nil && pc.point.Registers && pc.thread != "" {
-				return contributionsValue(c.inst, pc.thread)
-			}
-			return nil
-		}})
+	return names
+}
+
+// pointLists are contribute()'s keywords generated from the point table, in
+// its order.
+func pointLists() []listKind {
+	var lists []listKind
+	for _, p := range contrib.Points {
+		if !p.Kind {
+			lists = append(lists, listKind{p.Keyword, string(p.Name), stagePoint})
+		}
+	}
+	return lists
+}
+
+// threadCtx is ctx.thread in a point's or hook's callback.
+func threadCtx(c *callCtx) starlark.Value {
+	if pc := callOf(c); pc != nil {
+		return starlark.String(pc.thread)
+	}
+	return nil
+}
+
+// contributionsCtx is ctx.contributions in a callback of a point whose
+// entries register more entries at run time (DC11).
+func contributionsCtx(c *callCtx) starlark.Value {
+	if pc := callOf(c); pc != nil && pc.point != nil && pc.point.Registers && pc.thread != "" {
+		return contributionsValue(c.inst, pc.thread)
+	}
+	return nil
 }
 
 func callOf(c *callCtx) *pointCall {

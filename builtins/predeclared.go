@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -14,25 +13,6 @@ import (
 // Nothing else of the host is reachable from Starlark. The dict is shared and
 // frozen; callers must not modify it.
 func Predeclared() starlark.StringDict { return predeclared }
-
-var predeclared = starlark.StringDict{
-	"contribute":   starlark.NewBuiltin("contribute", contribute),
-	"tool":         starlark.NewBuiltin("tool", newTool),
-	"command":      starlark.NewBuiltin("command", newCommand),
-	"placeholder":  starlark.NewBuiltin("placeholder", newPlaceholder),
-	"status_field": starlark.NewBuiltin("status_field", newStatusField),
-	"error":        starlark.NewBuiltin("error", newError),
-	"image":        starlark.NewBuiltin("image", newMedia(contrib.PartImage)),
-	"audio":        starlark.NewBuiltin("audio", newMedia(contrib.PartAudio)),
-	"resource":     starlark.NewBuiltin("resource", newResource),
-	"deps": starlarkstruct.FromStringDict(starlark.String("deps"), starlark.StringDict{
-		"require": starlark.NewBuiltin("deps.require", depsRequire),
-	}),
-	// json, str, repr and print are wrapped in nesting.go.
-	"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
-}
-
-func init() { predeclared.Freeze() }
 
 // IsPredeclared reports whether name is predeclared for plugin modules.
 func IsPredeclared(name string) bool { return predeclared.Has(name) }

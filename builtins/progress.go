@@ -11,13 +11,11 @@ import (
 // ctx.progress(done, total = None, message = None) reports a tool's
 // progress to whoever asked for it (an MCP client that sent a progress
 // token); with nobody listening it does nothing, so a tool calls it freely.
-func init() {
-	ctxFields = append(ctxFields, ctxField{"progress", func(c *callCtx) starlark.Value {
-		if c.kind != ctxTool {
-			return nil
-		}
-		return starlark.NewBuiltin("progress", c.progress)
-	}})
+func progressCtx(c *callCtx) starlark.Value {
+	if c.kind != ctxTool {
+		return nil
+	}
+	return starlark.NewBuiltin("progress", c.progress)
 }
 
 func (c *callCtx) progress(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

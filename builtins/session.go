@@ -48,12 +48,9 @@ type SessionSource interface {
 	Review() *ReviewFacts
 }
 
-func init() {
-	ctxFields = append(ctxFields,
-		ctxField{"session", func(c *callCtx) starlark.Value { return &sessionView{src: c.sessionSource()} }},
-		ctxField{"review", func(c *callCtx) starlark.Value { return &reviewView{src: c.sessionSource()} }},
-	)
-}
+func sessionCtx(c *callCtx) starlark.Value { return &sessionView{src: c.sessionSource()} }
+
+func reviewCtx(c *callCtx) starlark.Value { return &reviewView{src: c.sessionSource()} }
 
 func (c *callCtx) sessionSource() SessionSource {
 	src, _ := c.inst.req.Services.(SessionSource)

@@ -34,29 +34,30 @@ func (inst *instance) statusSink() StatusSink {
 	return featureState(inst, "status", func() StatusSink { return src.StatusSink(inst.req.Plugin, inst.req.Generation) })
 }
 
-func init() {
-	ctxFields = append(ctxFields, ctxField{"status", func(c *callCtx) starlark.Value {
-		if sink := c.inst.statusSink(); sink != nil {
-			return statusValue(sink)
-		}
-		return nil
-	}})
-	attachPreparers[contrib.AttachStatus] = func(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
-		sink := inst.statusSink()
-		if sink == nil {
-			return nil, false
-		}
-		return []starlark.Value{statusValue(sink)}, true
+// statusCtx is ctx.status: the generation's sink, once attached.
+func statusCtx(c *callCtx) starlark.Value {
+	if sink := c.inst.statusSink(); sink != nil {
+		return statusValue(sink)
 	}
-	// CC18: if attach_status fails, the sink is closed and every text it
-	// already published is removed.
-	attachFailed[contrib.AttachStatus] = func(inst *instance) {
-		if sink := inst.statusSink(); sink != nil {
-			sink.Retire()
-		}
+	return nil
+}
+
+// prepareStatus runs attach_status only when the generation has a sink,
+// which it receives after ctx.
+func prepareStatus(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
+	sink := inst.statusSink()
+	if sink == nil {
+		return nil, false
 	}
-	contributeLists = append(contributeLists, listKind{"timers", "timer", stageTimer})
-	predeclared["timer"] = starlark.NewBuiltin("timer", newTimer)
+	return []starlark.Value{statusValue(sink)}, true
+}
+
+// retireStatus is CC18: if attach_status fails, the sink is closed and every
+// text it already published is removed.
+func retireStatus(inst *instance) {
+	if sink := inst.statusSink(); sink != nil {
+		sink.Retire()
+	}
 }
 
 // statusValue is the status object: set(name, text) and clear(name).

@@ -17,10 +17,9 @@ type store struct {
 	data map[string]any // decoded JSON values
 }
 
-func init() {
-	ctxFields = append(ctxFields, ctxField{"store", func(c *callCtx) starlark.Value {
-		return featureState(c.inst, "store", func() *store { return &store{data: map[string]any{}} })
-	}})
+// storeCtx is ctx.store, one per generation.
+func storeCtx(c *callCtx) starlark.Value {
+	return featureState(c.inst, "store", func() *store { return &store{data: map[string]any{}} })
 }
 
 var (

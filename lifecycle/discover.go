@@ -99,6 +99,25 @@ func Discover(roots []Root, display func(string) string) []*Candidate {
 	return out
 }
 
+// Find discovers the plugins of roots and returns the one that answers for
+// id, or nil: the copy no higher root shadows, preferring a directory whose
+// manifest is usable over one that only names the id (a broken manifest
+// answers for the id it last had, or its directory name). Operations on one
+// plugin by id (grant, enable, remove) start here.
+func Find(roots []Root, display func(string) string, id string) *Candidate {
+	var named *Candidate
+	for _, c := range Discover(roots, display) {
+		switch {
+		case c.ID() != id || c.Shadowed:
+		case c.Manifest != nil:
+			return c
+		case named == nil:
+			named = c
+		}
+	}
+	return named
+}
+
 // load reads the manifest and checks the entry file exists.
 func (c *Candidate) load() {
 	file := c.Display + "/" + ManifestName

@@ -158,3 +158,32 @@ func TestAT4_DiscoveryReportsBrokenPlugins(t *testing.T) {
 		t.Errorf("ManifestMissing has no remedy")
 	}
 }
+
+// TestFindAnswersForOneID proves Find returns the copy of a plugin that
+// serves its id: the higher root's over a shadowed one, a usable manifest
+// over a broken directory that only names the id, and nil for an unknown id.
+func TestFindAnswersForOneID(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	writePlugin(t, filepath.Join(project, "lint"), "acme.lint", "1.0.0", "")
+	writePlugin(t, filepath.Join(home, "linter"), "acme.lint", "0.9.0", "")
+	writeFiles(t, filepath.Join(project, "acme.notes"), map[string]string{ManifestName: "id = \n"})
+	writePlugin(t, filepath.Join(home, "notes"), "acme.notes", "1.0.0", "")
+	writeFiles(t, filepath.Join(home, "acme.broken"), map[string]string{ManifestName: "id = \n"})
+	roots := []Root{{Dir: project, Source: contrib.SourceProject}, {Dir: home, Source: contrib.SourceHome}}
+	for _, c := range []struct{ id, dir string }{
+		{"acme.lint", filepath.Join(project, "lint")},
+		{"acme.notes", filepath.Join(home, "notes")},
+		{"acme.broken", filepath.Join(home, "acme.broken")},
+		{"acme.missing", ""},
+	} {
+		t.Run(c.id, func(t *testing.T) {
+			got := Find(roots, identity, c.id)
+			switch {
+			case c.dir == "" && got != nil:
+				t.Errorf("Find = %s, want nil", got.Dir)
+			case c.dir != "" && (got == nil || got.Dir != c.dir):
+				t.Errorf("Find = %v, want %s", got, c.dir)
+			}
+		})
+	}
+}

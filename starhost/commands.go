@@ -108,7 +108,7 @@ type markdownCmd struct {
 // markdownCommands reads <workspace>/.crystal/commands/*.md, sorted by name;
 // files whose name breaks the command-name rule are not commands.
 func (h *Host) markdownCommands() []markdownCmd {
-	dir := filepath.Join(h.opts.Workspace, ".crystal", "commands")
+	dir := h.paths().Commands()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil

@@ -13,7 +13,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/trust"
+	"github.com/crystal-star/crystal-star/internal/layout"
+	"github.com/crystal-star/crystal-star/internal/safefile"
 )
 
 // Config is the layered configuration: {home}/config.toml, then
@@ -61,7 +62,7 @@ type layer struct {
 // one is a note and is skipped (never rewritten).
 func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnostic)) Config {
 	cfg := Config{Plugins: true, Skills: true, Thinking: "default", Limits: base}
-	for i, path := range []string{filepath.Join(home, "config.toml"), filepath.Join(workspace, ".crystal", "config.toml")} {
+	for i, path := range (layout.Paths{Home: home, Workspace: workspace}).ConfigLayers() {
 		l, err := readLayer(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -151,10 +152,7 @@ func (h *Host) reloadConfig() {
 
 // configPath returns the config file of one layer.
 func (h *Host) configPath(project bool) string {
-	if project {
-		return filepath.Join(h.opts.Workspace, ".crystal", "config.toml")
-	}
-	return filepath.Join(h.opts.Home, "config.toml")
+	return h.paths().Config(project)
 }
 
 // editConfig changes one config layer under a cross-process lock: the file
@@ -166,34 +164,22 @@ func (h *Host) editConfig(project bool, edit func(map[string]any) bool) (bool, e
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	unlock, err := trust.LockFile(path + ".lock")
-	if err != nil {
-		return false, err
-	}
-	defer unlock()
-	doc := map[string]any{}
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return false, err
-	default:
+	changed, err := safefile.Edit(path, 0o644, func(data []byte) ([]byte, bool, error) {
+		doc := map[string]any{}
 		if _, err := toml.Decode(string(data), &doc); err != nil {
-			return false, fmt.Errorf("config %s is unreadable and was not changed: %v", path, err)
+			return nil, false, fmt.Errorf("config %s is unreadable and was not changed: %v", path, err)
 		}
+		if !edit(doc) {
+			return nil, false, nil
+		}
+		var buf bytes.Buffer
+		err := toml.NewEncoder(&buf).Encode(doc)
+		return buf.Bytes(), err == nil, err
+	})
+	if changed {
+		h.reloadConfig()
 	}
-	if !edit(doc) {
-		return false, nil
-	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
-		return false, err
-	}
-	if err := trust.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
-		return false, err
-	}
-	h.reloadConfig()
-	return true, nil
+	return changed, err
 }
 
 // stringList reads a TOML array of strings from doc.

@@ -20,8 +20,7 @@ func (h *Host) DataDirs(plugin, directory string) (global, project string) {
 	case "", ".", "..", string(filepath.Separator):
 		directory = plugin
 	}
-	global = filepath.Join(h.opts.Home, "data", "plugins", directory)
-	project = filepath.Join(h.opts.Workspace, ".crystal", "data", "plugins", directory)
+	global, project = h.paths().Data(directory)
 	_ = os.MkdirAll(global, 0o755)
 	_ = os.MkdirAll(project, 0o755)
 	return global, project

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/crystal-star/crystal-star/builtins"
-	"github.com/crystal-star/crystal-star/trust"
+	"github.com/crystal-star/crystal-star/internal/safefile"
 )
 
 // FormatSource returns the source of one .star file formatted the way
@@ -94,13 +94,7 @@ func formatFile(path string, write bool) FormatResult {
 	if r.Formatted, r.Err = builtins.Format(filepath.ToSlash(path), r.Source); r.Err != nil || !write || !r.Changed() {
 		return r
 	}
-	target, err := filepath.EvalSymlinks(path)
-	if err == nil {
-		var st os.FileInfo
-		if st, err = os.Stat(target); err == nil {
-			err = trust.WriteFileAtomic(target, r.Formatted, st.Mode().Perm())
-		}
-	}
+	err := safefile.Replace(path, r.Formatted, 0o644)
 	r.Err, r.Written = err, err == nil
 	return r
 }

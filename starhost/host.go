@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/statusline"
 )
@@ -223,14 +224,7 @@ func New(opts Options) (*Host, error) {
 
 // DefaultHome returns $CRYSTAL_HOME, else ~/.crystal.
 func DefaultHome() string {
-	if v := os.Getenv("CRYSTAL_HOME"); v != "" {
-		return v
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".crystal"
-	}
-	return filepath.Join(home, ".crystal")
+	return layout.DefaultHome()
 }
 
 func relativeDisplay(dir string) string {
@@ -320,11 +314,11 @@ func (h *Host) roots() []lifecycle.Root {
 	if !h.Config().Plugins {
 		return nil
 	}
-	roots := []lifecycle.Root{{Dir: filepath.Join(h.opts.Workspace, ".crystal", "plugins"), Source: contrib.SourceProject}}
+	roots := []lifecycle.Root{{Dir: h.paths().Plugins(true), Source: contrib.SourceProject}}
 	for _, d := range h.opts.Dev {
 		roots = append(roots, lifecycle.Root{Dir: d, Source: contrib.SourceDev})
 	}
-	roots = append(roots, lifecycle.Root{Dir: filepath.Join(h.opts.Home, "plugins"), Source: contrib.SourceHome})
+	roots = append(roots, lifecycle.Root{Dir: h.paths().Plugins(false), Source: contrib.SourceHome})
 	for _, d := range h.opts.Builtin {
 		roots = append(roots, lifecycle.Root{Dir: d, Source: contrib.SourceBuiltin})
 	}

@@ -53,15 +53,12 @@ func (h *Host) setDisabled(ctx context.Context, id string, project, disable bool
 
 // known reports whether any root holds plugin id.
 func (h *Host) known(id string) bool {
-	return slices.ContainsFunc(lifecycle.Discover(h.roots(), h.opts.Display), func(c *lifecycle.Candidate) bool { return c.ID() == id })
+	return lifecycle.Find(h.roots(), h.opts.Display, id) != nil
 }
 
 // pluginsDir is the installed root of one layer.
 func (h *Host) pluginsDir(project bool) string {
-	if project {
-		return filepath.Join(h.opts.Workspace, ".crystal", "plugins")
-	}
-	return filepath.Join(h.opts.Home, "plugins")
+	return h.paths().Plugins(project)
 }
 
 // Install copies the bundle in dir into the home plugins root (or the
@@ -130,23 +127,21 @@ func sameDir(a, b string) bool {
 // Remove deletes an installed plugin's directory after stopping it. Grants
 // are kept (revoking is a separate operation, DC29).
 func (h *Host) Remove(ctx context.Context, id string) (OpResult, error) {
-	for _, c := range lifecycle.Discover(h.roots(), h.opts.Display) {
-		if c.ID() != id || c.Shadowed {
-			continue
-		}
-		if !c.Source.Installed() || c.Source == contrib.SourceBuiltin {
-			return OpResult{Result: NotApplied}, fmt.Errorf("plugin %s is a %s plugin; only installed plugins can be removed", id, c.Source)
-		}
-		trash := filepath.Join(filepath.Dir(c.Dir), "."+filepath.Base(c.Dir)+".removed")
-		_ = os.RemoveAll(trash)
-		if err := os.Rename(c.Dir, trash); err != nil {
-			return OpResult{Result: NotApplied}, err
-		}
-		h.rescan(ctx)
-		_ = os.RemoveAll(trash)
-		return OpResult{Result: Applied}, nil
+	c := lifecycle.Find(h.roots(), h.opts.Display, id)
+	if c == nil {
+		return OpResult{Result: NotApplied}, fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
 	}
-	return OpResult{Result: NotApplied}, fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
+	if !c.Source.Installed() || c.Source == contrib.SourceBuiltin {
+		return OpResult{Result: NotApplied}, fmt.Errorf("plugin %s is a %s plugin; only installed plugins can be removed", id, c.Source)
+	}
+	trash := filepath.Join(filepath.Dir(c.Dir), "."+filepath.Base(c.Dir)+".removed")
+	_ = os.RemoveAll(trash)
+	if err := os.Rename(c.Dir, trash); err != nil {
+		return OpResult{Result: NotApplied}, err
+	}
+	h.rescan(ctx)
+	_ = os.RemoveAll(trash)
+	return OpResult{Result: Applied}, nil
 }
 
 func (h *Host) rescan(ctx context.Context) {

@@ -49,7 +49,7 @@ func ParseProviders(path string, data []byte) (*Providers, error) {
 // variable is a ProviderKeyUnset warning. It reports whether the file
 // changed since the last read that was used.
 func (h *Host) loadProviders(reload bool) bool {
-	path := filepath.Join(h.opts.Home, ProvidersFile)
+	path := h.paths().Providers()
 	data, err := os.ReadFile(path)
 	var ps *Providers
 	switch {
@@ -126,7 +126,7 @@ func (h *Host) reloadProviders(ctx context.Context) {
 	switch {
 	case sessionKey != "":
 		if err := h.SelectModel(sessionKey); err != nil {
-			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: filepath.Join(h.opts.Home, ProvidersFile)},
+			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the session model is no longer usable: %v", err))
 		}
 	case h.models.session.Load() == nil:
@@ -134,7 +134,7 @@ func (h *Host) reloadProviders(ctx context.Context) {
 	}
 	if reviewKey != "" {
 		if err := h.SelectReviewModel(reviewKey); err != nil {
-			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: filepath.Join(h.opts.Home, ProvidersFile)},
+			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the review model is no longer usable: %v", err))
 		}
 	}

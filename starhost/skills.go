@@ -23,7 +23,7 @@ type Skill struct {
 
 // skillDirs are the skill roots, workspace first.
 func (h *Host) skillDirs() []string {
-	return []string{filepath.Join(h.opts.Workspace, ".crystal", "skills"), filepath.Join(h.opts.Home, "skills")}
+	return h.paths().Skills()
 }
 
 // Skills lists the skills the skill tool can load now: one per name, the

@@ -2,10 +2,10 @@ package starhost
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/layout"
 )
 
 // ToolSetConfig declares one external tool set in {home}/config.toml (MC7):
@@ -67,7 +67,7 @@ func ignoreWorkspaceToolSets(l *layer, home string, note func(contrib.Diagnostic
 	for _, name := range (Config{ToolSets: l.cfg.ToolSets}).ToolSetNames() {
 		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", contrib.Pos{File: l.path},
 			"tool set %q is ignored: a workspace config.toml may not declare tool sets; declare it in %s", name,
-			filepath.Join(home, "config.toml")))
+			layout.Paths{Home: home}.Config(false)))
 	}
 	l.cfg.ToolSets = nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -15,7 +14,7 @@ import (
 // TrustFile returns the machine-local trust file: {home}/plugin-trust.json,
 // beside the global config, never layered, never read from the workspace
 // (DC19).
-func (h *Host) TrustFile() string { return filepath.Join(h.opts.Home, "plugin-trust.json") }
+func (h *Host) TrustFile() string { return h.paths().Trust() }
 
 func (h *Host) trustStore() *trust.Store { return trust.NewStore(h.TrustFile()) }
 
@@ -49,7 +48,7 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 // warnWorkspaceTrust notes a trust file inside the workspace: it is ignored
 // (DC19).
 func (h *Host) warnWorkspaceTrust() {
-	p := filepath.Join(h.opts.Workspace, ".crystal", "plugin-trust.json")
+	p := h.paths().WorkspaceTrust()
 	if _, err := os.Stat(p); err == nil {
 		h.Note(contrib.Diag(contrib.WorkspaceTrustIgnored, "", contrib.Pos{File: p},
 			"a trust file inside the workspace is ignored; only %s grants trust", h.TrustFile()))
@@ -79,17 +78,15 @@ type OpResult struct {
 // its current bundle's fingerprint, computed by the host (never chosen by
 // the user).
 func (h *Host) installed(id string) (*lifecycle.Candidate, string, error) {
-	for _, c := range lifecycle.Discover(h.roots(), h.opts.Display) {
-		if c.ID() != id || c.Shadowed || c.Manifest == nil {
-			continue
-		}
-		b, err := lifecycle.ReadBundle(c.Dir)
-		if err != nil {
-			return nil, "", err
-		}
-		return c, lifecycle.Fingerprint(c.Manifest, b), nil
+	c := lifecycle.Find(h.roots(), h.opts.Display, id)
+	if c == nil || c.Manifest == nil {
+		return nil, "", fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
 	}
-	return nil, "", fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
+	b, err := lifecycle.ReadBundle(c.Dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, lifecycle.Fingerprint(c.Manifest, b), nil
 }
 
 // Grant trusts the current content of plugin id (DC17). A dev plugin needs

@@ -2,7 +2,6 @@ package starhost
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
@@ -23,17 +22,18 @@ func (h *Host) WatchReady(ctx context.Context, ready func()) error {
 		h.reloadConfig()
 		h.manager.Reevaluate(ctx)
 	}
+	skills := map[string]func(context.Context){}
+	for _, dir := range h.skillDirs() {
+		skills[dir] = h.manager.Reattach
+	}
 	return h.manager.Watch(ctx, lifecycle.WatchOptions{
 		Files: map[string]func(context.Context){
-			h.configPath(false):                       configChanged,
-			h.configPath(true):                        configChanged,
-			h.TrustFile():                             h.manager.Reevaluate,
-			filepath.Join(h.opts.Home, ProvidersFile): h.reloadProviders,
+			h.configPath(false):   configChanged,
+			h.configPath(true):    configChanged,
+			h.TrustFile():         h.manager.Reevaluate,
+			h.paths().Providers(): h.reloadProviders,
 		},
-		Dirs: map[string]func(context.Context){
-			filepath.Join(h.opts.Workspace, ".crystal", "skills"): h.manager.Reattach,
-			filepath.Join(h.opts.Home, "skills"):                  h.manager.Reattach,
-		},
+		Dirs:  skills,
 		Ready: ready,
 		Error: func(err error) { h.Note(contrib.Diag(contrib.WatchFailed, "", contrib.Pos{}, "%v", err)) },
 	})

@@ -7,8 +7,7 @@
 // pair (DC21). Deciding what a verdict means for a plugin's state (DC22) is the lifecycle's
 // job; this package only answers the question.
 //
-// The package also provides the atomic write and cross-process lock primitives that every
-// other file the project writes reuses (WriteFileAtomic, LockFile).
+// The trust file is written atomically under a cross-process lock (internal/safefile).
 //
-// It imports the standard library only.
+// It imports the standard library and internal/safefile only.
 package trust

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/crystal-star/crystal-star/internal/safefile"
 )
 
 // UnreadableError reports a trust file that exists but cannot be read or parsed, or that
@@ -103,7 +105,7 @@ func (s *Store) Revoke(id, fingerprint string) (applied bool, err error) {
 // atomically, unlock. change reports whether it changed anything; if not, nothing is
 // written.
 func (s *Store) update(change func(*File) bool) (applied bool, err error) {
-	unlock, err := LockFile(s.lockPath())
+	unlock, err := safefile.Lock(s.lockPath())
 	if err != nil {
 		return false, err
 	}
@@ -120,7 +122,7 @@ func (s *Store) update(change func(*File) bool) (applied bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := WriteFileAtomic(s.path, data, 0o600); err != nil {
+	if err := safefile.WriteFile(s.path, data, 0o600); err != nil {
 		return false, err
 	}
 	return true, nil

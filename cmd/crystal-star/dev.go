@@ -219,78 +219,90 @@ func (c *console) run(line string) bool {
 		return false
 	}
 	verb, rest, _ := strings.Cut(line[1:], " ")
-	rest = strings.TrimSpace(rest)
-	ctx := c.e.ctx
-	switch verb {
-	case "quit", "exit":
-		return true
-	case "help":
-		c.helpCommands() // MC6: one listing for /help, `commands` and embedders
-		c.printf("/wait REGEX  block until the transcript matches (scripts); Tab completes commands, tools and plugin ids")
-	case "plugins":
-		for _, p := range c.h.Plugins() {
-			c.printf("%s %s %s %s %s", p.ID, orDash(p.Version), p.State, orDash(p.Generation), p.Directory)
-			if iso := c.h.Isolation(p.ID); iso != starhost.IsolationInProcess {
-				c.printf("  isolation: %s", iso)
-			}
-			if r := p.StopReason; r != nil {
-				c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, r.Remedy)
-			}
-			for _, b := range p.Blockers {
-				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
-			}
-			for _, d := range byPosition(p.Diagnostics) {
-				c.printDiag("  ", d)
-			}
+	if cmd := findConsoleCommand(verb); cmd != nil {
+		if cmd.quit {
+			return true
 		}
-		c.printf("%s", reclaimLine(c.h))
-	case "tools":
-		for _, t := range c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).List() {
-			c.printf("%s (%s) %s %s", t.Name, toolOwner(t), t.Catalogs, toolFlags(t))
-		}
-	case "call":
-		name, args, _ := strings.Cut(rest, " ")
-		if name == "" {
-			c.printf("usage: /call TOOL [JSON]")
-			break
-		}
-		if strings.TrimSpace(args) == "" {
-			args = "{}"
-		}
-		res := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
-		switch {
-		case res.Err != nil:
-			c.printf("error %s: %s%s", res.Err.Code, res.Err.Message, c.toolHint(name, res.Err))
-		case len(res.Parts) > 0:
-			for _, line := range partLines(res.Parts) {
-				c.printf("%s", line)
-			}
-		case res.Data != nil:
-			c.printf("%s", res.Data)
-		default:
-			c.printf("%s", res.Text)
-		}
-	case "render":
-		c.printf("%s", c.h.Bind(ctx, rest, starhost.SitePrompt))
-	case "reload":
-		c.reload(rest)
-	case "wait":
-		c.wait(rest)
-	case "statusline":
-		c.statusline(rest)
-	default:
-		if run, ok := consoleCommands[verb]; ok {
-			run(c, rest)
-			break
-		}
-		c.expand(ctx, verb, rest)
+		cmd.run(c, strings.TrimSpace(rest))
+		return false
 	}
+	c.expand(c.e.ctx, verb, strings.TrimSpace(rest))
 	return false
 }
 
-// consoleCommands are dev-console verbs added by other files of this
-// package in init (each also belongs in cliBuiltinCommands and cliCommandInfo, which /help lists).
-var consoleCommands = map[string]func(c *console, rest string){}
+// help is /help: every command from Host.Commands (MC6: one listing for
+// /help, `commands` and embedders), then /wait, the verb for scripts.
+func (c *console) help(string) {
+	c.helpCommands()
+	c.printf("%s  %s; Tab completes commands, tools and plugin ids", commandUsage(waitInfo), waitInfo.Description)
+}
+
+// plugins is /plugins: each plugin with its state, stop reason, blockers and
+// diagnostics, then the reclaim facts.
+func (c *console) plugins(string) {
+	for _, p := range c.h.Plugins() {
+		c.printf("%s %s %s %s %s", p.ID, orDash(p.Version), p.State, orDash(p.Generation), p.Directory)
+		if iso := c.h.Isolation(p.ID); iso != starhost.IsolationInProcess {
+			c.printf("  isolation: %s", iso)
+		}
+		if r := p.StopReason; r != nil {
+			c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, r.Remedy)
+		}
+		for _, b := range p.Blockers {
+			c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
+		}
+		for _, d := range byPosition(p.Diagnostics) {
+			c.printDiag("  ", d)
+		}
+	}
+	c.printf("%s", reclaimLine(c.h))
+}
+
+// tools is /tools: the tool catalog, in order.
+func (c *console) tools(string) {
+	for _, t := range c.h.PlanTools(c.e.ctx, devThread, contrib.PlanAndWork).List() {
+		c.printf("%s (%s) %s %s", t.Name, toolOwner(t), t.Catalogs, toolFlags(t))
+	}
+}
+
+// call is /call TOOL [JSON]: one tool invocation ({} when no JSON).
+func (c *console) call(rest string) {
+	ctx := c.e.ctx
+	name, args, _ := strings.Cut(rest, " ")
+	if name == "" {
+		c.printf("usage: /call TOOL [JSON]")
+		return
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	res := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
+	switch {
+	case res.Err != nil:
+		c.printf("error %s: %s%s", res.Err.Code, res.Err.Message, c.toolHint(name, res.Err))
+	case len(res.Parts) > 0:
+		for _, line := range partLines(res.Parts) {
+			c.printf("%s", line)
+		}
+	case res.Data != nil:
+		c.printf("%s", res.Data)
+	default:
+		c.printf("%s", res.Text)
+	}
+}
+
+// render is /render TEXT: the text bound at the prompt site.
+func (c *console) render(rest string) { c.printf("%s", c.h.Bind(c.e.ctx, rest, starhost.SitePrompt)) }
+
+// mode is /mode [plan|work]: in plan mode only read-only tools run (MC4).
+func (c *console) mode(rest string) {
+	if rest != "" {
+		f := c.h.Facts()
+		f.Mode = rest
+		c.h.SetFacts(f)
+	}
+	c.printf("mode: %s", c.h.Facts().Mode)
+}
 
 // expand runs a plugin or markdown command.
 func (c *console) expand(ctx context.Context, name, args string) {

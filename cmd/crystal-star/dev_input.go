@@ -183,7 +183,7 @@ func prefixed(p string, names []string) []string {
 // verbs are every name the console accepts after "/": its own verbs, then
 // plugin and markdown commands with their aliases, sorted, without repeats.
 func (c *console) verbs() []string {
-	names := append([]string{"wait"}, cliBuiltinCommands...)
+	names := consoleVerbs()
 	for _, cmd := range c.h.Commands() {
 		names = append(names, cmd.Name)
 		names = append(names, cmd.Aliases...)

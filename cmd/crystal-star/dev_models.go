@@ -13,14 +13,13 @@ import (
 // /model, /thinking, /tier, /speed and /approval model are also saved to
 // config.toml (atomically, Host.SaveSession), as the operator expects of
 // a setting; /approval thinking lasts for the console session.
-func init() {
-	consoleCommands["model"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.SelectModel)) }
-	consoleCommands["thinking"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.SetThinking)) }
-	consoleCommands["tier"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.SetServiceTier))) }
-	consoleCommands["speed"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.SetSpeed))) }
-	consoleCommands["approval"] = (*console).approval
-	consoleCommands["classify"] = (*console).classify
-}
+
+// model, thinking, tier and speed are /model, /thinking, /tier and /speed:
+// each change is saved.
+func (c *console) model(rest string)    { c.setting(rest, saved(c, c.h.SelectModel)) }
+func (c *console) thinking(rest string) { c.setting(rest, saved(c, c.h.SetThinking)) }
+func (c *console) tier(rest string)     { c.setting(rest, saved(c, unset(c.h.SetServiceTier))) }
+func (c *console) speed(rest string)    { c.setting(rest, saved(c, unset(c.h.SetSpeed))) }
 
 // unset maps the console's "unset" to the empty token (tier, speed).
 func unset(set func(string) error) func(string) error {

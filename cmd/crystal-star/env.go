@@ -20,9 +20,6 @@ var (
 	cliBuiltinTools     = []string{"read", "write", "edit", "bash", "grep", "glob", "skill"}
 	cliHostPlaceholders = []string{"mode", "workspace", "session_id", "approval_mode", "provider", "model"}
 	cliStatusFields     = []string{"model", "thinking", "tier", "speed", "context", "cwd", "mode", "approval"}
-	cliBuiltinCommands  = []string{"help", "quit", "exit", "plugins", "tools", "call", "render", "reload",
-		"statusline", "model", "thinking", "tier", "speed", "approval", "classify", "prompt", "hook", "points",
-		"turn", "dispatch", "mode"}
 )
 
 // env is one command's environment: streams, flags and, once needed, the

@@ -33,14 +33,6 @@ var cliPoints = starhost.PointDefaults{
 // devThread is the thread of the dev console.
 const devThread = "dev"
 
-func init() {
-	consoleCommands["prompt"] = (*console).prompt
-	consoleCommands["hook"] = (*console).hook
-	consoleCommands["points"] = (*console).points
-	consoleCommands["turn"] = (*console).turn
-	consoleCommands["dispatch"] = (*console).dispatch
-}
-
 // devState is a console's thread: started once, turns counted.
 type devState struct {
 	once  sync.Once

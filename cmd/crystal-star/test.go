@@ -11,13 +11,6 @@ import (
 	"github.com/crystal-star/crystal-star/starhost/plugintest"
 )
 
-func init() {
-	consoleCommands["advance"] = (*console).advance
-	cliBuiltinCommands = append(cliBuiltinCommands, "advance")
-	cliCommandInfo = append(cliCommandInfo, starhost.CommandInfo{Name: "advance", ArgumentHint: "DURATION",
-		Description: "run the plugin timers due in DURATION (CRYSTAL_CLOCK=manual, as under crystal-star test)"})
-}
-
 var testCmd = command{name: "test", args: "[DIR...]",
 	summary: "run plugins' testdata/*.txtar scenarios (docs/testing.md)",
 	flags: []flagSpec{{name: "run", value: "REGEX", help: "run only the scenarios whose name matches"},

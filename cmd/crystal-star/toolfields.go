@@ -6,19 +6,6 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
-// The dev console's /mode switches the session mode plugins and the
-// dispatch pipeline see: in plan mode only read-only tools run (MC4).
-func init() {
-	consoleCommands["mode"] = func(c *console, rest string) {
-		if rest != "" {
-			f := c.h.Facts()
-			f.Mode = rest
-			c.h.SetFacts(f)
-		}
-		c.printf("mode: %s", c.h.Facts().Mode)
-	}
-}
-
 // toolFlags describes a tool's definition fields for /tools (MC4): its
 // canonical name and policy hints.
 func toolFlags(t starhost.ToolInfo) string {

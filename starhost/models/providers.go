@@ -13,11 +13,12 @@ import (
 	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/layout"
 )
 
 // ProvidersFile is the name of the model providers file in the home
 // directory: {home}/providers.json.
-const ProvidersFile = "providers.json"
+const ProvidersFile = layout.ProvidersFile
 
 // Providers is the decoded providers.json: the model providers the
 // operator configured. config.toml selects one of their models as

@@ -6,10 +6,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/models/modelfake"
 )
@@ -125,10 +125,10 @@ func (m *FakeModel) WriteConfig(home string) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(home, starhost.ProvidersFile), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(layout.Paths{Home: home}.Providers(), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	cfg := filepath.Join(home, "config.toml")
+	cfg := layout.Paths{Home: home}.Config(false)
 	old, err := os.ReadFile(cfg)
 	if err != nil && !os.IsNotExist(err) {
 		return err

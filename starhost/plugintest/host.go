@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -122,7 +123,7 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 			return nil, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(h.Home, "config.toml"), []byte(opts.Config), 0o644); err != nil {
+	if err := os.WriteFile(layout.Paths{Home: h.Home}.Config(false), []byte(opts.Config), 0o644); err != nil {
 		return nil, err
 	}
 	if opts.Model || len(opts.Replies) > 0 {

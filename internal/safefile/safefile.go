@@ -1,4 +1,4 @@
-package trust
+package safefile
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 // rename is os.Rename; tests replace it to prove a failed rename keeps the old file.
 var rename = os.Rename
 
-// WriteFileAtomic writes data to path via a temporary file in the same directory, fsync,
+// WriteFile writes data to path via a temporary file in the same directory, fsync,
 // rename, and fsync of the directory. On any failure the previous file is intact and the
 // temporary file removed. Readers therefore see either the old or the new content, never a
 // mix, even across a crash.
@@ -18,8 +18,8 @@ var rename = os.Rename
 // The file ends up with exactly perm (the umask is not applied). The parent directory must
 // exist. If path is a symbolic link, the link itself is replaced. The only failure reported
 // after the new content is in place is a failed fsync of the directory, which the error
-// says. Concurrent writers of one path must serialise with LockFile, or the last rename wins.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+// says. Concurrent writers of one path must serialise with Lock, or the last rename wins.
+func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -57,13 +57,13 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	return nil
 }
 
-// LockFile takes an exclusive cross-process lock on path (created if missing) and returns
+// Lock takes an exclusive cross-process lock on path (created if missing) and returns
 // the unlock function. It blocks until the lock is free. The lock is advisory: it excludes
-// only other LockFile callers. Two calls in one process exclude each other too, so a
+// only other Lock callers. Two calls in one process exclude each other too, so a
 // goroutine must not take the same lock twice. The lock file is never removed (removing it
 // would let a waiter and a newcomer lock different files). The lock is released when the
 // process exits even if unlock is never called.
-func LockFile(path string) (unlock func() error, err error) {
+func Lock(path string) (unlock func() error, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
