@@ -66,7 +66,7 @@ func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 		p.Sections, p.Text, p.Memory = []PromptSection{s}, s.Text, s.Origin
 		return h.promptHooks(ctx, p, rn)
 	}
-	req := map[string]any{"thread": thread, "mode": h.Facts().Mode}
+	req := map[string]any{"thread": thread, "mode": h.Session().Facts().Mode}
 	var texts []string
 	sections := []any{}
 	for _, point := range []PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
@@ -111,7 +111,7 @@ func (h *Host) ThreadTools(ctx context.Context, thread string, c Catalog) *ToolS
 		}
 		rn := &runNotes{h: h}
 		outs, _ := rn.resolve(contrib.PointToolRestriction, thread).Collect(ctx,
-			map[string]any{"thread": thread, "mode": h.Facts().Mode, "tools": names}, textsAnswer)
+			map[string]any{"thread": thread, "mode": h.Session().Facts().Mode, "tools": names}, textsAnswer)
 		var withheld []string
 		for _, o := range outs {
 			withheld = append(withheld, o.Value.([]string)...)

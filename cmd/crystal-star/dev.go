@@ -66,10 +66,10 @@ func runDev(e *env, args []string) error {
 	}
 	// MC8: the console is one session; the host runs each generation's
 	// session_started hooks after its attach (now and after every reload).
-	facts := h.Facts()
+	facts := h.Session().Facts()
 	facts.SessionID = "dev"
-	h.SetFacts(facts)
-	h.SessionStarted(e.ctx)
+	h.Session().SetFacts(facts)
+	h.Session().Start(e.ctx)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -112,7 +112,7 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 	c.unsubscribe() // the texts the plugins drop at close are no news
 	cancel()
 	<-watchDone
-	c.h.SessionEnded(context.Background()) // MC8: /quit, end of input or Ctrl-C
+	c.h.Session().End(context.Background()) // MC8: /quit, end of input or Ctrl-C
 	start := time.Now()
 	_ = c.h.Close(context.Background())
 	c.printf("stopped in %s", round(time.Since(start)))

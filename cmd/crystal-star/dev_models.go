@@ -11,13 +11,13 @@ import (
 // The dev console's session verbs change the live session and review views
 // plugins read (CC20): /model, /thinking, /tier, /speed and /approval.
 // /model, /thinking, /tier, /speed and /approval model are also saved to
-// config.toml (atomically, Host.SaveSession), as the operator expects of
+// config.toml (atomically, Session.Save), as the operator expects of
 // a setting; /approval thinking lasts for the console session.
 func init() {
-	consoleCommands["model"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.SelectModel)) }
-	consoleCommands["thinking"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.SetThinking)) }
-	consoleCommands["tier"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.SetServiceTier))) }
-	consoleCommands["speed"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.SetSpeed))) }
+	consoleCommands["model"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.Session().SelectModel)) }
+	consoleCommands["thinking"] = func(c *console, rest string) { c.setting(rest, saved(c, c.h.Session().SetThinking)) }
+	consoleCommands["tier"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.Session().SetServiceTier))) }
+	consoleCommands["speed"] = func(c *console, rest string) { c.setting(rest, saved(c, unset(c.h.Session().SetSpeed))) }
 	consoleCommands["approval"] = (*console).approval
 	consoleCommands["classify"] = (*console).classify
 }
@@ -39,7 +39,7 @@ func saved(c *console, set func(string) error) func(string) error {
 		if err := set(s); err != nil {
 			return err
 		}
-		if err := c.h.SaveSession(); err != nil {
+		if err := c.h.Session().Save(); err != nil {
 			return fmt.Errorf("the change applies now but was not saved: %v", err)
 		}
 		return nil
@@ -59,13 +59,13 @@ func (c *console) setting(rest string, set func(string) error) {
 
 // showSession prints the session and review as plugins see them.
 func (c *console) showSession() {
-	s := c.h.Session()
+	s := c.h.Session().Model()
 	if s == nil {
 		c.printf("session: no model (set model in config.toml or use /model PROVIDER/MODEL)")
 		return
 	}
 	c.printf("session: %s", describeModel(s))
-	if r := c.h.Review(); r != nil && r.Independent {
+	if r := c.h.Session().Review(); r != nil && r.Independent {
 		c.printf("review: %s", describeModel(&r.Model))
 	} else {
 		c.printf("review: the session model")
@@ -82,16 +82,16 @@ func (c *console) approval(rest string) {
 	verb, arg, _ := cutSpace(rest)
 	switch verb {
 	case "":
-		c.printf("approval: %s", orDash(c.h.Facts().ApprovalMode))
+		c.printf("approval: %s", orDash(c.h.Session().Facts().ApprovalMode))
 		c.showSession()
 	case "model":
-		c.setting(arg, saved(c, c.h.SelectReviewModel))
+		c.setting(arg, saved(c, c.h.Session().SelectReviewModel))
 	case "thinking":
-		c.setting(arg, c.h.SetReviewThinking)
+		c.setting(arg, c.h.Session().SetReviewThinking)
 	default:
-		f := c.h.Facts()
+		f := c.h.Session().Facts()
 		f.ApprovalMode = verb
-		c.h.SetFacts(f)
+		c.h.Session().SetFacts(f)
 		c.printf("approval: %s", verb)
 	}
 }

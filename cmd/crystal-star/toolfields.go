@@ -11,11 +11,11 @@ import (
 func init() {
 	consoleCommands["mode"] = func(c *console, rest string) {
 		if rest != "" {
-			f := c.h.Facts()
+			f := c.h.Session().Facts()
 			f.Mode = rest
-			c.h.SetFacts(f)
+			c.h.Session().SetFacts(f)
 		}
-		c.printf("mode: %s", c.h.Facts().Mode)
+		c.printf("mode: %s", c.h.Session().Facts().Mode)
 	}
 }
 
