@@ -120,6 +120,27 @@ func (h *Host) ThreadTools(ctx context.Context, thread string, c Catalog) *ToolS
 	})
 }
 
+// ModelItem is one item of an outbound model call.
+type ModelItem struct {
+	// ID identifies the item in the embedder's transcript.
+	ID string `json:"id"`
+	// Role is system, user, assistant or tool.
+	Role string `json:"role"`
+	// Text is the item's text, as middleware and hooks left it.
+	Text string `json:"text"`
+}
+
+// OutboundCall is one outbound model call (PrepareModelCall).
+type OutboundCall struct {
+	// Purpose says what the call is for: "turn", "review",
+	// "compaction", ...
+	Purpose string
+	// Items are the call's items, in order.
+	Items []ModelItem
+	// Context is the text the pre-send context transforms added, in order.
+	Context []string
+}
+
 // PrepareModelCall runs what stands between the host and one outbound model
 // call of thread: the pre-send context transforms (context_transform, the
 // memory default among them; per call) add their text to req.Context — a

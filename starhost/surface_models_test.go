@@ -25,7 +25,7 @@ func TestModelSurfaceIsStarhostOwn(t *testing.T) {
 	own := map[string]bool{}
 	for _, n := range []string{"Message", "ModelClient", "ModelReply", "ModelRequest", "ModelRole",
 		"ModelAdapter", "AdapterConfig", "ModelError", "ModelFacts", "ReviewFacts", "Facts", "Clock",
-		"ModelProvider", "ClientSpec", "ModelCall", "ManualClock", "Session"} {
+		"ModelProvider", "ClientSpec", "ModelCall", "ManualClock", "Session", "ModelItem", "OutboundCall"} {
 		own[n] = true
 	}
 	fset := token.NewFileSet()
