@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/starhost"
-	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // An embedder registers an adapter of its own for a new protocol through
@@ -14,10 +13,10 @@ import (
 func TestEmbedderAdapterServesItsProtocol(t *testing.T) {
 	srv := newChatServer(t, nil)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{Adapters: []starhost.ModelAdapter{echoAdapter{}}})
-	if err := h.SelectModel("acme/a1"); err != nil {
+	if err := h.Session().SelectModel("acme/a1"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
+	c, err := starhost.ModelClientForTest(context.Background(), h, "acme.p", starhost.RoleSession)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,14 +32,14 @@ func TestEmbedderAdapterServesItsProtocol(t *testing.T) {
 type echoAdapter struct{}
 
 func (echoAdapter) Protocol() string { return "acme" }
-func (echoAdapter) NewClient(_ context.Context, cfg models.ClientConfig) (models.Client, error) {
-	return echoClient(cfg.Provider.Name + "/" + cfg.Model.Name), nil
+func (echoAdapter) NewClient(_ context.Context, cfg starhost.AdapterConfig) (starhost.ModelClient, error) {
+	return echoClient(cfg.Facts.Provider + "/" + cfg.Facts.Model), nil
 }
 
 type echoClient string
 
-func (c echoClient) Complete(_ context.Context, req models.Request) (models.Reply, error) {
-	return models.Reply{Text: "acme adapter: " + string(c) + " " + req.Messages[0].Content}, nil
+func (c echoClient) Complete(_ context.Context, req starhost.ModelRequest) (starhost.ModelReply, error) {
+	return starhost.ModelReply{Text: "acme adapter: " + string(c) + " " + req.Messages[0].Content}, nil
 }
 
 type badAdapter struct{ echoAdapter }

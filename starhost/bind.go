@@ -20,7 +20,7 @@ func (h *Host) Bind(ctx context.Context, template string, site Site) string {
 		return template
 	}
 	view := h.registry.View()
-	facts := h.Facts()
+	facts := h.Session().Facts()
 	var b strings.Builder
 	rest := template
 	for {

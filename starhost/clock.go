@@ -3,17 +3,15 @@ package starhost
 import (
 	"sync"
 	"time"
-
-	"github.com/crystal-star/crystal-star/builtins"
 )
 
 // Clock drives plugin timers (Options.Clock). A nil Clock is the real
-// clock.
-type Clock = builtins.Clock
-
-// TimerClock returns the clock of Options.Clock, nil for the real clock. It
-// implements builtins.ClockSource.
-func (h *Host) TimerClock() builtins.Clock { return h.opts.Clock }
+// clock; ManualClock is one a test advances by hand.
+type Clock interface {
+	// Every runs fn every d, first once d has passed, until stop is
+	// called. fn must not block for long: status timers run on it.
+	Every(d time.Duration, fn func()) (stop func())
+}
 
 // ManualClock is a Clock that moves only when Advance is called, so a test
 // runs plugin timers without sleeping and without races against the real

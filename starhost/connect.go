@@ -16,8 +16,10 @@ import (
 // factory's not_supported for the selected tier or speed, a reserved
 // protocol without an adapter — as a ModelClientFailed note (CC9). The host
 // connects after Start and again whenever the session or review client is
-// rebuilt (/model, /tier, /speed, /approval model). Nothing is sent.
-func (h *Host) Connect(ctx context.Context) error {
+// rebuilt (/model, /tier, /speed, /approval model). Nothing is sent. The
+// error joins the failures of each client.
+func (s *Session) Connect(ctx context.Context) error {
+	h := s.h
 	var errs []error
 	roles := []ModelRole{RoleSession}
 	if r := h.models.review.Load(); r != nil && r.Independent {
@@ -48,7 +50,7 @@ func (h *Host) Connect(ctx context.Context) error {
 // plugins' factories are not loaded yet).
 func (h *Host) reconnect(ctx context.Context) {
 	if h.models.started.Load() && !h.models.closing.Load() {
-		_ = h.Connect(ctx)
+		_ = h.Session().Connect(ctx)
 	}
 }
 
@@ -59,7 +61,7 @@ func (h *Host) startModels() { h.startSession() }
 func (h *Host) finishModels(ctx context.Context) {
 	h.models.started.Store(true)
 	h.rememberFactories()
-	_ = h.Connect(ctx)
+	_ = h.Session().Connect(ctx)
 }
 
 // modelsEvent rebuilds the session and review clients when the plugin that
@@ -77,7 +79,7 @@ func (h *Host) modelsEvent(e Event) {
 	if h.rememberFactories() {
 		h.models.sessionEpoch.Add(1)
 		h.models.reviewEpoch.Add(1)
-		_ = h.Connect(context.Background())
+		_ = h.Session().Connect(context.Background())
 	}
 }
 

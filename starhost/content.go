@@ -27,7 +27,7 @@ func (h *Host) ForModel(res ToolResult, tool string) (ToolResult, *Note) {
 		return res, nil
 	}
 	var drop []contrib.PartType
-	s := h.Session()
+	s := h.Session().Model()
 	if s == nil || !s.ImageInput {
 		drop = append(drop, contrib.PartImage)
 	}

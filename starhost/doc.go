@@ -9,7 +9,7 @@
 // resolution), CC12–CC13 (binding), DC4 (tool snapshots), DC27 (Close waits
 // for teardown); and the host facts: providers.json (watched) and the
 // model adapters of package models, CC8–CC9 (client factories over the host's HTTP; the API key never
-// shown), CC10 (Classify), CC19 (Environment), CC20–CC22 (SetSession,
+// shown), CC10 (Classify), CC19 (ctx.env), CC20–CC22 (Session: SetModel,
 // SetReview and the token rules), CC24–CC27 (model clients, ModelCalls) and
 // CC29 (DataDirs); and the contribution points and hooks, each called at its
 // moment of a turn: DC1–DC3 and DC9–DC12 (PointDefaults, AssemblePrompt,

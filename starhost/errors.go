@@ -59,3 +59,18 @@ const (
 	// ordinary hook event.
 	ErrUnknownHookEvent Code = "unknown_hook_event"
 )
+
+// Codes of the session's model selection and of model clients.
+const (
+	// ErrUnknownModel: providers.json lists no such "provider/model".
+	ErrUnknownModel Code = "unknown_model"
+	// ErrNoModel: the operation needs a model that is not selected (no
+	// model from providers.json, review not independent).
+	ErrNoModel Code = "no_model"
+	// ErrNotOffered: the model does not list the thinking, service tier or
+	// speed token.
+	ErrNotOffered Code = "not_offered"
+	// ErrNotSupported: a ModelAdapter's NewClient cannot honour the
+	// selected service tier or speed (CC9); wrap it with %w.
+	ErrNotSupported Code = "not_supported"
+)

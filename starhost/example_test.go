@@ -193,10 +193,10 @@ contribute(placeholders = [
 	defer cleanup()
 	ctx := context.Background()
 
-	h.SetFacts(starhost.Facts{Mode: "plan", Model: "small-1"})
+	h.Session().SetFacts(starhost.Facts{Mode: "plan", Model: "small-1"})
 	fmt.Println(h.Bind(ctx, "Model {{model}}, ticket {{TICKET}}, raw {{raw}}, other {{unknown}}", starhost.SitePrompt))
 
-	h.SetFacts(starhost.Facts{Mode: "work", Model: "large-2"})
+	h.Session().SetFacts(starhost.Facts{Mode: "work", Model: "large-2"})
 	fmt.Println(h.Bind(ctx, "Model {{model}}, ticket {{ticket}}", starhost.SiteReview))
 	// Output:
 	// Model small-1, ticket T-42 (prompt, plan), raw {{model}}, other {{unknown}}

@@ -32,7 +32,7 @@ type factoryClient struct {
 // the multimodal create when the model takes image input and the factory
 // has one. A factory's not_supported comes back as an error wrapping
 // contrib.ErrNotSupported.
-func (h *Host) factoryClient(ctx context.Context, p *Provider, m *ProviderModel, f ModelFacts, key string) (ModelClient, error) {
+func (h *Host) factoryClient(ctx context.Context, p *models.Provider, m *models.ProviderModel, f ModelFacts, key string) (contrib.ModelClient, error) {
 	proto := strings.ToLower(p.Protocol)
 	view := h.registry.View()
 	fac, owner, conflicts := view.ClientFactoryFor(proto)
@@ -104,33 +104,33 @@ func (c *factoryClient) gated(ctx context.Context, fn func(ctx context.Context))
 
 // Complete encodes req with the factory's codec, sends it, and decodes the
 // response. It returns when ctx ends.
-func (c *factoryClient) Complete(ctx context.Context, req ModelRequest) (ModelReply, error) {
+func (c *factoryClient) Complete(ctx context.Context, req contrib.ModelRequest) (contrib.ModelReply, error) {
 	var call contrib.HTTPCall
 	var err error
 	if gerr := c.gated(ctx, func(ctx context.Context) { call, err = c.codec.Encode(ctx, req) }); gerr != nil {
-		return ModelReply{}, gerr
+		return contrib.ModelReply{}, gerr
 	}
 	if err != nil {
-		return ModelReply{}, fmt.Errorf("encode: %s", firstLine(err.Error()))
+		return contrib.ModelReply{}, fmt.Errorf("encode: %s", firstLine(err.Error()))
 	}
 	hr, err := c.request(ctx, call)
 	if err != nil {
-		return ModelReply{}, err
+		return contrib.ModelReply{}, err
 	}
 	status, header, data, err := models.Do(c.h.httpClient(), hr)
 	if err != nil {
-		return ModelReply{}, models.Classify(ctx, c.provider, c.model, err)
+		return contrib.ModelReply{}, models.Classify(ctx, c.provider, c.model, err)
 	}
 	resp := contrib.HTTPResponse{Status: status, Body: data, Header: map[string]string{}}
 	for name := range header {
 		resp.Header[strings.ToLower(name)] = header.Get(name)
 	}
-	var reply ModelReply
+	var reply contrib.ModelReply
 	if gerr := c.gated(ctx, func(ctx context.Context) { reply, err = c.codec.Decode(ctx, resp) }); gerr != nil {
-		return ModelReply{}, gerr
+		return contrib.ModelReply{}, gerr
 	}
 	if err != nil {
-		return ModelReply{}, fmt.Errorf("decode: %s", firstLine(err.Error()))
+		return contrib.ModelReply{}, fmt.Errorf("decode: %s", firstLine(err.Error()))
 	}
 	return reply, nil
 }

@@ -25,9 +25,6 @@ const Version = "0.1.0"
 // and, for problems, the next step.
 type Note = contrib.Diagnostic
 
-// Facts are the host facts plugin callbacks see on ctx (CC7, CC13).
-type Facts = contrib.Facts
-
 // Event is a lifecycle change of one plugin.
 type Event = lifecycle.Event
 
@@ -246,18 +243,6 @@ func (h *Host) Note(n Note) {
 	}
 }
 
-// Facts returns the current host facts.
-func (h *Host) Facts() Facts { return *h.facts.Load() }
-
-// SetFacts publishes new host facts; callbacks see them on their next call.
-// An empty Workspace keeps the host's workspace.
-func (h *Host) SetFacts(f Facts) {
-	if f.Workspace == "" {
-		f.Workspace = h.opts.Workspace
-	}
-	h.facts.Store(&f)
-}
-
 // Start discovers plugins (AT4), admits, activates and attaches them. One
 // bad plugin never stops the others; problems arrive as notes and in
 // Plugins(). Call it once, before the other methods that serve plugins.
@@ -294,7 +279,7 @@ func (h *Host) build() {
 		Roots:     h.roots(),
 		Activator: h.activator(),
 		Registry:  h.registry,
-		Services:  h,
+		Services:  services{h},
 		Rules: contrib.Rules{BuiltinTools: h.opts.BuiltinTools, BuiltinCommands: h.opts.BuiltinCommands,
 			HostPlaceholders: h.opts.HostPlaceholders},
 		Disabled:       func(id string) bool { return slices.Contains(h.Config().Disabled, id) },

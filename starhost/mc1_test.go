@@ -78,7 +78,7 @@ func TestMC1_ContentParts(t *testing.T) {
 	if len(d.Notes) != 1 || d.Notes[0].Code != contrib.ContentDropped {
 		t.Errorf("dispatch notes = %v; want one ContentDropped", d.Notes)
 	}
-	h.SetSession(starhost.ModelFacts{Provider: "p", Model: "m", ImageInput: true})
+	h.Session().SetModel(starhost.ModelFacts{Provider: "p", Model: "m", ImageInput: true})
 	if d := h.Dispatch(bg, "t", starhost.ToolCall{ID: "2", Name: "shot"}, nil); len(d.Result.Parts) != 3 || d.Result.Parts[1].Type != starhost.PartImage {
 		t.Errorf("dispatch with image input: parts %+v; want text, image, resource", d.Result.Parts)
 	}

@@ -34,7 +34,7 @@ contribute(
 // and reached through the same proxies (a reload answers tool_unavailable).
 func TestMC2_ToolsPerPlanning(t *testing.T) {
 	h, notes, root := pointsHost(t, starhost.Options{}, map[string]string{"a": mc2Source})
-	h.SetFacts(starhost.Facts{Mode: "work"})
+	h.Session().SetFacts(starhost.Facts{Mode: "work"})
 	plan := h.PlanTools(bg, "t", starhost.Work)
 	names := []string{}
 	for _, ti := range plan.List() {
@@ -57,7 +57,7 @@ func TestMC2_ToolsPerPlanning(t *testing.T) {
 			len(notes.with(contrib.ToolNameInvalid)), len(notes.with(contrib.ToolNameTaken)))
 	}
 	// A new planning asks again, with its own context.
-	h.SetFacts(starhost.Facts{Mode: "plan"})
+	h.Session().SetFacts(starhost.Facts{Mode: "plan"})
 	if r := h.PlanTools(bg, "t", starhost.Plan).Invoke(bg, "for_plan", nil); r.Text != "planning 2, mode plan, v1" {
 		t.Errorf("second planning: %+v", r)
 	}

@@ -39,8 +39,8 @@ contribute(
     context_transforms = [context_transform(replace = TARGET_MEMORY, run = memory)],
     subagent_runtimes = [subagent_runtime(run = lambda ctx, req: {"name": "reviewer", "description": "Reviews diffs.", "instructions": "Be brief."})],
 )`})
-	os.MkdirAll(filepath.Join(h.Facts().Workspace, ".crystal", "skills", "lint"), 0o755)
-	os.WriteFile(filepath.Join(h.Facts().Workspace, ".crystal", "skills", "lint", "SKILL.md"), []byte("---\ndescription: lints\n---\n"), 0o644)
+	os.MkdirAll(filepath.Join(h.Session().Facts().Workspace, ".crystal", "skills", "lint"), 0o755)
+	os.WriteFile(filepath.Join(h.Session().Facts().Workspace, ".crystal", "skills", "lint", "SKILL.md"), []byte("---\ndescription: lints\n---\n"), 0o644)
 
 	p := h.AssemblePrompt(bg, "t")
 	text, ok := strings.CutPrefix(p.Text, "PROMPT ")

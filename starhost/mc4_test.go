@@ -48,7 +48,7 @@ contribute(tools = [
 	}
 
 	// Plan mode: read-only tools only.
-	h.SetFacts(starhost.Facts{Mode: starhost.PlanMode})
+	h.Session().SetFacts(starhost.Facts{Mode: starhost.PlanMode})
 	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "trusted"}, nil); res.Approved || res.Result.Err == nil ||
 		res.Result.Err.Code != string(starhost.ErrCallDenied) || res.Result.Err.Message != "plan mode runs only read-only tools; acme.a.trusted is not read_only" {
 		t.Errorf("trusted in plan mode: %+v; want call_denied", res.Result)

@@ -23,7 +23,7 @@ func TestMC6_CommandsListedInResolutionOrder(t *testing.T) {
     command(name = "notes", run = lambda ctx, inv: "plugin notes"),
 ])`,
 		})
-	dir := filepath.Join(h.Facts().Workspace, ".crystal", "commands")
+	dir := filepath.Join(h.Session().Facts().Workspace, ".crystal", "commands")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("---\ndescription: workspace notes\nargument-hint: TOPIC\n---\nNotes on $ARGUMENTS\n"), 0o644)
 

@@ -43,8 +43,8 @@ func TestMC8_AttachBeforeSessionStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
-	h.SetFacts(starhost.Facts{SessionID: "s1"})
-	h.SessionStarted(context.Background()) // before Start: nothing is attached yet
+	h.Session().SetFacts(starhost.Facts{SessionID: "s1"})
+	h.Session().Start(context.Background()) // before Start: nothing is attached yet
 	if err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestMC8_AttachBeforeSessionStarted(t *testing.T) {
 	if !h.Reload(context.Background(), dir) {
 		t.Fatal("reload did not find the plugin")
 	}
-	h.SessionEnded(context.Background())
+	h.Session().End(context.Background())
 	mu.Lock()
 	got := strings.Join(lines, "\n")
 	mu.Unlock()

@@ -54,7 +54,7 @@ func (h *Host) memoryTakeover(ctx context.Context, thread string, rn *runNotes) 
 	if res == nil {
 		return PromptSection{}, false
 	}
-	in := map[string]any{"thread": thread, "purpose": "system_prompt", "mode": h.Facts().Mode,
+	in := map[string]any{"thread": thread, "purpose": "system_prompt", "mode": h.Session().Facts().Mode,
 		"inputs": h.memoryInputs(ctx, thread)}
 	out, ok, _ := res.First(ctx, in, textAnswer)
 	if !ok {

@@ -2,12 +2,11 @@ package starhost
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 )
 
-// SaveSession writes the session's selection to config.toml, so that the
+// Save writes the session's selection to config.toml, so that the
 // next start selects the same (the console's /model, /thinking, /tier,
 // /speed and /approval model): model, and that model's thinking,
 // service_tier and speed, and review_model (removed when review uses the
@@ -15,22 +14,23 @@ import (
 // workspace's .crystal/config.toml sets is written there, since that layer
 // wins; every other key goes to {home}/config.toml. Each file is changed
 // under its lock and written atomically; an unreadable file is never
-// overwritten. It fails when no model from providers.json is selected (an
-// embedder's SetSession has nothing to save).
-func (h *Host) SaveSession() error {
+// overwritten. It fails with ErrNoModel when no model from providers.json
+// is selected (an embedder's SetModel has nothing to save).
+func (s *Session) Save() error {
+	h := s.h
 	h.models.mu.Lock()
 	sessionKey, reviewKey := h.models.sessionKey, h.models.reviewKey
-	s := h.models.saved[sessionKey]
+	saved := h.models.saved[sessionKey]
 	h.models.mu.Unlock()
 	if sessionKey == "" {
-		return fmt.Errorf("no model from %s is selected; nothing to save", ProvidersFile)
+		return codeErrorf(ErrNoModel, "no model from %s is selected; nothing to save", ProvidersFile)
 	}
-	thinking := s.thinking
+	thinking := saved.thinking
 	if thinking == "" {
 		thinking = ThinkingDefault
 	}
-	values := map[string]string{"model": sessionKey, "thinking": thinking, "service_tier": s.tier,
-		"speed": s.speed, "review_model": reviewKey}
+	values := map[string]string{"model": sessionKey, "thinking": thinking, "service_tier": saved.tier,
+		"speed": saved.speed, "review_model": reviewKey}
 	if h.projectConfigExists() {
 		if _, err := h.editConfig(true, func(doc map[string]any) bool { return setKeys(doc, values, true) }); err != nil {
 			return err

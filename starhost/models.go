@@ -8,29 +8,64 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // ModelRole names a model client: session, images or review (CC26).
-type ModelRole = contrib.ModelRole
+type ModelRole string
 
-// The model client roles.
+// The model client roles. RoleImages is the session model's image client.
 const (
-	RoleSession = contrib.RoleSession
-	RoleImages  = contrib.RoleImages
-	RoleReview  = contrib.RoleReview
+	RoleSession ModelRole = "session"
+	RoleImages  ModelRole = "images"
+	RoleReview  ModelRole = "review"
 )
 
-// ModelClient, ModelRequest, ModelReply and Message are the model-call
-// types plugins' clients use (contrib).
-type (
-	ModelClient  = contrib.ModelClient
-	ModelRequest = contrib.ModelRequest
-	ModelReply   = contrib.ModelReply
-	Message      = contrib.Message
-)
+// Message is one chat message of a model request.
+type Message struct {
+	// Role is "system", "user" or "assistant".
+	Role string `json:"role"`
+	// Content is the message's text.
+	Content string `json:"content"`
+}
+
+// ModelRequest is one completion request of a model client.
+type ModelRequest struct {
+	// Messages is the conversation, system messages included, in order.
+	Messages []Message
+	// MaxTokens bounds the reply; 0 leaves the model's default.
+	MaxTokens int
+	// Thinking is the effort token to send: ThinkingDefault sends none,
+	// ThinkingOff turns thinking off, anything else is one of the model's
+	// listed effort tokens (CC21).
+	Thinking string
+	// Images are image URLs or data: URLs; only image clients
+	// (RoleImages) accept them.
+	Images []string
+}
+
+// ModelReply is a model's answer.
+type ModelReply struct {
+	// Text is the answer's text.
+	Text string
+	// FinishReason is the provider's reason for stopping ("stop",
+	// "length", ...), "" when it gave none.
+	FinishReason string
+	// InputTokens and OutputTokens are the usage the provider reported,
+	// 0 when it reported none.
+	InputTokens  int
+	OutputTokens int
+}
+
+// ModelClient completes requests against one provider and model.
+// Implementations must be safe for concurrent use.
+type ModelClient interface {
+	// Complete sends req and returns the model's reply. It must honour
+	// ctx: a call blocked on the network returns when ctx ends. A failure
+	// with a stable code is best a *ModelError: plugins see its code.
+	Complete(ctx context.Context, req ModelRequest) (ModelReply, error)
+}
 
 // DefaultModelTimeout bounds one HTTP model call of the host's own adapters
 // and of plugin client factories, retries included.
@@ -38,66 +73,66 @@ const DefaultModelTimeout = models.DefaultTimeout
 
 // ModelProvider supplies model clients in place of providers.json
 // (Options.Models): an agent host with its own model stack hands plugins
-// clients on its providers. NewClient must return a fresh instance each
-// time, separate from the clients the host uses for turns and review
-// (CC25).
+// clients on its providers.
 type ModelProvider interface {
+	// NewClient must return a fresh client each time, separate from the
+	// clients the host uses for turns and review (CC25). Its error is
+	// shown to the plugin that asked, and as a ModelClientFailed note when
+	// the host connects (Session.Connect).
 	NewClient(ctx context.Context, spec ClientSpec) (ModelClient, error)
 }
 
 // ClientSpec says which client to build: for which plugin ("" for the
 // host's own), which role and the model's published facts.
 type ClientSpec struct {
+	// Plugin is the id of the plugin that asked, "" for the host's own
+	// connect.
 	Plugin string
-	Role   ModelRole
-	Facts  ModelFacts
+	// Role is the client's role.
+	Role ModelRole
+	// Facts are the facts of the model the role uses now.
+	Facts ModelFacts
 }
 
 // ModelCall reports one plugin model call to the embedder
 // (Options.ModelCalls). Plugin model calls spend the operator's credentials
 // but are not turns: they are not part of the transcript, the approval path
-// or the turn budget (CC24). Err is "" on success; it never contains the API
-// key.
+// or the turn budget (CC24).
 type ModelCall struct {
-	Plugin       string
-	Role         ModelRole
-	Provider     string
-	Model        string
-	Elapsed      time.Duration
+	// Plugin is the id of the plugin that made the call.
+	Plugin string
+	// Role is the role of the client it used.
+	Role ModelRole
+	// Provider and Model name the model called.
+	Provider string
+	Model    string
+	// Elapsed is the call's duration, retries included.
+	Elapsed time.Duration
+	// InputTokens and OutputTokens are the reported usage (0 when none).
 	InputTokens  int
 	OutputTokens int
-	Err          string
+	// Err is "" on success, else the error's text; it never contains the
+	// API key.
+	Err string
 }
 
-var (
-	_ builtins.SessionSource = (*Host)(nil)
-	_ builtins.ModelSource   = (*Host)(nil)
-)
-
-// ModelEpoch implements builtins.ModelSource: session and images share the
-// session client's epoch, review has its own.
-func (h *Host) ModelEpoch(role ModelRole) uint64 {
-	if role == RoleReview {
-		return h.models.reviewEpoch.Load()
-	}
-	return h.models.sessionEpoch.Load()
-}
-
-// ModelClient builds a fresh client of role for plugin on the currently
+// modelClient builds a fresh client of role for plugin on the currently
 // published model (CC25): through Options.Models when set, else from
 // providers.json with the protocol's adapter (package models: the six
-// built-in ones and Options.Adapters) or a plugin's client factory. Every call of the client is reported to Options.ModelCalls.
-// It fails when the session is not published, when review is not
-// independent (review), when the model takes no images (images), or when
-// the client cannot be built.
-func (h *Host) ModelClient(ctx context.Context, plugin string, role ModelRole) (ModelClient, error) {
+// built-in ones and Options.Adapters) or a plugin's client factory. Every
+// call of the client is reported to Options.ModelCalls. It fails when the
+// session is not published, when review is not independent (review), when
+// the model takes no images (images), or when the client cannot be built.
+func (h *Host) modelClient(ctx context.Context, plugin string, role ModelRole) (contrib.ModelClient, error) {
 	facts, err := h.roleFacts(role)
 	if err != nil {
 		return nil, err
 	}
-	var c ModelClient
+	var c contrib.ModelClient
 	if h.opts.Models != nil {
-		c, err = h.opts.Models.NewClient(ctx, ClientSpec{Plugin: plugin, Role: role, Facts: facts})
+		var ec ModelClient
+		ec, err = h.opts.Models.NewClient(ctx, ClientSpec{Plugin: plugin, Role: role, Facts: facts})
+		c = internalClient(ec)
 	} else {
 		c, err = h.builtinClient(ctx, role, facts)
 	}
@@ -134,7 +169,7 @@ func (h *Host) roleFacts(role ModelRole) (ModelFacts, error) {
 // for the protocol (built in or the embedder's, Options.Adapters), else
 // the client factory of the first plugin in load order that claims it
 // (CC8).
-func (h *Host) builtinClient(ctx context.Context, role ModelRole, f ModelFacts) (ModelClient, error) {
+func (h *Host) builtinClient(ctx context.Context, role ModelRole, f ModelFacts) (contrib.ModelClient, error) {
 	p, m, err := h.lookup(f.Provider + "/" + f.Model)
 	if err != nil {
 		return nil, err
@@ -142,7 +177,7 @@ func (h *Host) builtinClient(ctx context.Context, role ModelRole, f ModelFacts) 
 	key := p.APIKey()
 	proto := strings.ToLower(p.Protocol)
 	if ad, ok := h.models.adapters.Lookup(proto); ok {
-		return ad.NewClient(ctx, models.ClientConfig{Provider: p, Model: m, Facts: f, APIKey: key,
+		return ad.NewClient(ctx, models.ClientConfig{Provider: p, Model: m, Facts: internalFacts(f), APIKey: key,
 			HTTP: h.httpClient(), Images: role == RoleImages})
 	}
 	if contrib.IsReservedProtocol(proto) {

@@ -27,7 +27,7 @@ func (c upperClient) Complete(_ context.Context, req starhost.ModelRequest) (sta
 // An agent host publishes its session facts and supplies model clients; a
 // plugin with the models capability reads the live view and calls the
 // session model. Every plugin model call is reported apart from turns.
-func ExampleHost_SetSession() {
+func ExampleSession_SetModel() {
 	h, cleanup := startExampleHost(starhost.Options{
 		Models:     upperModels{},
 		ModelCalls: func(c starhost.ModelCall) { fmt.Printf("model call by %s: %s/%s\n", c.Plugin, c.Provider, c.Model) },
@@ -41,11 +41,11 @@ contribute(tools = [tool(name = "shout", catalogs = "work", run = shout)])
 	})
 	defer cleanup()
 
-	h.SetSession(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-x", Thinking: "High"})
+	h.Session().SetModel(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-x", Thinking: "High"})
 	res := h.Tools(starhost.Work).Invoke(context.Background(), "shout", json.RawMessage(`{"text": "hello"}`))
 	fmt.Println(res.Text)
 
-	h.SetSession(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-y"})
+	h.Session().SetModel(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-y"})
 	res = h.Tools(starhost.Work).Invoke(context.Background(), "shout", json.RawMessage(`{"text": "again"}`))
 	fmt.Println(res.Text)
 	// Output:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // testKey is the API key of these tests; no byte of output may show it.
@@ -131,13 +132,13 @@ func invoke(t *testing.T, h *starhost.Host, tool, args string) string {
 func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
 	srv := newChatServer(t, nil)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
-	if err := h.SetThinking("MAX"); err != nil {
+	if err := h.Session().SetThinking("MAX"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.SetServiceTier("default"); err != nil {
+	if err := h.Session().SetServiceTier("default"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
+	c, err := starhost.ModelClientForTest(context.Background(), h, "acme.p", starhost.RoleSession)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
 		t.Errorf("body = %s\nwant   %s", got, want)
 	}
 	// Images go to the images client as image_url parts.
-	ic, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleImages)
+	ic, err := starhost.ModelClientForTest(context.Background(), h, "acme.p", starhost.RoleImages)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestOpenAIAdapterErrorsAndCancellation(t *testing.T) {
 		return false
 	})
 	h, notes := modelsHost(t, srv.URL, nil, starhost.Options{})
-	c, err := h.ModelClient(context.Background(), "acme.p", starhost.RoleSession)
+	c, err := starhost.ModelClientForTest(context.Background(), h, "acme.p", starhost.RoleSession)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,12 +220,12 @@ func TestCC21_ProvidersErrorsArePositioned(t *testing.T) {
 		{"bad protocol", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"my proto\", \"endpoint\": \"http://x\", \"models\": [{\"name\": \"m\"}]}]}", `p.json:1:42: protocol "my proto" has ' ' (U+0020) at character 3; only letters, digits and '_' and '-' are allowed`},
 		{"endpoint", "{\"providers\": [{\"name\": \"a\", \"protocol\": \"openai\", \"endpoint\": \"ftp://x\", \"models\": [{\"name\": \"m\"}]}]}", `p.json:1:64: endpoint "ftp://x" must be an http:// or https:// URL without credentials`},
 	} {
-		_, err := starhost.ParseProviders("p.json", []byte(tc.src))
+		_, err := models.ParseProviders("p.json", []byte(tc.src))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.name, err, tc.want)
 		}
 	}
-	ps, err := starhost.ParseProviders("p.json", []byte(`{"providers": [{"name": "a", "protocol": "openai", "endpoint": "http://x", "models": [{"name": "m", "thinking": ["High", "max", "maximum"]}]}]}`))
+	ps, err := models.ParseProviders("p.json", []byte(`{"providers": [{"name": "a", "protocol": "openai", "endpoint": "http://x", "models": [{"name": "m", "thinking": ["High", "max", "maximum"]}]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,33 +240,33 @@ func TestCC21_ProvidersErrorsArePositioned(t *testing.T) {
 func TestCC21_ThinkingTierSpeedTokens(t *testing.T) {
 	srv := newChatServer(t, nil)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
-	s := h.Session()
+	s := h.Session().Model()
 	if s.Thinking != "default" || s.ServiceTier != "" || s.Speed != "" {
 		t.Errorf("initial: %+v", s)
 	}
-	if err := h.SetThinking("maximum"); err == nil || err.Error() != `thinking "maximum" is not offered by local/echo; choose one of: default, off, low, max` {
+	if err := h.Session().SetThinking("maximum"); err == nil || err.Error() != `thinking "maximum" is not offered by local/echo; choose one of: default, off, low, max` {
 		t.Errorf("maximum on echo: %v", err)
 	}
 	for _, tok := range []string{"OFF", "Max", "default"} {
-		if err := h.SetThinking(tok); err != nil || h.Session().Thinking != strings.ToLower(tok) {
-			t.Errorf("SetThinking(%s): %v, stored %q", tok, err, h.Session().Thinking)
+		if err := h.Session().SetThinking(tok); err != nil || h.Session().Model().Thinking != strings.ToLower(tok) {
+			t.Errorf("SetThinking(%s): %v, stored %q", tok, err, h.Session().Model().Thinking)
 		}
 	}
-	if err := h.SetServiceTier("default"); err != nil || h.Session().ServiceTier != "default" || h.Session().Thinking != "default" {
-		t.Errorf("tier default: %v %+v", err, h.Session())
+	if err := h.Session().SetServiceTier("default"); err != nil || h.Session().Model().ServiceTier != "default" || h.Session().Model().Thinking != "default" {
+		t.Errorf("tier default: %v %+v", err, h.Session().Model())
 	}
-	if err := h.SelectModel("local/plain"); err != nil {
+	if err := h.Session().SelectModel("local/plain"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.SetThinking("max"); err == nil {
+	if err := h.Session().SetThinking("max"); err == nil {
 		t.Errorf("max accepted on a model that lists only maximum")
 	}
-	if err := h.SetThinking("maximum"); err != nil {
+	if err := h.Session().SetThinking("maximum"); err != nil {
 		t.Error(err)
 	}
 	// Settings are saved per model: back on echo its tier is still there.
-	if err := h.SelectModel("local/echo"); err != nil || h.Session().ServiceTier != "default" {
-		t.Errorf("echo again: %v %+v", err, h.Session())
+	if err := h.Session().SelectModel("local/echo"); err != nil || h.Session().Model().ServiceTier != "default" {
+		t.Errorf("echo again: %v %+v", err, h.Session().Model())
 	}
 }
 
@@ -275,37 +276,37 @@ func TestCC21_ThinkingTierSpeedTokens(t *testing.T) {
 func TestCC22_ReviewIndependenceAndEpochs(t *testing.T) {
 	srv := newChatServer(t, nil)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
-	if r := h.Review(); r == nil || r.Independent {
+	if r := h.Session().Review(); r == nil || r.Independent {
 		t.Fatalf("review = %+v; want published, not independent", r)
 	}
-	if err := h.SetReviewThinking("low"); err == nil {
+	if err := h.Session().SetReviewThinking("low"); err == nil {
 		t.Errorf("review thinking without an independent review model")
 	}
-	session, review := h.ModelEpoch(starhost.RoleSession), h.ModelEpoch(starhost.RoleReview)
-	if err := h.SelectReviewModel("local/plain"); err != nil {
+	session, review := starhost.ModelEpochForTest(h, starhost.RoleSession), starhost.ModelEpochForTest(h, starhost.RoleReview)
+	if err := h.Session().SelectReviewModel("local/plain"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.SetReviewThinking("maximum"); err != nil {
+	if err := h.Session().SetReviewThinking("maximum"); err != nil {
 		t.Fatal(err)
 	}
-	r := h.Review()
-	if !r.Independent || r.Model.Model != "plain" || r.Model.Thinking != "maximum" || h.Session().Thinking != "default" {
-		t.Errorf("review = %+v, session thinking %s", r, h.Session().Thinking)
+	r := h.Session().Review()
+	if !r.Independent || r.Model.Model != "plain" || r.Model.Thinking != "maximum" || h.Session().Model().Thinking != "default" {
+		t.Errorf("review = %+v, session thinking %s", r, h.Session().Model().Thinking)
 	}
-	if h.ModelEpoch(starhost.RoleSession) != session || h.ModelEpoch(starhost.RoleReview) == review {
+	if starhost.ModelEpochForTest(h, starhost.RoleSession) != session || starhost.ModelEpochForTest(h, starhost.RoleReview) == review {
 		t.Errorf("selecting a review model must rebuild review only")
 	}
-	review = h.ModelEpoch(starhost.RoleReview)
-	if err := h.SetThinking("low"); err != nil || h.ModelEpoch(starhost.RoleSession) != session {
+	review = starhost.ModelEpochForTest(h, starhost.RoleReview)
+	if err := h.Session().SetThinking("low"); err != nil || starhost.ModelEpochForTest(h, starhost.RoleSession) != session {
 		t.Errorf("a thinking change rebuilt the session client (%v)", err)
 	}
-	if err := h.SetServiceTier("flex"); err != nil || h.ModelEpoch(starhost.RoleSession) == session {
+	if err := h.Session().SetServiceTier("flex"); err != nil || starhost.ModelEpochForTest(h, starhost.RoleSession) == session {
 		t.Errorf("a tier change must rebuild the session client (%v)", err)
 	}
-	if err := h.SelectReviewModel("off"); err != nil || h.Review().Independent || h.ModelEpoch(starhost.RoleReview) == review {
-		t.Errorf("independence off: %v %+v", err, h.Review())
+	if err := h.Session().SelectReviewModel("off"); err != nil || h.Session().Review().Independent || starhost.ModelEpochForTest(h, starhost.RoleReview) == review {
+		t.Errorf("independence off: %v %+v", err, h.Session().Review())
 	}
-	if _, err := h.ModelClient(context.Background(), "p", starhost.RoleReview); err == nil {
+	if _, err := starhost.ModelClientForTest(context.Background(), h, "p", starhost.RoleReview); err == nil {
 		t.Errorf("a review client without independence")
 	}
 }
@@ -357,7 +358,7 @@ func TestCC9_FactoryEndToEndAndTheKeyStaysHidden(t *testing.T) {
 		"plugin.toml": "id = \"acme.factory\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n",
 		"plugin.star": acmeFactory,
 	}}, starhost.Options{ModelCalls: func(c starhost.ModelCall) { mu.Lock(); calls = append(calls, c); mu.Unlock() }})
-	if err := h.SelectModel("acme/a1"); err != nil {
+	if err := h.Session().SelectModel("acme/a1"); err != nil {
 		t.Fatal(err)
 	}
 	if got := invoke(t, h, "ask", `{"q": "hi"}`); got != "acme: hi" {
@@ -367,7 +368,7 @@ func TestCC9_FactoryEndToEndAndTheKeyStaysHidden(t *testing.T) {
 	if auth != "Bearer "+testKey || srv.paths[len(srv.paths)-1] != "/acme/complete" {
 		t.Errorf("the server got %q at %s", auth, srv.paths[len(srv.paths)-1])
 	}
-	if err := h.SetServiceTier("priority"); err != nil {
+	if err := h.Session().SetServiceTier("priority"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(notes.String(), "the session client for acme/a1 cannot be built: plugin acme.factory: not_supported: acme has no priority tier [ModelClientFailed]") {

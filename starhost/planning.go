@@ -24,7 +24,7 @@ func (h *Host) PlanTools(ctx context.Context, thread string, c Catalog) *ToolSna
 	if len(res.Entries) == 0 {
 		return snap
 	}
-	in := map[string]any{"catalog": c.String(), "thread": thread, "mode": h.Facts().Mode, "workspace": h.Facts().Workspace}
+	in := map[string]any{"catalog": c.String(), "thread": thread, "mode": h.Session().Facts().Mode, "workspace": h.Session().Facts().Workspace}
 	outs, _ := res.Collect(ctx, in, nil)
 	for _, o := range outs {
 		tools, _ := o.Value.([]contrib.Tool)

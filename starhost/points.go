@@ -35,23 +35,6 @@ type ToolCall struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// ModelItem is one item of an outbound model call: role is system, user,
-// assistant or tool.
-type ModelItem struct {
-	ID   string `json:"id"`
-	Role string `json:"role"`
-	Text string `json:"text"`
-}
-
-// OutboundCall is one outbound model call (PrepareModelCall): its purpose
-// ("turn", "review", "compaction", ...), its items, and the context text
-// the pre-send transforms added.
-type OutboundCall struct {
-	Purpose string
-	Items   []ModelItem
-	Context []string
-}
-
 // ApprovalRequest is what the approval stage decides on (Dispatch).
 type ApprovalRequest struct {
 	Thread string

@@ -32,7 +32,7 @@ contribute(prompt_sections = [
 ])`,
 	})
 	defer cleanup()
-	h.SetFacts(starhost.Facts{Mode: "work"})
+	h.Session().SetFacts(starhost.Facts{Mode: "work"})
 
 	p := h.AssemblePrompt(context.Background(), "thread-1")
 	for _, s := range p.Sections {

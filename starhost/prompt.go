@@ -66,7 +66,7 @@ func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 		p.Sections, p.Text, p.Memory = []PromptSection{s}, s.Text, s.Origin
 		return h.promptHooks(ctx, p, rn)
 	}
-	req := map[string]any{"thread": thread, "mode": h.Facts().Mode}
+	req := map[string]any{"thread": thread, "mode": h.Session().Facts().Mode}
 	var texts []string
 	sections := []any{}
 	for _, point := range []PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
@@ -111,13 +111,34 @@ func (h *Host) ThreadTools(ctx context.Context, thread string, c Catalog) *ToolS
 		}
 		rn := &runNotes{h: h}
 		outs, _ := rn.resolve(contrib.PointToolRestriction, thread).Collect(ctx,
-			map[string]any{"thread": thread, "mode": h.Facts().Mode, "tools": names}, textsAnswer)
+			map[string]any{"thread": thread, "mode": h.Session().Facts().Mode, "tools": names}, textsAnswer)
 		var withheld []string
 		for _, o := range outs {
 			withheld = append(withheld, o.Value.([]string)...)
 		}
 		return snap.Without(withheld), ctx.Err() == nil
 	})
+}
+
+// ModelItem is one item of an outbound model call.
+type ModelItem struct {
+	// ID identifies the item in the embedder's transcript.
+	ID string `json:"id"`
+	// Role is system, user, assistant or tool.
+	Role string `json:"role"`
+	// Text is the item's text, as middleware and hooks left it.
+	Text string `json:"text"`
+}
+
+// OutboundCall is one outbound model call (PrepareModelCall).
+type OutboundCall struct {
+	// Purpose says what the call is for: "turn", "review",
+	// "compaction", ...
+	Purpose string
+	// Items are the call's items, in order.
+	Items []ModelItem
+	// Context is the text the pre-send context transforms added, in order.
+	Context []string
 }
 
 // PrepareModelCall runs what stands between the host and one outbound model

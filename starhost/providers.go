@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -17,31 +19,83 @@ import (
 // directory: {home}/providers.json.
 const ProvidersFile = models.ProvidersFile
 
-// Providers, Provider, ProviderModel and ProvidersError are providers.json
-// as package models reads it (kept here so embedders need one import).
-type (
-	Providers      = models.Providers
-	Provider       = models.Provider
-	ProviderModel  = models.ProviderModel
-	ProvidersError = models.ProvidersError
-)
-
-// ModelAdapter builds clients for one protocol (models.Adapter): register
-// one for a new protocol with Options.Adapters.
-type ModelAdapter = models.Adapter
-
-// ModelError is a failed model call with a stable code (models.Error).
-type ModelError = models.Error
-
-// LoadProviders reads and validates a providers file; see
-// models.LoadProviders.
-func LoadProviders(path string) (*Providers, error) { return models.LoadProviders(path) }
-
-// ParseProviders decodes providers.json strictly; see
-// models.ParseProviders.
-func ParseProviders(path string, data []byte) (*Providers, error) {
-	return models.ParseProviders(path, data)
+// ModelAdapter builds clients for one protocol: register one for a new
+// protocol of the embedder's own, or to replace a built-in one, with
+// Options.Adapters. Implementations must be safe for concurrent use.
+type ModelAdapter interface {
+	// Protocol is the lowercase token providers.json names in "protocol"
+	// (CC8: a letter, then letters, digits, '_' or '-').
+	Protocol() string
+	// NewClient builds a fresh client; it sends nothing. It fails with an
+	// error wrapping ErrNotSupported when it cannot honour a non-empty
+	// slot of cfg.Facts (service tier, speed): the host surfaces that when
+	// it connects (CC9).
+	NewClient(ctx context.Context, cfg AdapterConfig) (ModelClient, error)
 }
+
+// AdapterConfig is what a ModelAdapter builds a client from: the selected
+// model of a providers.json provider.
+type AdapterConfig struct {
+	// Facts are the model's facts as selected: provider, model, limits,
+	// sampling, service tier and speed (thinking is sent per request:
+	// ModelRequest.Thinking).
+	Facts ModelFacts
+	// Endpoint is the provider's base URL.
+	Endpoint string
+	// Organization and Project are the provider's account settings, ""
+	// when unset.
+	Organization string
+	Project      string
+	// APIKey is the provider's key ("" when none is configured). Send it
+	// only in the provider's own authentication header.
+	APIKey string
+	// HTTP is the client to send with: bounded by Options.ModelTimeout,
+	// honouring retry-after on 429 with a bounded retry.
+	HTTP *http.Client
+	// Images is true for the images client (RoleImages): only it accepts
+	// ModelRequest.Images.
+	Images bool
+}
+
+// ModelError is a failed model call with a stable code, as a ModelClient
+// returns it: plugins see Code as error(code, message). errors.Is(err,
+// code) holds for its Code.
+type ModelError struct {
+	// Code is the stable code: unauthorized, model_not_found,
+	// rate_limited, bad_request, provider_error, timeout, cancelled,
+	// unreachable, bad_reply or refused (docs/models.md).
+	Code Code
+	// Provider and Model name the model called.
+	Provider string
+	Model    string
+	// Status is the HTTP status, 0 when there was none.
+	Status int
+	// Detail is the provider's own one-line detail, "" when none.
+	Detail string
+	// Err is the cause (a network error, context.Canceled), or nil.
+	Err error
+}
+
+// Error returns one line: "CODE: PROVIDER/MODEL (detail)".
+func (e *ModelError) Error() string {
+	s := fmt.Sprintf("%s: %s/%s", e.Code, e.Provider, e.Model)
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
+}
+
+// Unwrap returns the code and the cause, so errors.Is finds either.
+func (e *ModelError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Code}
+	}
+	return []error{e.Code, e.Err}
+}
+
+// ErrorCode returns the stable code as a string: the host gives it to the
+// plugin that made the call.
+func (e *ModelError) ErrorCode() string { return string(e.Code) }
 
 // loadProviders reads {home}/providers.json. A file that cannot be used
 // is a ProvidersInvalid note at its line and column and keeps the
@@ -51,19 +105,19 @@ func ParseProviders(path string, data []byte) (*Providers, error) {
 func (h *Host) loadProviders(reload bool) bool {
 	path := h.paths().Providers()
 	data, err := os.ReadFile(path)
-	var ps *Providers
+	var ps *models.Providers
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		ps, err, data = &Providers{}, nil, nil
+		ps, err, data = &models.Providers{}, nil, nil
 	case err != nil:
-		err = &ProvidersError{Path: path, Msg: err.Error()}
+		err = &models.ProvidersError{Path: path, Msg: err.Error()}
 	default:
-		ps, err = ParseProviders(path, data)
+		ps, err = models.ParseProviders(path, data)
 	}
 	if err != nil {
 		h.noteProvidersInvalid(path, err, reload)
 		if h.models.providers.Load() == nil {
-			h.models.providers.Store(&Providers{})
+			h.models.providers.Store(&models.Providers{})
 		}
 		return false
 	}
@@ -99,7 +153,7 @@ func (h *Host) noteProvidersInvalid(path string, err error, reload bool) {
 		outcome = "the previous providers stay in use"
 	}
 	d := contrib.Diag(contrib.ProvidersInvalid, "", contrib.Pos{File: path}, "%v; %s", err, outcome)
-	var pe *ProvidersError
+	var pe *models.ProvidersError
 	if errors.As(err, &pe) {
 		d.Pos.Line, d.Pos.Col = pe.Line, pe.Col
 		d.Message = pe.Msg + "; " + outcome
@@ -125,7 +179,7 @@ func (h *Host) reloadProviders(ctx context.Context) {
 	h.models.mu.Unlock()
 	switch {
 	case sessionKey != "":
-		if err := h.SelectModel(sessionKey); err != nil {
+		if err := h.Session().SelectModel(sessionKey); err != nil {
 			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the session model is no longer usable: %v", err))
 		}
@@ -133,7 +187,7 @@ func (h *Host) reloadProviders(ctx context.Context) {
 		h.selectConfigured() // providers.json was missing or invalid at start
 	}
 	if reviewKey != "" {
-		if err := h.SelectReviewModel(reviewKey); err != nil {
+		if err := h.Session().SelectReviewModel(reviewKey); err != nil {
 			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the review model is no longer usable: %v", err))
 		}

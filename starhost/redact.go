@@ -7,6 +7,9 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // redact removes every configured API key from s.
@@ -21,12 +24,19 @@ func (h *Host) redact(s string) string {
 
 // redactErr returns err without API keys in its text; an error whose text
 // holds none is returned as is, so errors.Is still sees through it, and a
-// *ModelError keeps its stable code.
+// *ModelError (or the built-in
+// adapters' *models.Error) keeps its stable code.
 func (h *Host) redactErr(err error) error {
 	if msg := h.redact(err.Error()); msg != err.Error() {
-		var me *ModelError
+		var me *models.Error
 		if errors.As(err, &me) {
 			c := *me
+			c.Detail = h.redact(c.Detail)
+			return &c
+		}
+		var ee *ModelError
+		if errors.As(err, &ee) {
+			c := *ee
 			c.Detail = h.redact(c.Detail)
 			return &c
 		}
@@ -49,10 +59,10 @@ type reportingClient struct {
 	plugin string
 	role   ModelRole
 	facts  ModelFacts
-	client ModelClient
+	client contrib.ModelClient
 }
 
-func (c *reportingClient) Complete(ctx context.Context, req ModelRequest) (ModelReply, error) {
+func (c *reportingClient) Complete(ctx context.Context, req contrib.ModelRequest) (contrib.ModelReply, error) {
 	start := time.Now()
 	reply, err := c.client.Complete(ctx, req)
 	reply.Text = c.h.redact(reply.Text)

@@ -3,23 +3,70 @@ package starhost
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
+// Facts are the host facts every plugin callback sees on ctx (CC7, CC13).
+// Strings the host does not have yet are empty. They never include the
+// user's question.
+type Facts struct {
+	// Workspace is the workspace directory (ctx.workspace).
+	Workspace string
+	// SessionID identifies the session (ctx.session_id).
+	SessionID string
+	// Mode is the agent's mode, e.g. PlanMode (ctx.mode).
+	Mode string
+	// ApprovalMode is the approval mode (ctx.approval_mode).
+	ApprovalMode string
+	// Provider and Model name the session model (ctx.provider,
+	// ctx.model); they follow Session.SetModel.
+	Provider string
+	Model    string
+}
+
 // ModelFacts are one model's facts as plugins see them on ctx.session and
 // ctx.review (CC21): tokens, never API keys, endpoints, organisation or
 // project.
-type ModelFacts = builtins.ModelFacts
+type ModelFacts struct {
+	// Provider and Model name the model as providers.json does.
+	Provider string
+	// Protocol is the provider's protocol token, lowercase.
+	Protocol string
+	Model    string
+	// ContextWindow and MaxTokens are the model's limits, 0 when unknown.
+	ContextWindow int
+	MaxTokens     int
+	// Temperature and TopP are nil for the model's default (None).
+	Temperature *float64
+	TopP        *float64
+	// ImageInput says the model takes images (it has an images client).
+	ImageInput bool
+	// AudioInput and VideoInput are declared by the operator; nothing
+	// accepts audio or video because of them.
+	AudioInput bool
+	VideoInput bool
+	// Thinking is ThinkingDefault, ThinkingOff or one of the model's listed
+	// effort tokens, lowercase and forwarded unchanged.
+	Thinking string
+	// ServiceTier and Speed are "" when unset (None). A listed "default"
+	// tier is a tier token like any other.
+	ServiceTier string
+	Speed       string
+}
 
 // ReviewFacts are the review model's facts (CC22).
-type ReviewFacts = builtins.ReviewFacts
+type ReviewFacts struct {
+	// Independent says review has a model of its own; when false, review
+	// uses the session model and plugins see no review model.
+	Independent bool
+	// Model is meaningful only when Independent.
+	Model ModelFacts
+}
 
 // The host's thinking sentinels (CC21). Every other thinking value is one
 // of the model's listed effort tokens.
@@ -27,6 +74,16 @@ const (
 	ThinkingDefault = models.ThinkingDefault
 	ThinkingOff     = models.ThinkingOff
 )
+
+// Session is the host's live session: the facts plugins see on ctx, the
+// session and review models with their settings, and the session's start
+// and end. Get it with Host.Session; it is a view of the host, so every
+// Session of one host is the same session. All methods are safe for
+// concurrent use.
+type Session struct{ h *Host }
+
+// Session returns the host's session.
+func (h *Host) Session() *Session { return &Session{h: h} }
 
 // sessionState is the live session the host publishes to plugins, and the
 // per-model settings behind it when the host manages models itself
@@ -37,7 +94,7 @@ type sessionState struct {
 	// Epochs identify the current build of the session and review clients;
 	// plugins' cached clients of an older epoch are discarded (CC27).
 	sessionEpoch, reviewEpoch atomic.Uint64
-	providers                 atomic.Pointer[Providers]
+	providers                 atomic.Pointer[models.Providers]
 	adapters                  *models.Adapters // built-in and Options.Adapters, by protocol
 	providersData             []byte           // providers.json as last used (guarded by mu)
 	started                   atomic.Bool
@@ -56,7 +113,7 @@ type sessionState struct {
 func (h *Host) initAdapters() error {
 	h.models.adapters = models.Builtin()
 	for _, ad := range h.opts.Adapters {
-		if err := h.models.adapters.Register(ad); err != nil {
+		if err := h.models.adapters.Register(internalAdapter(ad)); err != nil {
 			return err
 		}
 	}
@@ -67,11 +124,22 @@ func (h *Host) initAdapters() error {
 // thinking, tier and speed are the ones saved for that model).
 type modelSettings struct{ thinking, tier, speed string }
 
-// Session returns the session model's facts as published, or nil before
-// the session is published (CC20, CC23). It implements
-// builtins.SessionSource.
-func (h *Host) Session() *ModelFacts {
-	if f := h.models.session.Load(); f != nil {
+// Facts returns the current host facts.
+func (s *Session) Facts() Facts { return *s.h.facts.Load() }
+
+// SetFacts publishes new host facts; callbacks see them on their next call.
+// An empty Workspace keeps the host's workspace.
+func (s *Session) SetFacts(f Facts) {
+	if f.Workspace == "" {
+		f.Workspace = s.h.opts.Workspace
+	}
+	s.h.facts.Store(&f)
+}
+
+// Model returns the session model's facts as published, or nil before the
+// session model is published (CC20, CC23).
+func (s *Session) Model() *ModelFacts {
+	if f := s.h.models.session.Load(); f != nil {
 		c := *f
 		return &c
 	}
@@ -79,23 +147,24 @@ func (h *Host) Session() *ModelFacts {
 }
 
 // Review returns the review facts as published, or nil before the session
-// is published.
-func (h *Host) Review() *ReviewFacts {
-	if r := h.models.review.Load(); r != nil {
+// model is published.
+func (s *Session) Review() *ReviewFacts {
+	if r := s.h.models.review.Load(); r != nil {
 		c := *r
 		return &c
 	}
 	return nil
 }
 
-// SetSession publishes the session model's facts (CC20). Plugins see them
+// SetModel publishes the session model's facts (CC20). Plugins see them
 // on their next read of ctx.session; attach_session is not called again.
 // Facts().Provider and Model (ctx.provider, ctx.model) follow them.
 // Thinking is stored lowercase ("" means default); ServiceTier and Speed
 // "" mean unset. When the provider, model, protocol, input kinds, tier or
 // speed change, the session client counts as rebuilt: plugins' session and
-// images clients are discarded (CC27). Safe for concurrent use.
-func (h *Host) SetSession(f ModelFacts) {
+// images clients are discarded (CC27).
+func (s *Session) SetModel(f ModelFacts) {
+	h := s.h
 	normalize(&f)
 	for { // ctx.provider and ctx.model follow the session (CC13)
 		cur := h.facts.Load()
@@ -116,7 +185,8 @@ func (h *Host) SetSession(f ModelFacts) {
 // review uses the session model and Model is cleared: plugins see no review
 // model. Switching independence off, or changing the review model's client
 // settings, discards plugins' review clients (CC27).
-func (h *Host) SetReview(r ReviewFacts) {
+func (s *Session) SetReview(r ReviewFacts) {
+	h := s.h
 	if r.Independent {
 		normalize(&r.Model)
 	} else {
@@ -144,19 +214,18 @@ func clientKey(f ModelFacts) string {
 	return fmt.Sprintf("%s|%s|%s|%t|%t|%t|%s|%s", f.Provider, f.Protocol, f.Model, f.ImageInput, f.AudioInput, f.VideoInput, f.ServiceTier, f.Speed)
 }
 
-// Providers returns providers.json as read at Start (empty when absent or
-// invalid).
-func (h *Host) Providers() *Providers {
+// providers returns providers.json as read (empty when absent or invalid).
+func (h *Host) providers() *models.Providers {
 	if p := h.models.providers.Load(); p != nil {
 		return p
 	}
-	return &Providers{}
+	return &models.Providers{}
 }
 
 // startSession reads providers.json and publishes the session and review
 // selected by config.toml (model, review_model, thinking, service_tier,
 // speed), before any plugin attaches, unless the embedder already
-// published a session with SetSession. Problems are notes.
+// published a session model with SetModel. Problems are notes.
 func (h *Host) startSession() {
 	h.loadProviders(false)
 	if h.models.session.Load() != nil {
@@ -168,207 +237,27 @@ func (h *Host) startSession() {
 // selectConfigured selects the session and review models config.toml
 // names, with the session model's thinking, tier and speed.
 func (h *Host) selectConfigured() {
-	cfg := h.Config()
+	cfg, s := h.Config(), h.Session()
 	if cfg.Model != "" {
-		if err := h.SelectModel(cfg.Model); err != nil {
+		if err := s.SelectModel(cfg.Model); err != nil {
 			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config model: %v", err))
 		} else {
-			for _, s := range []struct {
+			for _, set := range []struct {
 				key, token string
 				set        func(string) error
-			}{{"thinking", cfg.Thinking, h.SetThinking}, {"service_tier", cfg.ServiceTier, h.SetServiceTier}, {"speed", cfg.Speed, h.SetSpeed}} {
-				if err := s.set(s.token); err != nil {
-					h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config %s: %v; using the default", s.key, err))
+			}{{"thinking", cfg.Thinking, s.SetThinking}, {"service_tier", cfg.ServiceTier, s.SetServiceTier}, {"speed", cfg.Speed, s.SetSpeed}} {
+				if err := set.set(set.token); err != nil {
+					h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config %s: %v; using the default", set.key, err))
 				}
 			}
 		}
 	}
 	if cfg.ReviewModel != "" {
-		if err := h.SelectReviewModel(cfg.ReviewModel); err != nil {
+		if err := s.SelectReviewModel(cfg.ReviewModel); err != nil {
 			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config review_model: %v", err))
 		}
 	}
 	if h.models.review.Load() == nil && h.models.session.Load() != nil {
-		h.SetReview(ReviewFacts{})
+		s.SetReview(ReviewFacts{})
 	}
-}
-
-// factsFor builds the facts of a providers.json model with its saved
-// settings.
-func factsFor(p *Provider, m *ProviderModel, s modelSettings) ModelFacts {
-	thinking := s.thinking
-	if thinking == "" {
-		thinking = ThinkingDefault
-	}
-	return ModelFacts{
-		Provider: p.Name, Protocol: strings.ToLower(p.Protocol), Model: m.Name,
-		ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens, Temperature: m.Temperature, TopP: m.TopP,
-		ImageInput: m.ImageInput, AudioInput: m.AudioInput, VideoInput: m.VideoInput,
-		Thinking: thinking, ServiceTier: s.tier, Speed: s.speed,
-	}
-}
-
-// lookup finds "provider/model" in providers.json.
-func (h *Host) lookup(spec string) (*Provider, *ProviderModel, error) {
-	p, m, ok := h.Providers().Lookup(strings.TrimSpace(spec))
-	if !ok {
-		var known []string
-		for _, p := range h.Providers().Providers {
-			for _, m := range p.Models {
-				known = append(known, p.Name+"/"+m.Name)
-			}
-		}
-		if len(known) == 0 {
-			return nil, nil, fmt.Errorf("model %q is not listed: %s lists no models", spec, ProvidersFile)
-		}
-		return nil, nil, fmt.Errorf("model %q is not listed in %s; choose one of: %s", spec, ProvidersFile, strings.Join(known, ", "))
-	}
-	return p, m, nil
-}
-
-// SelectModel makes "provider/model" of providers.json the session model
-// (/model): the session client is rebuilt, and the model's saved thinking,
-// tier and speed apply. Plugins see it on their next read.
-func (h *Host) SelectModel(spec string) error {
-	f, err := h.selectKey(spec, &h.models.sessionKey)
-	if err == nil {
-		h.SetSession(f)
-	}
-	return err
-}
-
-// SelectReviewModel makes "provider/model" the independent review model
-// (/approval model); "", "off" or "session" switches independence off:
-// review then uses the session model.
-func (h *Host) SelectReviewModel(spec string) error {
-	switch strings.TrimSpace(spec) {
-	case "", ThinkingOff, "session":
-		h.models.mu.Lock()
-		h.models.reviewKey = ""
-		h.models.mu.Unlock()
-		h.SetReview(ReviewFacts{})
-		return nil
-	}
-	f, err := h.selectKey(spec, &h.models.reviewKey)
-	if err == nil {
-		h.SetReview(ReviewFacts{Independent: true, Model: f})
-	}
-	return err
-}
-
-// selectKey looks spec up, records it in *key and returns the model's
-// facts with its saved settings.
-func (h *Host) selectKey(spec string, key *string) (ModelFacts, error) {
-	p, m, err := h.lookup(spec)
-	if err != nil {
-		return ModelFacts{}, err
-	}
-	h.models.mu.Lock()
-	defer h.models.mu.Unlock()
-	*key = p.Name + "/" + m.Name
-	return factsFor(p, m, h.models.saved[*key]), nil
-}
-
-// A setting is one of the per-model tokens: thinking, service tier, speed.
-type setting int
-
-const (
-	settingThinking setting = iota
-	settingTier
-	settingSpeed
-)
-
-// SetThinking sets the session model's thinking (/thinking): "default",
-// "off" or one of the model's listed effort tokens, compared and stored
-// lowercase and forwarded unchanged ("max" and "maximum" are different
-// tokens, CC21).
-func (h *Host) SetThinking(token string) error { return h.change(false, settingThinking, token) }
-
-// SetServiceTier sets the session model's service tier (/tier); "" unsets
-// it. A listed "default" tier is a tier token, not the thinking sentinel.
-// The session client is rebuilt, so a factory's not_supported shows now.
-func (h *Host) SetServiceTier(token string) error { return h.change(false, settingTier, token) }
-
-// SetSpeed sets the session model's speed (/speed); "" unsets it.
-func (h *Host) SetSpeed(token string) error { return h.change(false, settingSpeed, token) }
-
-// SetReviewThinking sets the independent review model's stored effort
-// (/approval thinking).
-func (h *Host) SetReviewThinking(token string) error { return h.change(true, settingThinking, token) }
-
-// change validates a token against the model's list, saves it for that
-// model and republishes the facts.
-func (h *Host) change(review bool, what setting, token string) error {
-	h.models.mu.Lock()
-	key := h.models.sessionKey
-	if review {
-		key = h.models.reviewKey
-	}
-	h.models.mu.Unlock()
-	if key == "" {
-		if review {
-			return fmt.Errorf("review is not independent; select a review model first (/approval model PROVIDER/MODEL)")
-		}
-		return fmt.Errorf("no model from %s is selected; select one first (/model PROVIDER/MODEL)", ProvidersFile)
-	}
-	p, m, err := h.lookup(key)
-	if err != nil {
-		return err
-	}
-	tok := strings.ToLower(strings.TrimSpace(token))
-	if err := checkSetting(key, m, what, tok); err != nil {
-		return err
-	}
-	h.models.mu.Lock()
-	if h.models.saved == nil {
-		h.models.saved = map[string]modelSettings{}
-	}
-	s := h.models.saved[key]
-	switch what {
-	case settingThinking:
-		s.thinking = tok
-	case settingTier:
-		s.tier = tok
-	case settingSpeed:
-		s.speed = tok
-	}
-	h.models.saved[key] = s
-	sessionKey, reviewKey := h.models.sessionKey, h.models.reviewKey
-	h.models.mu.Unlock()
-	f := factsFor(p, m, s)
-	// The same model may serve both roles: both views follow its settings.
-	if key == sessionKey {
-		h.SetSession(f)
-	}
-	if key == reviewKey {
-		h.SetReview(ReviewFacts{Independent: true, Model: f})
-	}
-	return nil
-}
-
-func checkSetting(key string, m *ProviderModel, what setting, tok string) error {
-	var name string
-	var listed []string
-	switch what {
-	case settingThinking:
-		if tok == "" || tok == ThinkingDefault || tok == ThinkingOff {
-			return nil
-		}
-		name, listed = "thinking", m.Thinking
-	case settingTier:
-		name, listed = "service tier", m.ServiceTiers
-	case settingSpeed:
-		name, listed = "speed", m.Speeds
-	}
-	if tok == "" || slices.Contains(listed, tok) {
-		return nil
-	}
-	choices := strings.Join(listed, ", ")
-	if what == settingThinking {
-		choices = strings.Join(append([]string{ThinkingDefault, ThinkingOff}, listed...), ", ")
-	}
-	if choices == "" {
-		return fmt.Errorf("%s %q is not offered by %s, which lists no %s tokens", name, tok, key, name)
-	}
-	return fmt.Errorf("%s %q is not offered by %s; choose one of: %s", name, tok, key, choices)
 }

@@ -8,27 +8,28 @@ import (
 )
 
 // The host, not the embedder, guarantees that a plugin's attach runs
-// before its session_started hooks (CC3, MC8). SessionStarted only marks
+// before its session_started hooks (CC3, MC8). Session.Start only marks
 // the session as started; the hooks of a generation run once its attach
 // stages have finished — at once for generations already attached, later
 // for generations attached afterwards (the first Start, a reload, an
 // enable). So every generation sees session_started exactly once, after
-// its own attach, whether the embedder calls SessionStarted before Start,
+// its own attach, whether the embedder calls Session.Start before Host.Start,
 // after it, or while plugins reload.
 
 // sessionOrder is the bookkeeping of that guarantee.
 type sessionOrder struct {
 	mu       sync.Mutex
-	started  bool              // between SessionStarted and SessionEnded
+	started  bool              // between Session.Start and Session.End
 	attached map[string]string // plugin → generation whose attach finished
 	fired    map[string]string // plugin → generation that saw session_started
 }
 
-// SessionStarted starts the session for plugins: the session_started hooks
-// of every attached generation run now, in load order, and those of
+// Start starts the session for plugins: the session_started hooks of
+// every attached generation run now, in load order, and those of
 // generations attached later run right after their attach (MC8). The hooks
 // are read only. Calling it again while started does nothing more.
-func (h *Host) SessionStarted(ctx context.Context) {
+func (s *Session) Start(ctx context.Context) {
+	h := s.h
 	h.session.mu.Lock()
 	h.session.started = true
 	due := h.session.due("")
@@ -36,9 +37,10 @@ func (h *Host) SessionStarted(ctx context.Context) {
 	h.fireSessionStarted(ctx, due)
 }
 
-// SessionEnded runs the session_ended hooks (read only) and ends the
-// session: a later SessionStarted starts a new one.
-func (h *Host) SessionEnded(ctx context.Context) {
+// End runs the session_ended hooks (read only) and ends the session: a
+// later Start starts a new one.
+func (s *Session) End(ctx context.Context) {
+	h := s.h
 	h.session.mu.Lock()
 	h.session.started = false
 	h.session.fired = nil
@@ -47,7 +49,7 @@ func (h *Host) SessionEnded(ctx context.Context) {
 }
 
 func (h *Host) sessionPayload() map[string]any {
-	f := h.Facts()
+	f := h.Session().Facts()
 	return map[string]any{"workspace": f.Workspace, "session_id": f.SessionID, "approval_mode": f.ApprovalMode}
 }
 

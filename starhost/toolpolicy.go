@@ -25,7 +25,7 @@ func (d *dispatch) toolHints(name string, cl *Classified) (ToolResult, bool) {
 	if !ok {
 		return ToolResult{}, false
 	}
-	if d.h.Facts().Mode == PlanMode && !info.ReadOnly {
+	if d.h.Session().Facts().Mode == PlanMode && !info.ReadOnly {
 		return denied("plan mode runs only read-only tools; %s is not read_only", info.CanonicalName), true
 	}
 	switch {

@@ -82,7 +82,7 @@ func (h *Host) UserMessage(ctx context.Context, thread, text string) string {
 // observers, which may add entries scoped to thread (DC11). text is the
 // stored user text.
 func (h *Host) TurnStarted(ctx context.Context, thread, turn, text string) {
-	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.Facts().Mode}
+	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.Session().Facts().Mode}
 	h.hook(ctx, contrib.HookTurnStarted, p)
 	h.observe(ctx, contrib.PointTurnObserver, thread, map[string]any{"event": "started", "thread": thread, "turn": turn, "stop_reason": ""})
 }
@@ -90,7 +90,7 @@ func (h *Host) TurnStarted(ctx context.Context, thread, turn, text string) {
 // TurnFinished runs the turn_finished hooks (read only), then the turn
 // observers, with the stop reason.
 func (h *Host) TurnFinished(ctx context.Context, thread, turn, text, stopReason string) {
-	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.Facts().Mode, "stop_reason": stopReason}
+	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.Session().Facts().Mode, "stop_reason": stopReason}
 	h.hook(ctx, contrib.HookTurnFinished, p)
 	h.observe(ctx, contrib.PointTurnObserver, thread, map[string]any{"event": "finished", "thread": thread, "turn": turn, "stop_reason": stopReason})
 }
@@ -202,7 +202,7 @@ func (h *Host) SuggestCommitMessage(ctx context.Context, thread, diff string) st
 // Welcome returns the welcome suggestions: the host's
 // (Options.Points.Welcome) or those of the plugin entry that replaced them.
 func (h *Host) Welcome(ctx context.Context) []string {
-	return h.texts(ctx, contrib.PointWelcome, "", map[string]any{"workspace": h.Facts().Workspace})
+	return h.texts(ctx, contrib.PointWelcome, "", map[string]any{"workspace": h.Session().Facts().Workspace})
 }
 
 // HookInfo is one registered hook or raw hook.

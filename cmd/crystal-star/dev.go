@@ -66,10 +66,10 @@ func runDev(e *env, args []string) error {
 	}
 	// MC8: the console is one session; the host runs each generation's
 	// session_started hooks after its attach (now and after every reload).
-	facts := h.Facts()
+	facts := h.Session().Facts()
 	facts.SessionID = "dev"
-	h.SetFacts(facts)
-	h.SessionStarted(e.ctx)
+	h.Session().SetFacts(facts)
+	h.Session().Start(e.ctx)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -112,7 +112,7 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 	c.unsubscribe() // the texts the plugins drop at close are no news
 	cancel()
 	<-watchDone
-	c.h.SessionEnded(context.Background()) // MC8: /quit, end of input or Ctrl-C
+	c.h.Session().End(context.Background()) // MC8: /quit, end of input or Ctrl-C
 	start := time.Now()
 	_ = c.h.Close(context.Background())
 	c.printf("stopped in %s", round(time.Since(start)))
@@ -297,11 +297,11 @@ func (c *console) render(rest string) { c.printf("%s", c.h.Bind(c.e.ctx, rest, s
 // mode is /mode [plan|work]: in plan mode only read-only tools run (MC4).
 func (c *console) mode(rest string) {
 	if rest != "" {
-		f := c.h.Facts()
+		f := c.h.Session().Facts()
 		f.Mode = rest
-		c.h.SetFacts(f)
+		c.h.Session().SetFacts(f)
 	}
-	c.printf("mode: %s", c.h.Facts().Mode)
+	c.printf("mode: %s", c.h.Session().Facts().Mode)
 }
 
 // expand runs a plugin or markdown command.

@@ -11,15 +11,15 @@ import (
 // The dev console's session verbs change the live session and review views
 // plugins read (CC20): /model, /thinking, /tier, /speed and /approval.
 // /model, /thinking, /tier, /speed and /approval model are also saved to
-// config.toml (atomically, Host.SaveSession), as the operator expects of
+// config.toml (atomically, Session.Save), as the operator expects of
 // a setting; /approval thinking lasts for the console session.
 
 // model, thinking, tier and speed are /model, /thinking, /tier and /speed:
 // each change is saved.
-func (c *console) model(rest string)    { c.setting(rest, saved(c, c.h.SelectModel)) }
-func (c *console) thinking(rest string) { c.setting(rest, saved(c, c.h.SetThinking)) }
-func (c *console) tier(rest string)     { c.setting(rest, saved(c, unset(c.h.SetServiceTier))) }
-func (c *console) speed(rest string)    { c.setting(rest, saved(c, unset(c.h.SetSpeed))) }
+func (c *console) model(rest string)    { c.setting(rest, saved(c, c.h.Session().SelectModel)) }
+func (c *console) thinking(rest string) { c.setting(rest, saved(c, c.h.Session().SetThinking)) }
+func (c *console) tier(rest string)     { c.setting(rest, saved(c, unset(c.h.Session().SetServiceTier))) }
+func (c *console) speed(rest string)    { c.setting(rest, saved(c, unset(c.h.Session().SetSpeed))) }
 
 // unset maps the console's "unset" to the empty token (tier, speed).
 func unset(set func(string) error) func(string) error {
@@ -38,7 +38,7 @@ func saved(c *console, set func(string) error) func(string) error {
 		if err := set(s); err != nil {
 			return err
 		}
-		if err := c.h.SaveSession(); err != nil {
+		if err := c.h.Session().Save(); err != nil {
 			return fmt.Errorf("the change applies now but was not saved: %v", err)
 		}
 		return nil
@@ -58,13 +58,13 @@ func (c *console) setting(rest string, set func(string) error) {
 
 // showSession prints the session and review as plugins see them.
 func (c *console) showSession() {
-	s := c.h.Session()
+	s := c.h.Session().Model()
 	if s == nil {
 		c.printf("session: no model (set model in config.toml or use /model PROVIDER/MODEL)")
 		return
 	}
 	c.printf("session: %s", describeModel(s))
-	if r := c.h.Review(); r != nil && r.Independent {
+	if r := c.h.Session().Review(); r != nil && r.Independent {
 		c.printf("review: %s", describeModel(&r.Model))
 	} else {
 		c.printf("review: the session model")
@@ -81,16 +81,16 @@ func (c *console) approval(rest string) {
 	verb, arg, _ := cutSpace(rest)
 	switch verb {
 	case "":
-		c.printf("approval: %s", orDash(c.h.Facts().ApprovalMode))
+		c.printf("approval: %s", orDash(c.h.Session().Facts().ApprovalMode))
 		c.showSession()
 	case "model":
-		c.setting(arg, saved(c, c.h.SelectReviewModel))
+		c.setting(arg, saved(c, c.h.Session().SelectReviewModel))
 	case "thinking":
-		c.setting(arg, c.h.SetReviewThinking)
+		c.setting(arg, c.h.Session().SetReviewThinking)
 	default:
-		f := c.h.Facts()
+		f := c.h.Session().Facts()
 		f.ApprovalMode = verb
-		c.h.SetFacts(f)
+		c.h.Session().SetFacts(f)
 		c.printf("approval: %s", verb)
 	}
 }

@@ -81,7 +81,7 @@ func (e *env) start() (*starhost.Host, error) {
 	}
 	hostRef = h
 	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	h.SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
+	h.Session().SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
 	if err := h.Start(e.ctx); err != nil {
 		return nil, err
 	}

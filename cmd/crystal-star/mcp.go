@@ -64,7 +64,7 @@ func runMCP(e *env, args []string) error {
 		return err
 	}
 	if sampling {
-		h.SetSession(mcpserve.SamplingFacts)
+		h.Session().SetModel(mcpserve.SamplingFacts)
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()

@@ -14,8 +14,8 @@ var statusCmd = command{name: "status", summary: "the operator's status line",
 // cliStatusText returns the CLI's own built-in status fields.
 func cliStatusText(h *starhost.Host) func(string) string {
 	return func(name string) string {
-		f := h.Facts()
-		s := h.Session()
+		f := h.Session().Facts()
+		s := h.Session().Model()
 		if s == nil {
 			s = &starhost.ModelFacts{}
 		}

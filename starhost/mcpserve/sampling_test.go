@@ -40,7 +40,7 @@ func samplingSession(t *testing.T, handler func(context.Context, *mcp.CreateMess
 	writeMCPFile(t, filepath.Join(plugin, "plugin.star"), samplingPlugin)
 	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
 		Models: mcpserve.SamplingModels(), Isolation: os.Getenv("CRYSTAL_ISOLATION")})
-	h.SetSession(mcpserve.SamplingFacts)
+	h.Session().SetModel(mcpserve.SamplingFacts)
 	srv := mcpserve.New(h, mcpserve.Options{})
 	t.Cleanup(srv.Close)
 	st, ct := mcp.NewInMemoryTransports()

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/crystal-star/crystal-star/internal/layout"
-	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/models/modelfake"
 )
 
@@ -107,18 +106,18 @@ func (m *FakeModel) Close() {
 	m.srv.Close()
 }
 
-// Providers returns a providers.json naming this server as provider
-// "fake" (protocol openai) with one model, "fake".
-func (m *FakeModel) Providers() starhost.Providers {
-	return starhost.Providers{Providers: []starhost.Provider{{Name: FakeProvider, Protocol: "openai",
-		Endpoint: m.srv.Endpoint("openai"), Models: []starhost.ProviderModel{{Name: FakeModelID, ContextWindow: 8192}}}}}
+// providers is a providers.json naming this server as provider "fake"
+// (protocol openai) with one model, "fake".
+func (m *FakeModel) providers() map[string]any {
+	return map[string]any{"providers": []any{map[string]any{"name": FakeProvider, "protocol": "openai",
+		"endpoint": m.srv.Endpoint("openai"), "models": []any{map[string]any{"name": FakeModelID, "context_window": 8192}}}}}
 }
 
 // WriteConfig points a home directory at the server: it writes
 // {home}/providers.json and sets model = "fake/fake" in {home}/config.toml,
 // keeping the file's other settings.
 func (m *FakeModel) WriteConfig(home string) error {
-	data, err := json.MarshalIndent(m.Providers(), "", "  ")
+	data, err := json.MarshalIndent(m.providers(), "", "  ")
 	if err != nil {
 		return err
 	}
