@@ -100,8 +100,8 @@ contribute(tools = [tool(name = "grow", catalogs = "work", run = grow)])
 	if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.HasPrefix(res.Err.Message, "memory_limit 32MiB exceeded at plugin.star:") {
 		t.Fatalf("result %+v; want tool_failed: memory_limit 32MiB exceeded at plugin.star:…", res.Err)
 	}
-	if len(log.notes) != 1 || log.notes[0].Code != contrib.ResourceExhausted || !strings.Contains(log.notes[0].Message, "the heap grew past the limit") {
-		t.Errorf("notes %v; want one ResourceExhausted from the watchdog", log.notes)
+	if len(log.All()) != 1 || log.All()[0].Code != contrib.ResourceExhausted || !strings.Contains(log.All()[0].Message, "the heap grew past the limit") {
+		t.Errorf("notes %v; want one ResourceExhausted from the watchdog", log.All())
 	}
 }
 
@@ -117,8 +117,8 @@ contribute(tools = [tool(name = "spin", catalogs = "work", run = spin)])
 	if res.Err == nil || !strings.HasPrefix(res.Err.Message, "callback_timeout 20ms exceeded at plugin.star:") {
 		t.Fatalf("result %+v; want callback_timeout 20ms exceeded at plugin.star:…", res.Err)
 	}
-	if len(log.notes) != 1 || log.notes[0].Code != contrib.CallbackTimeout {
-		t.Errorf("notes %v; want one CallbackTimeout", log.notes)
+	if len(log.All()) != 1 || log.All()[0].Code != contrib.CallbackTimeout {
+		t.Errorf("notes %v; want one CallbackTimeout", log.All())
 	}
 }
 

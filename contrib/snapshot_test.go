@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 func TestDC4_RevokedSnapshotYieldsToolUnavailable(t *testing.T) {
@@ -173,12 +175,12 @@ func TestDC4_ExternalToolsValidated(t *testing.T) {
 	x.Run = func(context.Context, any) Result { calls.Add(1); return Result{Text: "fetched"} }
 	bad := external("broken", Work)
 	bad.Parameters = []byte(`{"type": 7}`)
-	var log noteLog
-	r := NewRegistry(RegistryOptions{External: []ExternalTool{x, bad}, Notes: log.add})
+	var log testkit.Log[Diagnostic]
+	r := NewRegistry(RegistryOptions{External: []ExternalTool{x, bad}, Notes: log.Add})
 	if got := names(r.Tools(Work).List()); len(got) != 1 || got[0] != "fetch" {
 		t.Errorf("tools = %v, want [fetch]", got)
 	}
-	if n := len(log.with(ToolSchemaInvalid)); n != 1 {
+	if n := len(log.Where(coded(ToolSchemaInvalid))); n != 1 {
 		t.Errorf("ToolSchemaInvalid notes = %d, want 1", n)
 	}
 	snap := r.Tools(Work)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // drainActivator builds generations with one tool, "work", whose calls block
@@ -53,10 +54,7 @@ func (i *drainInstance) Attach(_ context.Context, s contrib.AttachStage) (bool, 
 
 func drainSetup(t *testing.T, timeout time.Duration) (*Manager, *drainActivator, *contrib.Registry, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "p")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v1"), 0o644)
+	dir := testkit.Plugin{ID: "acme.p", Source: "v1"}.Write(t, filepath.Join(t.TempDir(), "p"))
 	a := &drainActivator{release: make(chan struct{}), entered: make(chan struct{}, 8)}
 	reg := contrib.NewRegistry(contrib.RegistryOptions{})
 	m := NewManager(Options{Roots: []Root{{Dir: dir, Source: contrib.SourceDev}}, Activator: a, Registry: reg, CleanupTimeout: timeout,
