@@ -39,6 +39,13 @@ func WriteTree(tb TB, dir string, files map[string]string) {
 	}
 }
 
+// WriteFile writes one file at path, creating its directory, and fails the
+// test when it cannot. Tests use it to edit a plugin a host watches.
+func WriteFile(tb TB, path, content string) {
+	tb.Helper()
+	WriteTree(tb, filepath.Dir(path), map[string]string{filepath.ToSlash(filepath.Base(path)): content})
+}
+
 // CopyTree copies the regular files below src to dst, creating
 // directories as needed.
 func CopyTree(src, dst string) error {
