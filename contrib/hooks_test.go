@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // hookReturning is a hook of plugin that returns out (and records what it
@@ -24,9 +26,9 @@ func constant(v any) func(map[string]any) any { return func(map[string]any) any 
 
 // runHooks runs runs on payload and returns the result and the notes.
 func runHooks(event HookEvent, payload map[string]any, runs ...HookRun) (map[string]any, []Diagnostic) {
-	var notes []Diagnostic
-	out := RunHooks(context.Background(), runs, event, payload, func(d Diagnostic) { notes = append(notes, d) })
-	return out, notes
+	var notes testkit.Log[Diagnostic]
+	out := RunHooks(context.Background(), runs, event, payload, notes.Add)
+	return out, notes.All()
 }
 
 func TestHK1_HooksRunInLoadOrderEachSeeingThePreviousReplacement(t *testing.T) {
@@ -105,20 +107,22 @@ func TestHK2_EventPowers(t *testing.T) {
 			[]map[string]any{{"body": "new"}}},
 	}
 	for _, c := range cases {
-		for _, repl := range c.ok {
-			out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
-			for k, v := range repl {
-				if !jsonEqual(out[k], v) || len(notes) != 0 {
-					t.Errorf("%s: %v was refused: %v", c.event, repl, notes)
+		t.Run(string(c.event), func(t *testing.T) {
+			for _, repl := range c.ok {
+				out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
+				for k, v := range repl {
+					if !jsonEqual(out[k], v) || len(notes) != 0 {
+						t.Errorf("%v was refused: %v", repl, notes)
+					}
 				}
 			}
-		}
-		for _, repl := range c.refused {
-			out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
-			if !jsonEqual(out, c.payload) || len(notes) != 1 || notes[0].Code != HookSkipped {
-				t.Errorf("%s: %v was not refused: %v, notes %v", c.event, repl, out, notes)
+			for _, repl := range c.refused {
+				out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
+				if !jsonEqual(out, c.payload) || len(notes) != 1 || notes[0].Code != HookSkipped {
+					t.Errorf("%v was not refused: %v, notes %v", repl, out, notes)
+				}
 			}
-		}
+		})
 	}
 }
 
