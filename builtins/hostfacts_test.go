@@ -252,15 +252,17 @@ func TestCC24_ModelsOnlyWithCapability(t *testing.T) {
 		{"capability", contrib.SourceDev, []string{"models"}, "models=True"},
 		{"built-in plugin", contrib.SourceBuiltin, []string{"models"}, "models=False"},
 	} {
-		h := &fakeHost{session: &ModelFacts{Provider: "p", Model: "m"}}
-		inst := activate(t, h, modelsSrc, tc.source, tc.caps...)
-		if got := callTool(t, inst, "has"); got != tc.want {
-			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
-		}
-		named := lastNote(h) == "note: acme.test: Plugin 'Acme Test' can call the session and review models. [ModelAccess]"
-		if named != (tc.want == "models=True") {
-			t.Errorf("%s: notes %v", tc.name, h.All())
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			h := &fakeHost{session: &ModelFacts{Provider: "p", Model: "m"}}
+			inst := activate(t, h, modelsSrc, tc.source, tc.caps...)
+			if got := callTool(t, inst, "has"); got != tc.want {
+				t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+			}
+			named := lastNote(h) == "note: acme.test: Plugin 'Acme Test' can call the session and review models. [ModelAccess]"
+			if named != (tc.want == "models=True") {
+				t.Errorf("%s: notes %v", tc.name, h.All())
+			}
+		})
 	}
 }
 

@@ -36,7 +36,7 @@ func runTool(t *testing.T, opts Options, src string) (contrib.Result, *noteLog) 
 // A repeat larger than the memory budget is refused before it allocates:
 // `[0] * 1000000000` is 16 GB, which go.starlark.net's own guard (2^30
 // elements) lets through and Go cannot survive.
-func TestResourceExhausted_RepeatRefusedBeforeAllocating(t *testing.T) {
+func TestResourceExhausted_RepeatRefusedEarly(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	d := activateErr(t, Options{}, "X = [0] * 1000000000\ncontribute()\n")
@@ -68,7 +68,7 @@ func TestResourceExhausted_RepeatRefusedBeforeAllocating(t *testing.T) {
 }
 
 // Multiplication keeps its meaning under the guard.
-func TestResourceExhausted_RepeatGuardKeepsArithmetic(t *testing.T) {
+func TestResourceExhausted_GuardKeepsArithmetic(t *testing.T) {
 	const src = `
 def check():
     n = 3
@@ -204,7 +204,7 @@ contribute()
 // budget: `+` is guarded like `*`, and a large allocation is checked
 // against what the run's heap already holds. Without the guard the heap
 // overshot memory_limit about 8-fold (each doubling is one step).
-func TestResourceExhausted_DoublingStaysWithinBudget(t *testing.T) {
+func TestResourceExhausted_DoublingWithinBudget(t *testing.T) {
 	const limit = 64 << 20
 	for _, body := range []string{"s = s + s", "s += s", "l = l + l"} {
 		t.Run(body, func(t *testing.T) {

@@ -31,7 +31,7 @@ func runHooks(event HookEvent, payload map[string]any, runs ...HookRun) (map[str
 	return out, notes.All()
 }
 
-func TestHK1_HooksRunInLoadOrderEachSeeingThePreviousReplacement(t *testing.T) {
+func TestHK1_HooksChainInLoadOrder(t *testing.T) {
 	var seen []map[string]any
 	appendText := func(s string) func(map[string]any) any {
 		return func(p map[string]any) any { return map[string]any{"text": p["text"].(string) + s} }
@@ -144,7 +144,7 @@ func TestHK2_NonDictReplacementIsSkipped(t *testing.T) {
 	}
 }
 
-func TestHK3_RawHooksRunAfterTheOrdinaryOnesOfTheirStage(t *testing.T) {
+func TestHK3_RawHooksRunAfterOrdinaryOnes(t *testing.T) {
 	r := NewRegistry(RegistryOptions{})
 	raw := HookEntry{Event: RawRewritePrompt, Raw: true, Run: func(_ context.Context, _ HookEvent, p map[string]any) (any, error) {
 		return map[string]any{"prompt": strings.ToUpper(p["prompt"].(string))}, nil
@@ -165,7 +165,7 @@ func TestHK3_RawHooksRunAfterTheOrdinaryOnesOfTheirStage(t *testing.T) {
 	}
 }
 
-func TestHK3_RawHooksAreRefusedOnlyWhatTheHostCannotRepresent(t *testing.T) {
+func TestHK3_RawHookRefusedOnlyIfUnrepresentable(t *testing.T) {
 	payload := map[string]any{"purpose": "turn", "items": []any{
 		map[string]any{"id": "s", "role": "system", "text": "sys"},
 		map[string]any{"id": "u", "role": "user", "text": "hi"}}}

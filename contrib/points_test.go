@@ -115,7 +115,7 @@ func TestDC2_TableCoversTheCatalog(t *testing.T) {
 	}
 }
 
-func TestDC1_AppendOrderAscendingTiesByRegistration(t *testing.T) {
+func TestDC1_AppendOrderTiesByRegistration(t *testing.T) {
 	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.b", "g1", 1, SourceDev, pointSet(t, "acme.b",
 		PointEntry{Point: PointPromptSection, Order: 5, Run: answer("b5")},
@@ -132,7 +132,7 @@ func TestDC1_AppendOrderAscendingTiesByRegistration(t *testing.T) {
 	}
 }
 
-func TestDC1_ReleasingTheHandleRestoresTheDefaultAtOnce(t *testing.T) {
+func TestDC1_ReleaseRestoresTheDefaultAtOnce(t *testing.T) {
 	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	h, err := r.AddEntry("acme.a", "g1", PointEntry{Point: PointPromptSection, Replace: TargetResponseStyle,
@@ -175,7 +175,7 @@ func TestDC9_NoneSuppressesTheDefault(t *testing.T) {
 	}
 }
 
-func TestDC9_MemoryNoneGivesUpAndTheDefaultStepsBack(t *testing.T) {
+func TestDC9_MemoryNoneRestoresTheDefault(t *testing.T) {
 	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointContextTransform, Replace: TargetMemory, Run: pass()}))
@@ -216,7 +216,7 @@ func TestDC9_ThreadScopeBeatsWorkspaceScope(t *testing.T) {
 	}
 }
 
-func TestDC9_LaterRegistrationWinsWithinAScopeAndOrderNeverDecides(t *testing.T) {
+func TestDC9_LaterRegistrationWinsNotOrder(t *testing.T) {
 	log := &testkit.Log[Diagnostic]{}
 	r := sectionRegistry(log)
 	a := publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
@@ -246,7 +246,7 @@ func TestDC9_LaterRegistrationWinsWithinAScopeAndOrderNeverDecides(t *testing.T)
 	}
 }
 
-func TestDC10_TakeoverIsTheLastEntryOfTheResolvedList(t *testing.T) {
+func TestDC10_TakeoverIsTheLastEntry(t *testing.T) {
 	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointPromptAssembler, Order: 10, Run: answer("a takes over")},
@@ -269,7 +269,7 @@ func TestDC10_TakeoverIsTheLastEntryOfTheResolvedList(t *testing.T) {
 	}
 }
 
-func TestDC11_ForkedThreadDoesNotInheritThreadEntries(t *testing.T) {
+func TestDC11_ForkedThreadInheritsNoEntries(t *testing.T) {
 	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	if _, err := r.AddEntry("acme.a", "g1", PointEntry{Point: PointChatContext, Scope: ScopeThread, Thread: "parent", Run: answer("parent only")}); err != nil {
@@ -353,7 +353,7 @@ func TestDC12_InvalidationSignal(t *testing.T) {
 	}
 }
 
-func TestDC12_OperationFinishesWithTheEntriesItStartedWith(t *testing.T) {
+func TestDC12_OperationKeepsItsStartingEntries(t *testing.T) {
 	r := NewRegistry(RegistryOptions{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	var h *Handle
@@ -476,7 +476,7 @@ func TestDC12_RevokedEntryOfASnapshotIsLeftOut(t *testing.T) {
 	}
 }
 
-func TestDC1_ConcurrentResolveWhileAddingAndReleasing(t *testing.T) {
+func TestDC1_ConcurrentResolveAddRelease(t *testing.T) {
 	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	var wg sync.WaitGroup

@@ -106,19 +106,21 @@ func TestDC4_ArgumentsValidatedBeforeTheCall(t *testing.T) {
 		{`{"query": "x"} {"query": "y"}`, []string{"not valid JSON"}},
 	}
 	for _, tt := range tests {
-		res := snap.Invoke(context.Background(), "search", json.RawMessage(tt.args))
-		if res.OK() || res.Err.Code != ErrInvalidArguments {
-			t.Errorf("args %s: %+v, want invalid_arguments", tt.args, res)
-			continue
-		}
-		for _, p := range tt.parts {
-			if !strings.Contains(res.Err.Message, p) {
-				t.Errorf("args %s: message %q does not name %q", tt.args, res.Err.Message, p)
+		t.Run(tt.args, func(t *testing.T) {
+			res := snap.Invoke(context.Background(), "search", json.RawMessage(tt.args))
+			if res.OK() || res.Err.Code != ErrInvalidArguments {
+				t.Errorf("args %s: %+v, want invalid_arguments", tt.args, res)
+				return
 			}
-		}
-		if strings.Contains(res.Err.Message, "\n") {
-			t.Errorf("args %s: message spans lines: %q", tt.args, res.Err.Message)
-		}
+			for _, p := range tt.parts {
+				if !strings.Contains(res.Err.Message, p) {
+					t.Errorf("args %s: message %q does not name %q", tt.args, res.Err.Message, p)
+				}
+			}
+			if strings.Contains(res.Err.Message, "\n") {
+				t.Errorf("args %s: message spans lines: %q", tt.args, res.Err.Message)
+			}
+		})
 	}
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("the ToolFunc ran %d times on invalid arguments", n)

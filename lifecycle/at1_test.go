@@ -57,10 +57,10 @@ func gatedPlugin(t *testing.T) string {
 	return dir
 }
 
-// TestAT1_RevocationDuringActivationAbortsTheCommit: admission is checked
+// TestAT1_RevokeDuringActivationAborts: admission is checked
 // once more after the module executed; a grant revoked meanwhile discards
 // everything staged, and nothing is ever published.
-func TestAT1_RevocationDuringActivationAbortsTheCommit(t *testing.T) {
+func TestAT1_RevokeDuringActivationAborts(t *testing.T) {
 	dir := gatedPlugin(t)
 	a := &gatedActivator{started: make(chan struct{}, 1), proceed: make(chan struct{})}
 	var granted atomic.Bool

@@ -110,10 +110,10 @@ func TestDC26_RevokeFirstThenDrain(t *testing.T) {
 	m.Close(context.Background())
 }
 
-// TestAT2_ReloadPublishesBeforeTheOldGenerationDrains: while a call runs on
+// TestAT2_ReloadPublishesBeforeOldDrains: while a call runs on
 // g1, a reload publishes g2 at once (new snapshots list it) and only then
 // drains g1: the admitted call finishes on g1, which is torn down after.
-func TestAT2_ReloadPublishesBeforeTheOldGenerationDrains(t *testing.T) {
+func TestAT2_ReloadPublishesBeforeOldDrains(t *testing.T) {
 	m, a, reg, dir := drainSetup(t, 5*time.Second)
 	done := make(chan contrib.Result)
 	go func() { done <- reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil) }()
@@ -200,9 +200,9 @@ func TestCC3_AttachOrder(t *testing.T) {
 	}
 }
 
-// TestDC25_DeferredActivationRunsWhenTeardownEnds: once the stuck work ends,
+// TestDC25_DeferredActivationAfterTeardown: once the stuck work ends,
 // the plugin activates its new source without another edit.
-func TestDC25_DeferredActivationRunsWhenTeardownEnds(t *testing.T) {
+func TestDC25_DeferredActivationAfterTeardown(t *testing.T) {
 	m, a, reg, dir := drainSetup(t, 20*time.Millisecond)
 	defer m.Close(context.Background())
 	go reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil)

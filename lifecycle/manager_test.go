@@ -480,7 +480,7 @@ func TestDC14_ExportClashBlocksConsumer(t *testing.T) {
 	}
 }
 
-func TestDC25_BlockedConsumerActivatesWhenProviderIsFixed(t *testing.T) {
+func TestDC25_ConsumerActivatesOnceProviderFixed(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	testkit.Plugin{ID: "acme.user", Manifest: "[dependencies]\n\"acme.lib\" = \"1.0.0\"\n"}.Write(t, h.dir("a-user"))
@@ -497,7 +497,7 @@ func TestDC25_BlockedConsumerActivatesWhenProviderIsFixed(t *testing.T) {
 	}
 }
 
-func TestAT3_CompileErrorWithPlainErrorKeepsGeneration(t *testing.T) {
+func TestAT3_PlainCompileErrorKeepsGeneration(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
@@ -530,7 +530,7 @@ func TestAT3_CompileErrorLeavesConsumersRunning(t *testing.T) {
 	}
 }
 
-func TestAT3_RevertedSourceClearsCompileDiagnostics(t *testing.T) {
+func TestAT3_RevertClearsCompileDiagnostics(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))

@@ -75,13 +75,13 @@ func (a *rendezvousActivator) Activate(ctx context.Context, req contrib.Activati
 	return a.fakeActivator.Activate(ctx, req)
 }
 
-// TestStartActivatesIndependentPluginsInParallel: Start compiles and
+// TestStartActivatesInParallel: Start compiles and
 // executes independent plugins on several cores at once, each exactly once,
 // and still commits them — generation ids, notes, events — providers before
 // consumers and in load order otherwise (DC13), the notes a module sent
 // while it executed arriving at its turn; a consumer executes only after
 // its provider is active.
-func TestStartActivatesIndependentPluginsInParallel(t *testing.T) {
+func TestStartActivatesInParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	root := t.TempDir()
 	for i := range 8 {

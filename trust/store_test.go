@@ -162,7 +162,7 @@ func TestDC19_SyntaxErrorNamesLineAndColumn(t *testing.T) {
 	}
 }
 
-func TestDC19_DirectoryInPlaceOfTheFileIsUnreadable(t *testing.T) {
+func TestDC19_DirectoryForFileIsUnreadable(t *testing.T) {
 	s := newTestStore(t)
 	if err := os.MkdirAll(s.Path(), 0o700); err != nil {
 		t.Fatal(err)
