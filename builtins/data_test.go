@@ -87,17 +87,19 @@ func TestCC30_DataPathsAreConfined(t *testing.T) {
 		t.Fatalf("want at least ten hostile cases")
 	}
 	for _, tc := range cases {
-		err := tc.op()
-		if err == nil {
-			t.Errorf("%s: allowed", tc.name)
-			continue
-		}
-		if tc.want != "" && !strings.Contains(err.Error(), tc.want) && !strings.Contains(err.Error(), strings.Trim(tc.want, `"`)) {
-			t.Errorf("%s: %v; want it to say %s", tc.name, err, tc.want)
-		}
-		if strings.Contains(err.Error(), f.dir) {
-			t.Errorf("%s: the error shows the directory's path: %v", tc.name, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.op()
+			if err == nil {
+				t.Errorf("%s: allowed", tc.name)
+				return
+			}
+			if tc.want != "" && !strings.Contains(err.Error(), tc.want) && !strings.Contains(err.Error(), strings.Trim(tc.want, `"`)) {
+				t.Errorf("%s: %v; want it to say %s", tc.name, err, tc.want)
+			}
+			if strings.Contains(err.Error(), f.dir) {
+				t.Errorf("%s: the error shows the directory's path: %v", tc.name, err)
+			}
+		})
 	}
 	// Nothing outside changed.
 	entries, _ := os.ReadDir(f.outside)

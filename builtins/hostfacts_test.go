@@ -18,8 +18,8 @@ import (
 // fakeHost is a Services with every optional source of this package's host
 // facts: session and review views, model clients and data directories.
 type fakeHost struct {
+	noteLog
 	mu         sync.Mutex
-	notes      []contrib.Diagnostic
 	session    *ModelFacts
 	review     *ReviewFacts
 	epochs     map[contrib.ModelRole]uint64
@@ -30,12 +30,6 @@ type fakeHost struct {
 	project    string
 }
 
-func (h *fakeHost) Note(d contrib.Diagnostic) {
-	h.mu.Lock()
-	h.notes = append(h.notes, d)
-	h.mu.Unlock()
-}
-func (h *fakeHost) Facts() contrib.Facts { return contrib.Facts{} }
 func (h *fakeHost) Session() *ModelFacts {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -125,12 +119,11 @@ func callToolCtx(t *testing.T, ctx context.Context, inst *instance, name string)
 }
 
 func lastNote(h *fakeHost) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.notes) == 0 {
+	notes := h.All()
+	if len(notes) == 0 {
 		return ""
 	}
-	return h.notes[len(h.notes)-1].String()
+	return notes[len(notes)-1].String()
 }
 
 const viewSrc = `
@@ -259,15 +252,17 @@ func TestCC24_ModelsOnlyWithCapability(t *testing.T) {
 		{"capability", contrib.SourceDev, []string{"models"}, "models=True"},
 		{"built-in plugin", contrib.SourceBuiltin, []string{"models"}, "models=False"},
 	} {
-		h := &fakeHost{session: &ModelFacts{Provider: "p", Model: "m"}}
-		inst := activate(t, h, modelsSrc, tc.source, tc.caps...)
-		if got := callTool(t, inst, "has"); got != tc.want {
-			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
-		}
-		named := lastNote(h) == "note: acme.test: Plugin 'Acme Test' can call the session and review models. [ModelAccess]"
-		if named != (tc.want == "models=True") {
-			t.Errorf("%s: notes %v", tc.name, h.notes)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			h := &fakeHost{session: &ModelFacts{Provider: "p", Model: "m"}}
+			inst := activate(t, h, modelsSrc, tc.source, tc.caps...)
+			if got := callTool(t, inst, "has"); got != tc.want {
+				t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+			}
+			named := lastNote(h) == "note: acme.test: Plugin 'Acme Test' can call the session and review models. [ModelAccess]"
+			if named != (tc.want == "models=True") {
+				t.Errorf("%s: notes %v", tc.name, h.All())
+			}
+		})
 	}
 }
 

@@ -36,7 +36,7 @@ func runTool(t *testing.T, opts Options, src string) (contrib.Result, *noteLog) 
 // A repeat larger than the memory budget is refused before it allocates:
 // `[0] * 1000000000` is 16 GB, which go.starlark.net's own guard (2^30
 // elements) lets through and Go cannot survive.
-func TestResourceExhausted_RepeatRefusedBeforeAllocating(t *testing.T) {
+func TestResourceExhausted_RepeatRefusedEarly(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	d := activateErr(t, Options{}, "X = [0] * 1000000000\ncontribute()\n")
@@ -50,23 +50,25 @@ func TestResourceExhausted_RepeatRefusedBeforeAllocating(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Errorf("the refused repeat still allocated %d bytes", grew)
 	}
-	for _, src := range []string{
-		"S = 'ab' * (1 << 29)\n",                           // string repeat over the budget
-		"def f():\n    s = ['a']\n    s *= 1 << 26\nf()\n", // augmented
-		"D = {'k': [1]}\nD['k'] *= 1 << 26\n",              // augmented, indexed
-		"def f(n):\n    return n * (1,)\nX = f(1 << 26)\n",
-		"X = list(range(1 << 30))\n", // list() preallocates from the length
-		"X = sorted(range(1 << 30))\n",
-		"X = set(range(1 << 28))\n",
+	for _, c := range []struct{ name, src string }{
+		{"string repeat", "S = 'ab' * (1 << 29)\n"},
+		{"augmented", "def f():\n    s = ['a']\n    s *= 1 << 26\nf()\n"},
+		{"augmented indexed", "D = {'k': [1]}\nD['k'] *= 1 << 26\n"},
+		{"tuple repeat", "def f(n):\n    return n * (1,)\nX = f(1 << 26)\n"},
+		{"list preallocates", "X = list(range(1 << 30))\n"},
+		{"sorted", "X = sorted(range(1 << 30))\n"},
+		{"set", "X = set(range(1 << 28))\n"},
 	} {
-		if d := activateErr(t, Options{MemoryLimit: 256 << 20}, src+"contribute()\n"); d.Code != contrib.ResourceExhausted {
-			t.Errorf("%q: %s; want ResourceExhausted", src, d)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if d := activateErr(t, Options{MemoryLimit: 256 << 20}, c.src+"contribute()\n"); d.Code != contrib.ResourceExhausted {
+				t.Errorf("%q: %s; want ResourceExhausted", c.src, d)
+			}
+		})
 	}
 }
 
 // Multiplication keeps its meaning under the guard.
-func TestResourceExhausted_RepeatGuardKeepsArithmetic(t *testing.T) {
+func TestResourceExhausted_GuardKeepsArithmetic(t *testing.T) {
 	const src = `
 def check():
     n = 3
@@ -100,8 +102,8 @@ contribute(tools = [tool(name = "grow", catalogs = "work", run = grow)])
 	if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.HasPrefix(res.Err.Message, "memory_limit 32MiB exceeded at plugin.star:") {
 		t.Fatalf("result %+v; want tool_failed: memory_limit 32MiB exceeded at plugin.star:…", res.Err)
 	}
-	if len(log.notes) != 1 || log.notes[0].Code != contrib.ResourceExhausted || !strings.Contains(log.notes[0].Message, "the heap grew past the limit") {
-		t.Errorf("notes %v; want one ResourceExhausted from the watchdog", log.notes)
+	if len(log.All()) != 1 || log.All()[0].Code != contrib.ResourceExhausted || !strings.Contains(log.All()[0].Message, "the heap grew past the limit") {
+		t.Errorf("notes %v; want one ResourceExhausted from the watchdog", log.All())
 	}
 }
 
@@ -117,25 +119,27 @@ contribute(tools = [tool(name = "spin", catalogs = "work", run = spin)])
 	if res.Err == nil || !strings.HasPrefix(res.Err.Message, "callback_timeout 20ms exceeded at plugin.star:") {
 		t.Fatalf("result %+v; want callback_timeout 20ms exceeded at plugin.star:…", res.Err)
 	}
-	if len(log.notes) != 1 || log.notes[0].Code != contrib.CallbackTimeout {
-		t.Errorf("notes %v; want one CallbackTimeout", log.notes)
+	if len(log.All()) != 1 || log.All()[0].Code != contrib.CallbackTimeout {
+		t.Errorf("notes %v; want one CallbackTimeout", log.All())
 	}
 }
 
 // A failed tool call's message says why and where, never the plugin's own
 // error text (DC6).
 func TestDC6_FailureMessageSaysWhy(t *testing.T) {
-	for _, c := range []struct{ body, want string }{
-		{"    fail('secret hunter2')", "uncaught error at plugin.star:2:9"},
-		{"    n = 0\n    while True:\n        n += 1", "step budget of 1000 exhausted at plugin.star:4:9"},
-		{"    return run", "the result cannot be encoded as JSON at plugin.star:3:25"},
+	for _, c := range []struct{ name, body, want string }{
+		{"uncaught error", "    fail('secret hunter2')", "uncaught error at plugin.star:2:9"},
+		{"step budget", "    n = 0\n    while True:\n        n += 1", "step budget of 1000 exhausted at plugin.star:4:9"},
+		{"not JSON", "    return run", "the result cannot be encoded as JSON at plugin.star:3:25"},
 	} {
-		src := "def run(ctx, args):\n" + c.body + "\n\ncontribute(tools = [tool(name = \"t\", catalogs = \"work\", run = run)])\n"
-		src = strings.Replace(src, "\n\ncontribute", "\ncontribute", 1)
-		res, _ := runTool(t, Options{Steps: 1000}, src)
-		if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || res.Err.Message != c.want {
-			t.Errorf("%q: result %+v; want tool_failed: %s", c.body, res.Err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			src := "def run(ctx, args):\n" + c.body + "\n\ncontribute(tools = [tool(name = \"t\", catalogs = \"work\", run = run)])\n"
+			src = strings.Replace(src, "\n\ncontribute", "\ncontribute", 1)
+			res, _ := runTool(t, Options{Steps: 1000}, src)
+			if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || res.Err.Message != c.want {
+				t.Errorf("result %+v; want tool_failed: %s", res.Err, c.want)
+			}
+		})
 	}
 }
 
@@ -156,7 +160,8 @@ func TestNesting_BuiltinsRefuseDeepValues(t *testing.T) {
 		{"'{} {x}'.format(1, x = DEEP)", "format: value nested more than 100 levels deep"},
 		{"'{}'.format(*[DEEP])", "format: value nested more than 100 levels deep"},
 	} {
-		src := `def deep(n):
+		t.Run(c.expr, func(t *testing.T) {
+			src := `def deep(n):
     x = []
     for _ in range(n):
         x = [x]
@@ -169,9 +174,10 @@ def wide(n):
 DEEP = deep(1000)
 WIDE = wide(60)
 X = ` + c.expr + "\ncontribute()\n"
-		if d := activateErr(t, Options{}, src); d.Code != contrib.ExecutionFailed || !strings.Contains(d.Message, c.want) {
-			t.Errorf("%s: %s; want ExecutionFailed: %s", c.expr, d, c.want)
-		}
+			if d := activateErr(t, Options{}, src); d.Code != contrib.ExecutionFailed || !strings.Contains(d.Message, c.want) {
+				t.Errorf("%s; want ExecutionFailed: %s", d, c.want)
+			}
+		})
 	}
 	const ok = `def deep(n):
     x = []
@@ -198,23 +204,25 @@ contribute()
 // budget: `+` is guarded like `*`, and a large allocation is checked
 // against what the run's heap already holds. Without the guard the heap
 // overshot memory_limit about 8-fold (each doubling is one step).
-func TestResourceExhausted_DoublingStaysWithinBudget(t *testing.T) {
+func TestResourceExhausted_DoublingWithinBudget(t *testing.T) {
 	const limit = 64 << 20
 	for _, body := range []string{"s = s + s", "s += s", "l = l + l"} {
-		src := "def grow(ctx, args):\n    s = \"x\"\n    l = [0]\n    for i in range(40):\n        " + body +
-			"\n    return str(len(s))\n\ncontribute(tools = [tool(name = \"grow\", catalogs = \"work\", run = grow)])\n"
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		res, _ := runTool(t, Options{MemoryLimit: limit}, src)
-		runtime.ReadMemStats(&after)
-		if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.HasPrefix(res.Err.Message, "memory_limit 64MiB exceeded at plugin.star:5:") {
-			t.Errorf("%s: result %+v; want tool_failed: memory_limit 64MiB exceeded at plugin.star:5:…", body, res.Err)
-		}
-		// The doubling allocates 1+2+4+… bytes: all of it stays under two
-		// budgets when the step that would cross the budget is refused.
-		if grew := after.TotalAlloc - before.TotalAlloc; grew > 2*limit+8<<20 {
-			t.Errorf("%s: the run allocated %d MiB in all with a 64 MiB budget", body, grew>>20)
-		}
+		t.Run(body, func(t *testing.T) {
+			src := "def grow(ctx, args):\n    s = \"x\"\n    l = [0]\n    for i in range(40):\n        " + body +
+				"\n    return str(len(s))\n\ncontribute(tools = [tool(name = \"grow\", catalogs = \"work\", run = grow)])\n"
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			res, _ := runTool(t, Options{MemoryLimit: limit}, src)
+			runtime.ReadMemStats(&after)
+			if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.HasPrefix(res.Err.Message, "memory_limit 64MiB exceeded at plugin.star:5:") {
+				t.Errorf("%s: result %+v; want tool_failed: memory_limit 64MiB exceeded at plugin.star:5:…", body, res.Err)
+			}
+			// The doubling allocates 1+2+4+… bytes: all of it stays under two
+			// budgets when the step that would cross the budget is refused.
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 2*limit+8<<20 {
+				t.Errorf("%s: the run allocated %d MiB in all with a 64 MiB budget", body, grew>>20)
+			}
+		})
 	}
 }

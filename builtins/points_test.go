@@ -10,11 +10,11 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// TestDC2_ConstructorsAndConstantsComeFromTheTable: every point of the
+// TestDC2_ConstructorsComeFromTheTable: every point of the
 // table that is not its own kind has a constructor named after it, each
 // named default its TARGET_ and ORDER_ constants, and the scopes and order
 // ends are predeclared.
-func TestDC2_ConstructorsAndConstantsComeFromTheTable(t *testing.T) {
+func TestDC2_ConstructorsComeFromTheTable(t *testing.T) {
 	for _, p := range contrib.Points {
 		if _, ok := Predeclared()[string(p.Name)].(*starlark.Builtin); !ok {
 			t.Errorf("no constructor %s", p.Name)
@@ -36,7 +36,7 @@ func TestDC2_ConstructorsAndConstantsComeFromTheTable(t *testing.T) {
 	}
 }
 
-func TestDC1_ConstructorsStageEntriesWithTheirPositions(t *testing.T) {
+func TestDC1_ConstructorsStageWithPositions(t *testing.T) {
 	log := &noteLog{}
 	inst, err := NewActivator(Options{}).Activate(context.Background(), request(`
 contribute(

@@ -7,12 +7,11 @@ import (
 	"testing/fstest"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
-type noteLog struct{ notes []contrib.Diagnostic }
-
-func (l *noteLog) Note(d contrib.Diagnostic) { l.notes = append(l.notes, d) }
-func (l *noteLog) Facts() contrib.Facts      { return contrib.Facts{} }
+// noteLog is the Services of a test activation: it records every note.
+type noteLog = testkit.Services[contrib.Diagnostic, contrib.Facts]
 
 func request(src string, log *noteLog) contrib.ActivationRequest {
 	return contrib.ActivationRequest{

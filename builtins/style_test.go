@@ -44,35 +44,27 @@ func lintCodes(src string) []string {
 	return out
 }
 
-func TestLintSkipsUnusedParameters(t *testing.T) {
-	got := lintCodes("def run(ctx, args, *rest, limit = 3, **kw):\n    unused = 1\n    return None\n\nf = lambda ctx: 1\n")
-	want := "plugin.star:2:5 StyleUnusedVariable"
-	if strings.Join(got, "|") != want {
-		t.Errorf("Lint = %v; want only %s", got, want)
-	}
-}
-
-// A loop variable and a local whose name starts with _ are unused on
-// purpose; an unused private global and a plain local are still reported.
-func TestLintSkipsLoopVariablesAndUnderscoreLocals(t *testing.T) {
-	got := lintCodes("_private = 1\n\ndef run(ctx, args):\n    for i in range(3):\n        pass\n    for k, (a, b) in []:\n        pass\n    _ignored = 1\n    n = [1 for q in range(2)]\n    unused = 1\n    return str(n)\n")
-	want := "plugin.star:1:1 StyleUnusedVariable|plugin.star:10:5 StyleUnusedVariable"
-	if strings.Join(got, "|") != want {
-		t.Errorf("Lint = %v; want %s", got, want)
-	}
-}
-
-func TestLintHonoursBuildifierComments(t *testing.T) {
-	if got := lintCodes("def run(ctx):\n    x = 1  # buildifier: disable=unused-variable\n    return ctx\n"); len(got) > 0 {
-		t.Errorf("Lint = %v; want nothing", got)
-	}
-}
-
-func TestLintUnparsableFileYieldsNothing(t *testing.T) {
-	for _, src := range []string{"def f(:\n", "i = 0\nwhile i < 3:\n    i += 1\n"} {
-		if got := lintCodes(src); len(got) > 0 {
-			t.Errorf("Lint(%q) = %v; want nothing", src, got)
-		}
+// TestLintFindings: what Lint reports of a file, by position and code.
+// Parameters, loop variables and locals named _… are unused on purpose; an
+// unused private global and a plain local are still reported; buildifier's
+// disable comments are honoured; a file Lint cannot parse yields nothing.
+func TestLintFindings(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"unused parameters skipped",
+			"def run(ctx, args, *rest, limit = 3, **kw):\n    unused = 1\n    return None\n\nf = lambda ctx: 1\n",
+			"plugin.star:2:5 StyleUnusedVariable"},
+		{"loop variables and _locals skipped",
+			"_private = 1\n\ndef run(ctx, args):\n    for i in range(3):\n        pass\n    for k, (a, b) in []:\n        pass\n    _ignored = 1\n    n = [1 for q in range(2)]\n    unused = 1\n    return str(n)\n",
+			"plugin.star:1:1 StyleUnusedVariable|plugin.star:10:5 StyleUnusedVariable"},
+		{"buildifier comment honoured", "def run(ctx):\n    x = 1  # buildifier: disable=unused-variable\n    return ctx\n", ""},
+		{"syntax error yields nothing", "def f(:\n", ""},
+		{"while loop yields nothing", "i = 0\nwhile i < 3:\n    i += 1\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := strings.Join(lintCodes(c.src), "|"); got != c.want {
+				t.Errorf("Lint = %q; want %q", got, c.want)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // hookReturning is a hook of plugin that returns out (and records what it
@@ -24,12 +26,12 @@ func constant(v any) func(map[string]any) any { return func(map[string]any) any 
 
 // runHooks runs runs on payload and returns the result and the notes.
 func runHooks(event HookEvent, payload map[string]any, runs ...HookRun) (map[string]any, []Diagnostic) {
-	var notes []Diagnostic
-	out := RunHooks(context.Background(), runs, event, payload, func(d Diagnostic) { notes = append(notes, d) })
-	return out, notes
+	var notes testkit.Log[Diagnostic]
+	out := RunHooks(context.Background(), runs, event, payload, notes.Add)
+	return out, notes.All()
 }
 
-func TestHK1_HooksRunInLoadOrderEachSeeingThePreviousReplacement(t *testing.T) {
+func TestHK1_HooksChainInLoadOrder(t *testing.T) {
 	var seen []map[string]any
 	appendText := func(s string) func(map[string]any) any {
 		return func(p map[string]any) any { return map[string]any{"text": p["text"].(string) + s} }
@@ -105,20 +107,22 @@ func TestHK2_EventPowers(t *testing.T) {
 			[]map[string]any{{"body": "new"}}},
 	}
 	for _, c := range cases {
-		for _, repl := range c.ok {
-			out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
-			for k, v := range repl {
-				if !jsonEqual(out[k], v) || len(notes) != 0 {
-					t.Errorf("%s: %v was refused: %v", c.event, repl, notes)
+		t.Run(string(c.event), func(t *testing.T) {
+			for _, repl := range c.ok {
+				out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
+				for k, v := range repl {
+					if !jsonEqual(out[k], v) || len(notes) != 0 {
+						t.Errorf("%v was refused: %v", repl, notes)
+					}
 				}
 			}
-		}
-		for _, repl := range c.refused {
-			out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
-			if !jsonEqual(out, c.payload) || len(notes) != 1 || notes[0].Code != HookSkipped {
-				t.Errorf("%s: %v was not refused: %v, notes %v", c.event, repl, out, notes)
+			for _, repl := range c.refused {
+				out, notes := runHooks(c.event, c.payload, hookReturning("acme.a", c.event, nil, constant(repl)))
+				if !jsonEqual(out, c.payload) || len(notes) != 1 || notes[0].Code != HookSkipped {
+					t.Errorf("%v was not refused: %v, notes %v", repl, out, notes)
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -140,7 +144,7 @@ func TestHK2_NonDictReplacementIsSkipped(t *testing.T) {
 	}
 }
 
-func TestHK3_RawHooksRunAfterTheOrdinaryOnesOfTheirStage(t *testing.T) {
+func TestHK3_RawHooksRunAfterOrdinaryOnes(t *testing.T) {
 	r := NewRegistry(RegistryOptions{})
 	raw := HookEntry{Event: RawRewritePrompt, Raw: true, Run: func(_ context.Context, _ HookEvent, p map[string]any) (any, error) {
 		return map[string]any{"prompt": strings.ToUpper(p["prompt"].(string))}, nil
@@ -161,7 +165,7 @@ func TestHK3_RawHooksRunAfterTheOrdinaryOnesOfTheirStage(t *testing.T) {
 	}
 }
 
-func TestHK3_RawHooksAreRefusedOnlyWhatTheHostCannotRepresent(t *testing.T) {
+func TestHK3_RawHookRefusedOnlyIfUnrepresentable(t *testing.T) {
 	payload := map[string]any{"purpose": "turn", "items": []any{
 		map[string]any{"id": "s", "role": "system", "text": "sys"},
 		map[string]any{"id": "u", "role": "user", "text": "hi"}}}

@@ -5,12 +5,32 @@ import (
 	"testing"
 )
 
+// nameCase is a name and whether it is valid; why is a fragment of the
+// reason when it is not.
+type nameCase struct {
+	name string
+	ok   bool
+	why  string
+}
+
+// checkNames runs problem on every case, one subtest each.
+func checkNames(t *testing.T, problem func(string) string, tests []nameCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := problem(tt.name)
+			if tt.ok != (got == "") {
+				t.Fatalf("problem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
+			}
+			if !tt.ok && !strings.Contains(got, tt.why) {
+				t.Errorf("problem(%q) = %q, want it to mention %q", tt.name, got, tt.why)
+			}
+		})
+	}
+}
+
 func TestCC5_ToolNamePattern(t *testing.T) {
-	tests := []struct {
-		name string
-		ok   bool
-		why  string // a fragment of the reason when !ok
-	}{
+	checkNames(t, ToolNameProblem, []nameCase{
 		{"read_file", true, ""},
 		{"a", true, ""},
 		{"Z9", true, ""},
@@ -28,25 +48,11 @@ func TestCC5_ToolNamePattern(t *testing.T) {
 		{"a\xffb", false, "the invalid byte 0xff at character 2"},
 		{"ünicode", false, "start with a letter"},
 		{"tool/x", false, "'/'"},
-	}
-	for _, tt := range tests {
-		got := ToolNameProblem(tt.name)
-		if tt.ok != (got == "") {
-			t.Errorf("ToolNameProblem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
-			continue
-		}
-		if !tt.ok && !strings.Contains(got, tt.why) {
-			t.Errorf("ToolNameProblem(%q) = %q, want it to mention %q", tt.name, got, tt.why)
-		}
-	}
+	})
 }
 
 func TestCC12_PlaceholderNamePattern(t *testing.T) {
-	tests := []struct {
-		name string
-		ok   bool
-		why  string
-	}{
+	checkNames(t, PlaceholderNameProblem, []nameCase{
 		{"workspace", true, ""},
 		{"git_branch", true, ""},
 		{"X1", true, ""},
@@ -58,17 +64,7 @@ func TestCC12_PlaceholderNamePattern(t *testing.T) {
 		{"git-branch", false, "character 4"}, // '-' is a tool-name byte, not a placeholder one
 		{"a b", false, "character 2"},
 		{"a{b", false, "character 2"},
-	}
-	for _, tt := range tests {
-		got := PlaceholderNameProblem(tt.name)
-		if tt.ok != (got == "") {
-			t.Errorf("PlaceholderNameProblem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
-			continue
-		}
-		if !tt.ok && !strings.Contains(got, tt.why) {
-			t.Errorf("PlaceholderNameProblem(%q) = %q, want it to mention %q", tt.name, got, tt.why)
-		}
-	}
+	})
 	// The same name differs between the two kinds only by '-'.
 	if ToolNameProblem("git-branch") != "" {
 		t.Errorf("git-branch must be a valid tool name")

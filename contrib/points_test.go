@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // answer is an entry that answers text.
@@ -39,13 +41,13 @@ func pointSet(t *testing.T, plugin string, entries ...PointEntry) *Set {
 
 // sectionRegistry returns a registry whose prompt_section defaults answer
 // their own target name, with notes logged.
-func sectionRegistry(log *noteLog) *Registry {
+func sectionRegistry(log *testkit.Log[Diagnostic]) *Registry {
 	var defaults []Default
 	for _, t := range LookupPoint(PointPromptSection).Targets {
 		defaults = append(defaults, Default{Point: PointPromptSection, Target: t.Name, Run: answer("default " + t.Name)})
 	}
 	defaults = append(defaults, Default{Point: PointContextTransform, Target: TargetMemory, Run: answer("default memory")})
-	return NewRegistry(RegistryOptions{Defaults: defaults, Notes: log.add})
+	return NewRegistry(RegistryOptions{Defaults: defaults, Notes: log.Add})
 }
 
 // texts runs a Collect point and returns its answers.
@@ -113,8 +115,8 @@ func TestDC2_TableCoversTheCatalog(t *testing.T) {
 	}
 }
 
-func TestDC1_AppendOrderAscendingTiesByRegistration(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+func TestDC1_AppendOrderTiesByRegistration(t *testing.T) {
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.b", "g1", 1, SourceDev, pointSet(t, "acme.b",
 		PointEntry{Point: PointPromptSection, Order: 5, Run: answer("b5")},
 		PointEntry{Point: PointPromptSection, Order: OrderFirst, Run: answer("b-first")},
@@ -130,8 +132,8 @@ func TestDC1_AppendOrderAscendingTiesByRegistration(t *testing.T) {
 	}
 }
 
-func TestDC1_ReleasingTheHandleRestoresTheDefaultAtOnce(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+func TestDC1_ReleaseRestoresTheDefaultAtOnce(t *testing.T) {
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	h, err := r.AddEntry("acme.a", "g1", PointEntry{Point: PointPromptSection, Replace: TargetResponseStyle,
 		Scope: ScopeThread, Thread: "t1", Run: answer("terse")})
@@ -153,7 +155,7 @@ func TestDC1_ReleasingTheHandleRestoresTheDefaultAtOnce(t *testing.T) {
 }
 
 func TestDC9_ReplacementStandsWhereTheDefaultStood(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointPromptSection, Replace: TargetIdentity, Order: OrderLast, Run: answer("mine")}))
 	res := r.Resolve(PointPromptSection, "")
@@ -164,7 +166,7 @@ func TestDC9_ReplacementStandsWhereTheDefaultStood(t *testing.T) {
 }
 
 func TestDC9_NoneSuppressesTheDefault(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointPromptSection, Replace: TargetToolUse, Run: pass()}))
 	got := texts(t, r, PointPromptSection, "")
@@ -173,8 +175,8 @@ func TestDC9_NoneSuppressesTheDefault(t *testing.T) {
 	}
 }
 
-func TestDC9_MemoryNoneGivesUpAndTheDefaultStepsBack(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+func TestDC9_MemoryNoneRestoresTheDefault(t *testing.T) {
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointContextTransform, Replace: TargetMemory, Run: pass()}))
 	if got := texts(t, r, PointContextTransform, ""); !slices.Equal(got, []string{"default memory"}) {
@@ -188,7 +190,7 @@ func TestDC9_MemoryNoneGivesUpAndTheDefaultStepsBack(t *testing.T) {
 }
 
 func TestDC9_ThreadScopeBeatsWorkspaceScope(t *testing.T) {
-	log := &noteLog{}
+	log := &testkit.Log[Diagnostic]{}
 	r := sectionRegistry(log)
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	if _, err := r.AddEntry("acme.a", "g1", PointEntry{Point: PointPromptSection, Replace: TargetResponseStyle,
@@ -204,18 +206,18 @@ func TestDC9_ThreadScopeBeatsWorkspaceScope(t *testing.T) {
 	if got := texts(t, r, PointPromptSection, "t2")[2]; got != "workspace" {
 		t.Errorf("in t2: %q; the workspace replacement applies elsewhere", got)
 	}
-	ds := log.with(ReplaceConflict)
+	ds := log.Where(coded(ReplaceConflict))
 	if len(ds) != 1 || ds[0].Plugin != "acme.b" || !strings.Contains(ds[0].Message, "thread scope beats workspace scope") {
 		t.Errorf("ReplaceConflict notes = %v; want one for the loser acme.b", ds)
 	}
 	texts(t, r, PointPromptSection, "t1")
-	if n := len(log.with(ReplaceConflict)); n != 1 {
+	if n := len(log.Where(coded(ReplaceConflict))); n != 1 {
 		t.Errorf("the conflict was noted %d times; want once", n)
 	}
 }
 
-func TestDC9_LaterRegistrationWinsWithinAScopeAndOrderNeverDecides(t *testing.T) {
-	log := &noteLog{}
+func TestDC9_LaterRegistrationWinsNotOrder(t *testing.T) {
+	log := &testkit.Log[Diagnostic]{}
 	r := sectionRegistry(log)
 	a := publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointPromptSection, Replace: TargetResponseStyle, Order: OrderLast, Run: answer("a")}))
@@ -229,8 +231,8 @@ func TestDC9_LaterRegistrationWinsWithinAScopeAndOrderNeverDecides(t *testing.T)
 	if len(conflicts) != 1 || conflicts[0].Code != ReplaceConflict || conflicts[0].Pos != a.Set.Points[0].Pos {
 		t.Errorf("conflicts of acme.a = %v", conflicts)
 	}
-	if len(log.with(ReplaceConflict)) != 1 {
-		t.Errorf("notes = %v", log.notes)
+	if len(log.Where(coded(ReplaceConflict))) != 1 {
+		t.Errorf("notes = %v", log.All())
 	}
 	// Thread scope: two runtime entries, the later one wins.
 	for _, text := range []string{"first", "second"} {
@@ -244,8 +246,8 @@ func TestDC9_LaterRegistrationWinsWithinAScopeAndOrderNeverDecides(t *testing.T)
 	}
 }
 
-func TestDC10_TakeoverIsTheLastEntryOfTheResolvedList(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+func TestDC10_TakeoverIsTheLastEntry(t *testing.T) {
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointPromptAssembler, Order: 10, Run: answer("a takes over")},
 		PointEntry{Point: PointPromptAssembler, Order: 1, Run: answer("a early")}))
@@ -267,8 +269,8 @@ func TestDC10_TakeoverIsTheLastEntryOfTheResolvedList(t *testing.T) {
 	}
 }
 
-func TestDC11_ForkedThreadDoesNotInheritThreadEntries(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+func TestDC11_ForkedThreadInheritsNoEntries(t *testing.T) {
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	if _, err := r.AddEntry("acme.a", "g1", PointEntry{Point: PointChatContext, Scope: ScopeThread, Thread: "parent", Run: answer("parent only")}); err != nil {
 		t.Fatal(err)
@@ -312,7 +314,7 @@ func TestDC11_StaticEntriesHaveNoThread(t *testing.T) {
 }
 
 func TestDC11_RevocationReleasesRuntimeEntries(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	if _, err := r.AddEntry("acme.a", "g1", PointEntry{Point: PointChatContext, Scope: ScopeThread, Thread: "t", Run: answer("x")}); err != nil {
 		t.Fatal(err)
@@ -328,7 +330,7 @@ func TestDC11_RevocationReleasesRuntimeEntries(t *testing.T) {
 }
 
 func TestDC12_InvalidationSignal(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	var mu sync.Mutex
 	var got []Invalidation
 	cancel := r.Subscribe(func(inv Invalidation) { mu.Lock(); got = append(got, inv); mu.Unlock() })
@@ -351,7 +353,7 @@ func TestDC12_InvalidationSignal(t *testing.T) {
 	}
 }
 
-func TestDC12_OperationFinishesWithTheEntriesItStartedWith(t *testing.T) {
+func TestDC12_OperationKeepsItsStartingEntries(t *testing.T) {
 	r := NewRegistry(RegistryOptions{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	var h *Handle
@@ -386,23 +388,23 @@ func TestDC12_OperationFinishesWithTheEntriesItStartedWith(t *testing.T) {
 }
 
 func TestDC3_FanOutSkipsAFailingEntryWithANote(t *testing.T) {
-	log := &noteLog{}
-	r := NewRegistry(RegistryOptions{Notes: log.add})
+	log := &testkit.Log[Diagnostic]{}
+	r := NewRegistry(RegistryOptions{Notes: log.Add})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointChatContext, Order: 1, Run: raise("boom")},
 		PointEntry{Point: PointChatContext, Order: 2, Run: answer("still runs")}))
 	if got := texts(t, r, PointChatContext, ""); !slices.Equal(got, []string{"still runs"}) {
 		t.Errorf("answers %q", got)
 	}
-	ds := log.with(PointEntrySkipped)
+	ds := log.Where(coded(PointEntrySkipped))
 	if len(ds) != 1 || ds[0].Plugin != "acme.a" || !strings.Contains(ds[0].Message, "boom") {
-		t.Errorf("notes %v", log.notes)
+		t.Errorf("notes %v", log.All())
 	}
 }
 
 func TestDC3_OrderedFoldPassesTheValueOn(t *testing.T) {
-	log := &noteLog{}
-	r := NewRegistry(RegistryOptions{Notes: log.add})
+	log := &testkit.Log[Diagnostic]{}
+	r := NewRegistry(RegistryOptions{Notes: log.Add})
 	add := func(s string) PointFunc {
 		return func(_ context.Context, c PointCall) (any, error) { return c.Input.(string) + s, nil }
 	}
@@ -411,14 +413,14 @@ func TestDC3_OrderedFoldPassesTheValueOn(t *testing.T) {
 		PointEntry{Point: PointChatMiddleware, Order: 2, Run: raise("boom")},
 		PointEntry{Point: PointChatMiddleware, Order: 3, Run: add("c")}))
 	got, err := r.Resolve(PointChatMiddleware, "").Fold(context.Background(), ">", nil)
-	if err != nil || got != ">ac" || len(log.with(PointEntrySkipped)) != 1 {
-		t.Errorf("fold = %v, %v; notes %v", got, err, log.notes)
+	if err != nil || got != ">ac" || len(log.Where(coded(PointEntrySkipped))) != 1 {
+		t.Errorf("fold = %v, %v; notes %v", got, err, log.All())
 	}
 }
 
 func TestDC3_AuthoritativeFailureFailsTheOperation(t *testing.T) {
-	log := &noteLog{}
-	r := NewRegistry(RegistryOptions{Notes: log.add})
+	log := &testkit.Log[Diagnostic]{}
+	r := NewRegistry(RegistryOptions{Notes: log.Add})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointDispatchNormalizer, Order: 1, Run: raise("secret detail")},
 		PointEntry{Point: PointDispatchNormalizer, Order: 2, Run: answer("never")}))
@@ -427,8 +429,8 @@ func TestDC3_AuthoritativeFailureFailsTheOperation(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != ErrPointFailed || pe.Plugin != "acme.a" || strings.Contains(pe.Message, "secret") {
 		t.Fatalf("err = %v; want a PointError with point_failed and no raised text", err)
 	}
-	if ds := log.with(PointOperationFailed); len(ds) != 1 || !strings.Contains(ds[0].Message, "secret detail") {
-		t.Errorf("the full text must reach the diagnostics: %v", log.notes)
+	if ds := log.Where(coded(PointOperationFailed)); len(ds) != 1 || !strings.Contains(ds[0].Message, "secret detail") {
+		t.Errorf("the full text must reach the diagnostics: %v", log.All())
 	}
 }
 
@@ -446,8 +448,8 @@ func TestDC3_ExpectedFailureIsAResult(t *testing.T) {
 }
 
 func TestDC3_CheckRejectionCountsAsFailure(t *testing.T) {
-	log := &noteLog{}
-	r := NewRegistry(RegistryOptions{Notes: log.add})
+	log := &testkit.Log[Diagnostic]{}
+	r := NewRegistry(RegistryOptions{Notes: log.Add})
 	publish(r, "acme.a", "g1", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointThreadSignal, Run: func(context.Context, PointCall) (any, error) { return 42.0, nil }}))
 	onlyText := func(_, out any) (any, error) {
@@ -457,8 +459,8 @@ func TestDC3_CheckRejectionCountsAsFailure(t *testing.T) {
 		return out, nil
 	}
 	outs, err := r.Resolve(PointThreadSignal, "").Collect(context.Background(), nil, onlyText)
-	if err != nil || len(outs) != 0 || len(log.with(PointEntrySkipped)) != 1 {
-		t.Errorf("outs %v err %v notes %v", outs, err, log.notes)
+	if err != nil || len(outs) != 0 || len(log.Where(coded(PointEntrySkipped))) != 1 {
+		t.Errorf("outs %v err %v notes %v", outs, err, log.All())
 	}
 }
 
@@ -474,8 +476,8 @@ func TestDC12_RevokedEntryOfASnapshotIsLeftOut(t *testing.T) {
 	}
 }
 
-func TestDC1_ConcurrentResolveWhileAddingAndReleasing(t *testing.T) {
-	r := sectionRegistry(&noteLog{})
+func TestDC1_ConcurrentResolveAddRelease(t *testing.T) {
+	r := sectionRegistry(&testkit.Log[Diagnostic]{})
 	publish(r, "acme.a", "g1", 0, SourceDev, &Set{Plugin: "acme.a"})
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -533,12 +535,12 @@ func TestDC2_PointsAreDocumented(t *testing.T) {
 }
 
 func TestDC1_HostDefaultForAnUnknownTargetIsNoted(t *testing.T) {
-	log := &noteLog{}
-	NewRegistry(RegistryOptions{Notes: log.add, Defaults: []Default{
+	log := &testkit.Log[Diagnostic]{}
+	NewRegistry(RegistryOptions{Notes: log.Add, Defaults: []Default{
 		{Point: PointPromptSection, Target: "identiy", Run: answer("x")},
 		{Point: PointPromptSection, Target: TargetIdentity, Run: answer("x")},
 	}})
-	if ds := log.with(PointEntryInvalid); len(ds) != 1 || !strings.Contains(ds[0].Message, `"identiy"`) {
-		t.Errorf("notes %v", log.notes)
+	if ds := log.Where(coded(PointEntryInvalid)); len(ds) != 1 || !strings.Contains(ds[0].Message, `"identiy"`) {
+		t.Errorf("notes %v", log.All())
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // stage builds a Set the way the activator does, so every tool has its
@@ -34,27 +35,9 @@ func external(name string, c Catalog) ExternalTool {
 		Run: func(context.Context, any) Result { return Result{Text: "external " + name} }}
 }
 
-type noteLog struct {
-	mu    sync.Mutex
-	notes []Diagnostic
-}
-
-func (l *noteLog) add(d Diagnostic) {
-	l.mu.Lock()
-	l.notes = append(l.notes, d)
-	l.mu.Unlock()
-}
-
-func (l *noteLog) with(code Code) []Diagnostic {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []Diagnostic
-	for _, d := range l.notes {
-		if d.Code == code {
-			out = append(out, d)
-		}
-	}
-	return out
+// coded accepts the diagnostics with code.
+func coded(code Code) func(Diagnostic) bool {
+	return func(d Diagnostic) bool { return d.Code == code }
 }
 
 func names(infos []ToolInfo) []string {
@@ -66,12 +49,12 @@ func names(infos []ToolInfo) []string {
 }
 
 func TestCC6_CatalogOrder(t *testing.T) {
-	var log noteLog
+	var log testkit.Log[Diagnostic]
 	skill := external("skill", PlanAndWork)
 	r := NewRegistry(RegistryOptions{
 		External: []ExternalTool{external("ext_work", Work), external("Home_Tool", PlanAndWork), external("ext_plan", Plan)},
 		Skill:    &skill,
-		Notes:    log.add,
+		Notes:    log.Add,
 	})
 	// Published out of order: the registry sorts.
 	publish(r, "project.b", "g3", 2, SourceProject, stage(t, "project.b", okTool("project_tool")))
@@ -92,13 +75,13 @@ func TestCC6_CatalogOrder(t *testing.T) {
 	}
 
 	// The external Home_Tool is named like home.a's home_tool (case-insensitively).
-	shadowed := log.with(ExternalToolShadowed)
+	shadowed := log.Where(coded(ExternalToolShadowed))
 	if len(shadowed) != 1 || !strings.Contains(shadowed[0].Message, `"Home_Tool"`) || !strings.Contains(shadowed[0].Message, "home.a") {
 		t.Fatalf("ExternalToolShadowed notes = %v, want one naming Home_Tool and home.a", shadowed)
 	}
 	// Republishing does not repeat the note.
 	publish(r, "project.b", "g4", 2, SourceProject, stage(t, "project.b", okTool("project_tool")))
-	if n := len(log.with(ExternalToolShadowed)); n != 1 {
+	if n := len(log.Where(coded(ExternalToolShadowed))); n != 1 {
 		t.Errorf("ExternalToolShadowed reported %d times, want once", n)
 	}
 
@@ -120,8 +103,8 @@ func TestCC6_RankTieBrokenByPluginID(t *testing.T) {
 }
 
 func TestCC5_LaterPluginToolNameTaken(t *testing.T) {
-	var log noteLog
-	r := NewRegistry(RegistryOptions{Notes: log.add})
+	var log testkit.Log[Diagnostic]
+	r := NewRegistry(RegistryOptions{Notes: log.Add})
 	publish(r, "first", "g1", 0, SourceHome, stage(t, "first", okTool("lint")))
 	publish(r, "second", "g2", 1, SourceHome, stage(t, "second", okTool("LINT"), okTool("fmt")))
 	list := r.Tools(Work).List()
@@ -131,7 +114,7 @@ func TestCC5_LaterPluginToolNameTaken(t *testing.T) {
 	if list[0].Plugin != "first" {
 		t.Errorf("lint belongs to %s, want first", list[0].Plugin)
 	}
-	taken := log.with(ToolNameTaken)
+	taken := log.Where(coded(ToolNameTaken))
 	if len(taken) != 1 || taken[0].Plugin != "second" {
 		t.Errorf("ToolNameTaken notes = %v, want one for second", taken)
 	}
@@ -141,8 +124,8 @@ func TestCC5_LaterPluginToolNameTaken(t *testing.T) {
 }
 
 func TestCC12_PlaceholderFirstInLoadOrderWins(t *testing.T) {
-	var log noteLog
-	r := NewRegistry(RegistryOptions{Notes: log.add})
+	var log testkit.Log[Diagnostic]
+	r := NewRegistry(RegistryOptions{Notes: log.Add})
 	holder := func(plugin, name string) *Set {
 		st := NewStaging(plugin, Rules{})
 		st.AddPlaceholder(Placeholder{Name: name, Pos: Pos{File: "plugin.star", Line: 1}})
@@ -155,7 +138,7 @@ func TestCC12_PlaceholderFirstInLoadOrderWins(t *testing.T) {
 	if !ok || e.Plugin != "early" || e.Generation != "g2" {
 		t.Fatalf("Placeholder(DATE) = %+v, %v; want early/g2", e, ok)
 	}
-	taken := log.with(PlaceholderTaken)
+	taken := log.Where(coded(PlaceholderTaken))
 	if len(taken) != 1 || taken[0].Plugin != "late" || !strings.Contains(taken[0].Message, "early") {
 		t.Errorf("PlaceholderTaken notes = %v, want one for late naming early", taken)
 	}
@@ -265,12 +248,12 @@ func TestDC8_BuiltinCommandTiesFollowLoadOrder(t *testing.T) {
 }
 
 func TestCC6_DuplicateExternalToolNote(t *testing.T) {
-	var log noteLog
-	r := NewRegistry(RegistryOptions{External: []ExternalTool{external("fetch", Work), external("fetch", Work)}, Notes: log.add})
+	var log testkit.Log[Diagnostic]
+	r := NewRegistry(RegistryOptions{External: []ExternalTool{external("fetch", Work), external("fetch", Work)}, Notes: log.Add})
 	if got := names(r.Tools(Work).List()); !slices.Equal(got, []string{"fetch"}) {
 		t.Fatalf("tools = %v", got)
 	}
-	for _, d := range log.with(ExternalToolShadowed) {
+	for _, d := range log.Where(coded(ExternalToolShadowed)) {
 		if strings.Contains(d.Message, "plugin ;") {
 			t.Errorf("note names an empty plugin: %q", d.Message)
 		}

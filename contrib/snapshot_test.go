@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 func TestDC4_RevokedSnapshotYieldsToolUnavailable(t *testing.T) {
@@ -104,19 +106,21 @@ func TestDC4_ArgumentsValidatedBeforeTheCall(t *testing.T) {
 		{`{"query": "x"} {"query": "y"}`, []string{"not valid JSON"}},
 	}
 	for _, tt := range tests {
-		res := snap.Invoke(context.Background(), "search", json.RawMessage(tt.args))
-		if res.OK() || res.Err.Code != ErrInvalidArguments {
-			t.Errorf("args %s: %+v, want invalid_arguments", tt.args, res)
-			continue
-		}
-		for _, p := range tt.parts {
-			if !strings.Contains(res.Err.Message, p) {
-				t.Errorf("args %s: message %q does not name %q", tt.args, res.Err.Message, p)
+		t.Run(tt.args, func(t *testing.T) {
+			res := snap.Invoke(context.Background(), "search", json.RawMessage(tt.args))
+			if res.OK() || res.Err.Code != ErrInvalidArguments {
+				t.Errorf("args %s: %+v, want invalid_arguments", tt.args, res)
+				return
 			}
-		}
-		if strings.Contains(res.Err.Message, "\n") {
-			t.Errorf("args %s: message spans lines: %q", tt.args, res.Err.Message)
-		}
+			for _, p := range tt.parts {
+				if !strings.Contains(res.Err.Message, p) {
+					t.Errorf("args %s: message %q does not name %q", tt.args, res.Err.Message, p)
+				}
+			}
+			if strings.Contains(res.Err.Message, "\n") {
+				t.Errorf("args %s: message spans lines: %q", tt.args, res.Err.Message)
+			}
+		})
 	}
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("the ToolFunc ran %d times on invalid arguments", n)
@@ -173,12 +177,12 @@ func TestDC4_ExternalToolsValidated(t *testing.T) {
 	x.Run = func(context.Context, any) Result { calls.Add(1); return Result{Text: "fetched"} }
 	bad := external("broken", Work)
 	bad.Parameters = []byte(`{"type": 7}`)
-	var log noteLog
-	r := NewRegistry(RegistryOptions{External: []ExternalTool{x, bad}, Notes: log.add})
+	var log testkit.Log[Diagnostic]
+	r := NewRegistry(RegistryOptions{External: []ExternalTool{x, bad}, Notes: log.Add})
 	if got := names(r.Tools(Work).List()); len(got) != 1 || got[0] != "fetch" {
 		t.Errorf("tools = %v, want [fetch]", got)
 	}
-	if n := len(log.with(ToolSchemaInvalid)); n != 1 {
+	if n := len(log.Where(coded(ToolSchemaInvalid))); n != 1 {
 		t.Errorf("ToolSchemaInvalid notes = %d, want 1", n)
 	}
 	snap := r.Tools(Work)

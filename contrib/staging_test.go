@@ -150,7 +150,7 @@ func TestCC11_BuiltinVerbsWin(t *testing.T) {
 	}
 }
 
-func TestCC11_AliasFilteringDoesNotTouchCallerSlice(t *testing.T) {
+func TestCC11_AliasFilterKeepsCallerSlice(t *testing.T) {
 	aliases := []string{"quit", "x"}
 	st := NewStaging("acme", Rules{BuiltinCommands: []string{"quit"}})
 	st.AddCommand(Command{Name: "go", Aliases: aliases})

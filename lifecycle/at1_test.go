@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // gatedActivator blocks every Activate until proceed is closed (or, when
@@ -52,17 +53,14 @@ func (i *gatedInstance) Close()                                                 
 
 func gatedPlugin(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "p")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("x"), 0o644)
+	dir := testkit.Plugin{ID: "acme.p", Source: "x"}.Write(t, filepath.Join(t.TempDir(), "p"))
 	return dir
 }
 
-// TestAT1_RevocationDuringActivationAbortsTheCommit: admission is checked
+// TestAT1_RevokeDuringActivationAborts: admission is checked
 // once more after the module executed; a grant revoked meanwhile discards
 // everything staged, and nothing is ever published.
-func TestAT1_RevocationDuringActivationAbortsTheCommit(t *testing.T) {
+func TestAT1_RevokeDuringActivationAborts(t *testing.T) {
 	dir := gatedPlugin(t)
 	a := &gatedActivator{started: make(chan struct{}, 1), proceed: make(chan struct{})}
 	var granted atomic.Bool

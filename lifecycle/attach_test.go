@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // probeActivator builds instances that answer contrib.AttachProber: only
@@ -49,12 +50,12 @@ func (a *probeActivator) Activate(ctx context.Context, req contrib.ActivationReq
 func TestCC3_ReloadSkipsPluginsWithoutAttach(t *testing.T) {
 	root := t.TempDir()
 	for i := range 5 {
-		writePlugin(t, filepath.Join(root, fmt.Sprintf("p%d", i)), fmt.Sprintf("acme.p%d", i), "1.0.0", "")
+		testkit.Plugin{ID: fmt.Sprintf("acme.p%d", i)}.Write(t, filepath.Join(root, fmt.Sprintf("p%d", i)))
 	}
 	act := &probeActivator{}
 	var first *probeInstance
 	m := NewManager(Options{Roots: []Root{{Dir: root, Source: contrib.SourceDev}}, Activator: act,
-		Registry: contrib.NewRegistry(contrib.RegistryOptions{}), Services: &recordingServices{},
+		Registry: contrib.NewRegistry(contrib.RegistryOptions{}), Services: &noteServices{},
 		Events: func(e Event) {
 			if e.Plugin == "acme.p0" && e.Kind == "activated" {
 				first = e.Instance.(*probeInstance)
@@ -63,7 +64,7 @@ func TestCC3_ReloadSkipsPluginsWithoutAttach(t *testing.T) {
 	m.Start(context.Background())
 	defer m.Close(context.Background())
 	before := first.runs.Load()
-	writeFiles(t, filepath.Join(root, "p3"), map[string]string{"plugin.star": "contribute() # edited\n"})
+	testkit.WriteTree(t, filepath.Join(root, "p3"), map[string]string{"plugin.star": "contribute() # edited\n"})
 	m.Reload(context.Background(), filepath.Join(root, "p3"))
 	if got := first.runs.Load() - before; got != 1 {
 		t.Errorf("acme.p0's attach ran %d times on another plugin's reload; want once (CC3)", got)

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 func TestDC23_BundleSnapshotIsImmutable(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testkit.WriteTree(t, dir, map[string]string{
 		ManifestName:          "id = \"a.b\"\nversion = \"1.0.0\"\n",
 		"plugin.star":         "contribute()\n",
 		"lib/util.star":       "x = 1\n",
@@ -22,8 +24,9 @@ func TestDC23_BundleSnapshotIsImmutable(t *testing.T) {
 		BuiltinMarker:         "",
 		"lib/.builtin":        "only the top-level marker is left out",
 	})
+
 	outside := t.TempDir()
-	writeFiles(t, outside, map[string]string{"secret.star": "secret", "d/inner.star": "inner"})
+	testkit.WriteTree(t, outside, map[string]string{"secret.star": "secret", "d/inner.star": "inner"})
 	for link, target := range map[string]string{
 		"linked.star": filepath.Join(outside, "secret.star"),
 		"linked-dir":  filepath.Join(outside, "d"),
@@ -44,7 +47,7 @@ func TestDC23_BundleSnapshotIsImmutable(t *testing.T) {
 	}
 
 	// The directory changes under the snapshot.
-	writeFiles(t, dir, map[string]string{"plugin.star": "fail('changed')\n", "new.star": "new"})
+	testkit.WriteTree(t, dir, map[string]string{"plugin.star": "fail('changed')\n", "new.star": "new"})
 	if err := os.Remove(filepath.Join(dir, "lib", "util.star")); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func TestDC23_BundleSizeLimit(t *testing.T) {
 
 func TestDC23_SymlinkedPluginDirIsRead(t *testing.T) {
 	real := filepath.Join(t.TempDir(), "real")
-	writePlugin(t, real, "me.tool", "0.1.0", "")
+	testkit.Plugin{ID: "me.tool", Version: "0.1.0"}.Write(t, real)
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(real, link); err != nil {
 		t.Skipf("symlinks unavailable: %v", err)
@@ -121,7 +124,7 @@ func TestDC23_SymlinkedPluginDirIsRead(t *testing.T) {
 // every other file is read from disk as usual.
 func TestDC23_StartSnapshotHoldsTheParsedManifest(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{ManifestName: "on disk", "plugin.star": "src", "lib/" + ManifestName: "nested"})
+	testkit.WriteTree(t, dir, map[string]string{ManifestName: "on disk", "plugin.star": "src", "lib/" + ManifestName: "nested"})
 	b, err := readBundle(dir, ManifestName, []byte("parsed"), false)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // drainActivator builds generations with one tool, "work", whose calls block
@@ -53,10 +54,7 @@ func (i *drainInstance) Attach(_ context.Context, s contrib.AttachStage) (bool, 
 
 func drainSetup(t *testing.T, timeout time.Duration) (*Manager, *drainActivator, *contrib.Registry, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "p")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v1"), 0o644)
+	dir := testkit.Plugin{ID: "acme.p", Source: "v1"}.Write(t, filepath.Join(t.TempDir(), "p"))
 	a := &drainActivator{release: make(chan struct{}), entered: make(chan struct{}, 8)}
 	reg := contrib.NewRegistry(contrib.RegistryOptions{})
 	m := NewManager(Options{Roots: []Root{{Dir: dir, Source: contrib.SourceDev}}, Activator: a, Registry: reg, CleanupTimeout: timeout,
@@ -112,10 +110,10 @@ func TestDC26_RevokeFirstThenDrain(t *testing.T) {
 	m.Close(context.Background())
 }
 
-// TestAT2_ReloadPublishesBeforeTheOldGenerationDrains: while a call runs on
+// TestAT2_ReloadPublishesBeforeOldDrains: while a call runs on
 // g1, a reload publishes g2 at once (new snapshots list it) and only then
 // drains g1: the admitted call finishes on g1, which is torn down after.
-func TestAT2_ReloadPublishesBeforeTheOldGenerationDrains(t *testing.T) {
+func TestAT2_ReloadPublishesBeforeOldDrains(t *testing.T) {
 	m, a, reg, dir := drainSetup(t, 5*time.Second)
 	done := make(chan contrib.Result)
 	go func() { done <- reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil) }()
@@ -202,9 +200,9 @@ func TestCC3_AttachOrder(t *testing.T) {
 	}
 }
 
-// TestDC25_DeferredActivationRunsWhenTeardownEnds: once the stuck work ends,
+// TestDC25_DeferredActivationAfterTeardown: once the stuck work ends,
 // the plugin activates its new source without another edit.
-func TestDC25_DeferredActivationRunsWhenTeardownEnds(t *testing.T) {
+func TestDC25_DeferredActivationAfterTeardown(t *testing.T) {
 	m, a, reg, dir := drainSetup(t, 20*time.Millisecond)
 	defer m.Close(context.Background())
 	go reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil)

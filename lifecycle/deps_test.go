@@ -26,8 +26,10 @@ func TestDC15_CompatibilityLine(t *testing.T) {
 		{"garbage", "1.2.0", false},
 	}
 	for _, tt := range tests {
-		if got := Compatible(tt.want, tt.have); got != tt.ok {
-			t.Errorf("Compatible(%s, %s) = %v, want %v", tt.want, tt.have, got, tt.ok)
-		}
+		t.Run(tt.want+" "+tt.have, func(t *testing.T) {
+			if got := Compatible(tt.want, tt.have); got != tt.ok {
+				t.Errorf("Compatible(%s, %s) = %v, want %v", tt.want, tt.have, got, tt.ok)
+			}
+		})
 	}
 }

@@ -1,37 +1,13 @@
 package lifecycle
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
-
-// writeFiles creates files (slash paths relative to dir) with their contents.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// writePlugin creates a plugin directory with a manifest and an entry file.
-func writePlugin(t *testing.T, dir, id, version, extra string) {
-	t.Helper()
-	writeFiles(t, dir, map[string]string{
-		ManifestName:  fmt.Sprintf("id = %q\nversion = %q\n%s", id, version, extra),
-		"plugin.star": "contribute()\n",
-	})
-}
 
 func identity(dir string) string { return dir }
 
@@ -53,16 +29,16 @@ func facts(cs []*Candidate) []candidateFacts {
 
 func TestAT4_OverlayAndPriority(t *testing.T) {
 	project, home, builtin := t.TempDir(), t.TempDir(), t.TempDir()
-	writePlugin(t, filepath.Join(project, "review"), "acme.review", "2.0.0", "")
-	writePlugin(t, filepath.Join(project, "lint"), "acme.lint", "1.0.0", "")
+	testkit.Plugin{ID: "acme.review", Version: "2.0.0"}.Write(t, filepath.Join(project, "review"))
+	testkit.Plugin{ID: "acme.lint"}.Write(t, filepath.Join(project, "lint"))
 	// Replaced wholesale by the project's "review" directory, even with another id.
-	writePlugin(t, filepath.Join(home, "review"), "acme.review-home", "1.0.0", "")
+	testkit.Plugin{ID: "acme.review-home"}.Write(t, filepath.Join(home, "review"))
 	// Same id as the project's lint, in another directory: shadowed.
-	writePlugin(t, filepath.Join(home, "linter"), "acme.lint", "0.9.0", "")
-	writePlugin(t, filepath.Join(home, "notes"), "acme.notes", "1.0.0", "")
-	writePlugin(t, filepath.Join(home, ".hidden"), "acme.hidden", "1.0.0", "")
-	writePlugin(t, filepath.Join(builtin, "core"), "crystal.core", "1.0.0", "")
-	writeFiles(t, home, map[string]string{"README.md": "not a plugin"})
+	testkit.Plugin{ID: "acme.lint", Version: "0.9.0"}.Write(t, filepath.Join(home, "linter"))
+	testkit.Plugin{ID: "acme.notes"}.Write(t, filepath.Join(home, "notes"))
+	testkit.Plugin{ID: "acme.hidden"}.Write(t, filepath.Join(home, ".hidden"))
+	testkit.Plugin{ID: "crystal.core"}.Write(t, filepath.Join(builtin, "core"))
+	testkit.WriteTree(t, home, map[string]string{"README.md": "not a plugin"})
 
 	cs := Discover([]Root{
 		{Dir: project, Source: contrib.SourceProject},
@@ -99,11 +75,11 @@ func TestAT4_OverlayAndPriority(t *testing.T) {
 
 func TestAT4_DevRootIsAPluginDir(t *testing.T) {
 	dev := filepath.Join(t.TempDir(), "my-plugin")
-	writePlugin(t, dev, "me.tool", "0.1.0", "")
+	testkit.Plugin{ID: "me.tool", Version: "0.1.0"}.Write(t, dev)
 	// A plugin-looking subdirectory of a plugin directory is not a second plugin.
-	writePlugin(t, filepath.Join(dev, "vendor"), "me.vendor", "0.1.0", "")
+	testkit.Plugin{ID: "me.vendor", Version: "0.1.0"}.Write(t, filepath.Join(dev, "vendor"))
 	home := t.TempDir()
-	writePlugin(t, filepath.Join(home, "tool"), "me.tool", "0.0.1", "")
+	testkit.Plugin{ID: "me.tool", Version: "0.0.1"}.Write(t, filepath.Join(home, "tool"))
 
 	cs := Discover([]Root{{Dir: dev, Source: contrib.SourceDev}, {Dir: home, Source: contrib.SourceHome}},
 		func(d string) string { return filepath.Base(d) })
@@ -126,9 +102,9 @@ func TestAT4_DevRootIsAPluginDir(t *testing.T) {
 
 func TestAT4_DiscoveryReportsBrokenPlugins(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, filepath.Join(root, "empty"), map[string]string{"README": "x"})
-	writeFiles(t, filepath.Join(root, "noentry"), map[string]string{ManifestName: "id = \"a.b\"\nversion = \"1.0.0\"\nentry = \"main.star\"\n"})
-	writeFiles(t, filepath.Join(root, "badtoml"), map[string]string{ManifestName: "id = \n"})
+	testkit.WriteTree(t, filepath.Join(root, "empty"), map[string]string{"README": "x"})
+	testkit.WriteTree(t, filepath.Join(root, "noentry"), map[string]string{ManifestName: "id = \"a.b\"\nversion = \"1.0.0\"\nentry = \"main.star\"\n"})
+	testkit.WriteTree(t, filepath.Join(root, "badtoml"), map[string]string{ManifestName: "id = \n"})
 
 	cs := Discover([]Root{{Dir: root, Source: contrib.SourceHome}}, identity)
 	byName := map[string]*Candidate{}
@@ -164,11 +140,11 @@ func TestAT4_DiscoveryReportsBrokenPlugins(t *testing.T) {
 // over a broken directory that only names the id, and nil for an unknown id.
 func TestFindAnswersForOneID(t *testing.T) {
 	project, home := t.TempDir(), t.TempDir()
-	writePlugin(t, filepath.Join(project, "lint"), "acme.lint", "1.0.0", "")
-	writePlugin(t, filepath.Join(home, "linter"), "acme.lint", "0.9.0", "")
-	writeFiles(t, filepath.Join(project, "acme.notes"), map[string]string{ManifestName: "id = \n"})
-	writePlugin(t, filepath.Join(home, "notes"), "acme.notes", "1.0.0", "")
-	writeFiles(t, filepath.Join(home, "acme.broken"), map[string]string{ManifestName: "id = \n"})
+	testkit.Plugin{ID: "acme.lint", Version: "1.0.0"}.Write(t, filepath.Join(project, "lint"))
+	testkit.Plugin{ID: "acme.lint", Version: "0.9.0"}.Write(t, filepath.Join(home, "linter"))
+	testkit.WriteTree(t, filepath.Join(project, "acme.notes"), map[string]string{ManifestName: "id = \n"})
+	testkit.Plugin{ID: "acme.notes", Version: "1.0.0"}.Write(t, filepath.Join(home, "notes"))
+	testkit.WriteTree(t, filepath.Join(home, "acme.broken"), map[string]string{ManifestName: "id = \n"})
 	roots := []Root{{Dir: project, Source: contrib.SourceProject}, {Dir: home, Source: contrib.SourceHome}}
 	for _, c := range []struct{ id, dir string }{
 		{"acme.lint", filepath.Join(project, "lint")},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // slowActivator takes at least pause to activate, as a worker's start does.
@@ -27,11 +28,11 @@ func (a *slowActivator) Activate(ctx context.Context, req contrib.ActivationRequ
 // ceiling, so the test does not depend on the machine's speed.
 func TestActivatedElapsedIncludesWorkAhead(t *testing.T) {
 	root := t.TempDir()
-	writePlugin(t, filepath.Join(root, "p"), "acme.p", "1.0.0", "")
+	testkit.Plugin{ID: "acme.p"}.Write(t, filepath.Join(root, "p"))
 	const pause = 30 * time.Millisecond
 	var got time.Duration
 	m := NewManager(Options{Roots: []Root{{Dir: root, Source: contrib.SourceDev}}, Activator: &slowActivator{pause: pause},
-		Registry: contrib.NewRegistry(contrib.RegistryOptions{}), Services: &recordingServices{},
+		Registry: contrib.NewRegistry(contrib.RegistryOptions{}), Services: &noteServices{},
 		Events: func(e Event) {
 			if e.Plugin == "acme.p" && e.Kind == "activated" {
 				got = e.Elapsed

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // fakeActivator stands in for the Starlark activator. It reads the entry
@@ -116,17 +117,8 @@ func (i *fakeInstance) Close() {
 	})
 }
 
-type recordingServices struct {
-	mu    sync.Mutex
-	notes []contrib.Diagnostic
-}
-
-func (s *recordingServices) Note(d contrib.Diagnostic) {
-	s.mu.Lock()
-	s.notes = append(s.notes, d)
-	s.mu.Unlock()
-}
-func (s *recordingServices) Facts() contrib.Facts { return contrib.Facts{} }
+// noteServices records the notes a manager delivers.
+type noteServices = testkit.Services[contrib.Diagnostic, contrib.Facts]
 
 type harness struct {
 	t      *testing.T
@@ -144,7 +136,7 @@ func newHarness(t *testing.T) *harness {
 		Roots:     []Root{{Dir: h.root, Source: contrib.SourceDev}},
 		Activator: h.act,
 		Registry:  h.reg,
-		Services:  &recordingServices{},
+		Services:  &noteServices{},
 		Events: func(e Event) {
 			h.mu.Lock()
 			h.events = append(h.events, e)
@@ -181,7 +173,7 @@ func (h *harness) kinds(id string) []string {
 }
 
 func (h *harness) setSource(name, src string) {
-	writeFiles(h.t, h.dir(name), map[string]string{"plugin.star": src})
+	testkit.WriteTree(h.t, h.dir(name), map[string]string{"plugin.star": src})
 }
 
 func hasCode(ds []contrib.Diagnostic, code contrib.Code) bool {
@@ -195,7 +187,7 @@ func invoke(snap *contrib.ToolSnapshot, name string) contrib.Result {
 func TestAT3_CompileErrorKeepsActiveGeneration(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
 	h.m.Start(ctx)
 	before := h.plugin("acme.x")
 	if before.State != Active || before.Generation == "" {
@@ -238,7 +230,7 @@ func TestAT3_CompileErrorKeepsActiveGeneration(t *testing.T) {
 
 func TestAT3_CompileErrorOnFirstActivationFaults(t *testing.T) {
 	h := newHarness(t)
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
 	h.setSource("acme", "SYNTAX")
 	h.m.Start(context.Background())
 	p := h.plugin("acme.x")
@@ -253,7 +245,7 @@ func TestAT3_CompileErrorOnFirstActivationFaults(t *testing.T) {
 func TestAT3_UnchangedFingerprintIsNoOp(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
 	h.m.Start(ctx)
 	first := h.plugin("acme.x")
 	snap := h.reg.Tools(contrib.Work)
@@ -303,8 +295,8 @@ func TestAT3_UnchangedFingerprintIsNoOp(t *testing.T) {
 func TestAT3_ExecutionFailureKeepsServing(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
-	writePlugin(t, h.dir("boom"), "acme.boom", "1.0.0", "")
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
+	testkit.Plugin{ID: "acme.boom"}.Write(t, h.dir("boom"))
 	h.setSource("boom", "PANIC_ERR")
 	h.m.Start(ctx)
 
@@ -355,9 +347,9 @@ func TestAT3_ExecutionFailureKeepsServing(t *testing.T) {
 func TestAT3_DependencyBlockerOnReloadKeepsServing(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
 	h.m.Start(ctx)
-	writePlugin(t, h.dir("acme"), "acme.x", "1.1.0", "[dependencies]\n\"acme.missing\" = \"1.0.0\"\n")
+	testkit.Plugin{ID: "acme.x", Version: "1.1.0", Manifest: "[dependencies]\n\"acme.missing\" = \"1.0.0\"\n"}.Write(t, h.dir("acme"))
 	h.m.Reload(ctx, h.dir("acme"))
 	p := h.plugin("acme.x")
 	if p.State != Active || p.Generation != "g1" || p.Version != "1.0.0" {
@@ -372,8 +364,8 @@ func TestDC13_ProvidersActivateBeforeConsumers(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	// The consumer's directory sorts first, so it comes first in load order.
-	writePlugin(t, h.dir("a-consumer"), "acme.consumer", "1.0.0", "[dependencies]\n\"acme.provider\" = \"1.2.0\"\n")
-	writePlugin(t, h.dir("b-provider"), "acme.provider", "1.4.0", "exports = [\"svc\"]\n")
+	testkit.Plugin{ID: "acme.consumer", Manifest: "[dependencies]\n\"acme.provider\" = \"1.2.0\"\n"}.Write(t, h.dir("a-consumer"))
+	testkit.Plugin{ID: "acme.provider", Version: "1.4.0", Manifest: "exports = [\"svc\"]\n"}.Write(t, h.dir("b-provider"))
 	h.m.Start(ctx)
 
 	if ps := h.m.Plugins(); ps[0].ID != "acme.consumer" {
@@ -414,11 +406,11 @@ func TestDC13_ProvidersActivateBeforeConsumers(t *testing.T) {
 
 func TestDC15_MissingProviderBlocksConsumer(t *testing.T) {
 	h := newHarness(t)
-	writePlugin(t, h.dir("orphan"), "acme.orphan", "1.0.0", "[dependencies]\n\"acme.ghost\" = \"1.0.0\"\n")
-	writePlugin(t, h.dir("old"), "acme.old", "1.0.0", "[dependencies]\n\"acme.lib\" = \"1.0.0\"\n")
-	writePlugin(t, h.dir("lib"), "acme.lib", "2.1.0", "")
-	writePlugin(t, h.dir("off"), "acme.off", "1.0.0", "enabled = false\n")
-	writePlugin(t, h.dir("user"), "acme.user", "1.0.0", "[dependencies]\n\"acme.off\" = \"1.0.0\"\n")
+	testkit.Plugin{ID: "acme.orphan", Manifest: "[dependencies]\n\"acme.ghost\" = \"1.0.0\"\n"}.Write(t, h.dir("orphan"))
+	testkit.Plugin{ID: "acme.old", Manifest: "[dependencies]\n\"acme.lib\" = \"1.0.0\"\n"}.Write(t, h.dir("old"))
+	testkit.Plugin{ID: "acme.lib", Version: "2.1.0"}.Write(t, h.dir("lib"))
+	testkit.Plugin{ID: "acme.off", Manifest: "enabled = false\n"}.Write(t, h.dir("off"))
+	testkit.Plugin{ID: "acme.user", Manifest: "[dependencies]\n\"acme.off\" = \"1.0.0\"\n"}.Write(t, h.dir("user"))
 	h.m.Start(context.Background())
 
 	for id, provider := range map[string]string{"acme.orphan": "acme.ghost", "acme.old": "acme.lib", "acme.user": "acme.off"} {
@@ -445,11 +437,11 @@ func TestDC15_MissingProviderBlocksConsumer(t *testing.T) {
 
 func TestDC15_DependencyCycleBlocks(t *testing.T) {
 	h := newHarness(t)
-	writePlugin(t, h.dir("a"), "acme.a", "1.0.0", "[dependencies]\n\"acme.b\" = \"1.0.0\"\n")
-	writePlugin(t, h.dir("b"), "acme.b", "1.0.0", "[dependencies]\n\"acme.c\" = \"1.0.0\"\n")
-	writePlugin(t, h.dir("c"), "acme.c", "1.0.0", "[dependencies]\n\"acme.a\" = \"1.0.0\"\n")
-	writePlugin(t, h.dir("d"), "acme.d", "1.0.0", "")
-	writePlugin(t, h.dir("e"), "acme.e", "1.0.0", "[dependencies]\n\"acme.a\" = \"1.0.0\"\n")
+	testkit.Plugin{ID: "acme.a", Manifest: "[dependencies]\n\"acme.b\" = \"1.0.0\"\n"}.Write(t, h.dir("a"))
+	testkit.Plugin{ID: "acme.b", Manifest: "[dependencies]\n\"acme.c\" = \"1.0.0\"\n"}.Write(t, h.dir("b"))
+	testkit.Plugin{ID: "acme.c", Manifest: "[dependencies]\n\"acme.a\" = \"1.0.0\"\n"}.Write(t, h.dir("c"))
+	testkit.Plugin{ID: "acme.d"}.Write(t, h.dir("d"))
+	testkit.Plugin{ID: "acme.e", Manifest: "[dependencies]\n\"acme.a\" = \"1.0.0\"\n"}.Write(t, h.dir("e"))
 	h.m.Start(context.Background())
 
 	for _, id := range []string{"acme.a", "acme.b", "acme.c"} {
@@ -478,9 +470,9 @@ func TestDC15_DependencyCycleBlocks(t *testing.T) {
 
 func TestDC14_ExportClashBlocksConsumer(t *testing.T) {
 	h := newHarness(t)
-	writePlugin(t, h.dir("p1"), "acme.p1", "1.0.0", "exports = [\"svc\"]\n")
-	writePlugin(t, h.dir("p2"), "acme.p2", "1.0.0", "exports = [\"svc\"]\n")
-	writePlugin(t, h.dir("user"), "acme.user", "1.0.0", "[dependencies]\n\"acme.p1\" = \"1.0.0\"\n\"acme.p2\" = \"1.0.0\"\n")
+	testkit.Plugin{ID: "acme.p1", Manifest: "exports = [\"svc\"]\n"}.Write(t, h.dir("p1"))
+	testkit.Plugin{ID: "acme.p2", Manifest: "exports = [\"svc\"]\n"}.Write(t, h.dir("p2"))
+	testkit.Plugin{ID: "acme.user", Manifest: "[dependencies]\n\"acme.p1\" = \"1.0.0\"\n\"acme.p2\" = \"1.0.0\"\n"}.Write(t, h.dir("user"))
 	h.m.Start(context.Background())
 	p := h.plugin("acme.user")
 	if p.State != Blocked || len(p.Blockers) != 1 || p.Blockers[0].Code != contrib.PluginAPIAssemblyConflict {
@@ -488,11 +480,11 @@ func TestDC14_ExportClashBlocksConsumer(t *testing.T) {
 	}
 }
 
-func TestDC25_BlockedConsumerActivatesWhenProviderIsFixed(t *testing.T) {
+func TestDC25_ConsumerActivatesOnceProviderFixed(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("a-user"), "acme.user", "1.0.0", "[dependencies]\n\"acme.lib\" = \"1.0.0\"\n")
-	writePlugin(t, h.dir("lib"), "acme.lib", "1.0.0", "")
+	testkit.Plugin{ID: "acme.user", Manifest: "[dependencies]\n\"acme.lib\" = \"1.0.0\"\n"}.Write(t, h.dir("a-user"))
+	testkit.Plugin{ID: "acme.lib"}.Write(t, h.dir("lib"))
 	h.setSource("lib", "FAIL")
 	h.m.Start(ctx)
 	if p := h.plugin("acme.user"); p.State != Blocked || !strings.Contains(p.Blockers[0].Message, "faulted") {
@@ -505,10 +497,10 @@ func TestDC25_BlockedConsumerActivatesWhenProviderIsFixed(t *testing.T) {
 	}
 }
 
-func TestAT3_CompileErrorWithPlainErrorKeepsGeneration(t *testing.T) {
+func TestAT3_PlainCompileErrorKeepsGeneration(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
 	h.m.Start(ctx)
 	gen := h.plugin("acme.x").Generation
 	h.act.mu.Lock()
@@ -524,8 +516,8 @@ func TestAT3_CompileErrorWithPlainErrorKeepsGeneration(t *testing.T) {
 func TestAT3_CompileErrorLeavesConsumersRunning(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("a-user"), "acme.user", "1.0.0", "[dependencies]\n\"acme.lib\" = \"1.0.0\"\n")
-	writePlugin(t, h.dir("lib"), "acme.lib", "1.0.0", "")
+	testkit.Plugin{ID: "acme.user", Manifest: "[dependencies]\n\"acme.lib\" = \"1.0.0\"\n"}.Write(t, h.dir("a-user"))
+	testkit.Plugin{ID: "acme.lib"}.Write(t, h.dir("lib"))
 	h.m.Start(ctx)
 	userGen := h.plugin("acme.user").Generation
 	h.setSource("lib", "SYNTAX")
@@ -538,10 +530,10 @@ func TestAT3_CompileErrorLeavesConsumersRunning(t *testing.T) {
 	}
 }
 
-func TestAT3_RevertedSourceClearsCompileDiagnostics(t *testing.T) {
+func TestAT3_RevertClearsCompileDiagnostics(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("acme"))
 	h.m.Start(ctx)
 	first := h.plugin("acme.x")
 	h.setSource("acme", "SYNTAX")
@@ -563,20 +555,20 @@ func TestAT3_RevertedSourceClearsCompileDiagnostics(t *testing.T) {
 func TestDC24_BrokenManifestOnReloadIsBlocked(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "[dependencies]\n\"acme.ghost\" = \"1.0.0\"\n")
+	testkit.Plugin{ID: "acme.x", Manifest: "[dependencies]\n\"acme.ghost\" = \"1.0.0\"\n"}.Write(t, h.dir("acme"))
 	h.m.Start(ctx)
 	if p := h.plugin("acme.x"); p.State != Blocked {
 		t.Fatalf("acme.x: %s, want blocked by its missing dependency", p.State)
 	}
 	broken := "id = \"acme.x\"\nversion = \"one\"\n"
-	writeFiles(t, h.dir("acme"), map[string]string{ManifestName: broken})
+	testkit.WriteTree(t, h.dir("acme"), map[string]string{ManifestName: broken})
 	h.m.Reload(ctx, h.dir("acme"))
 	reloaded := h.plugin("acme.x")
 
 	// The same directory discovered afresh.
 	h2 := newHarness(t)
-	writePlugin(t, h2.dir("acme"), "acme.x", "1.0.0", "")
-	writeFiles(t, h2.dir("acme"), map[string]string{ManifestName: broken})
+	testkit.Plugin{ID: "acme.x"}.Write(t, h2.dir("acme"))
+	testkit.WriteTree(t, h2.dir("acme"), map[string]string{ManifestName: broken})
 	h2.m.Start(ctx)
 	started := h2.plugin("acme.x") // a manifest naming a valid id lists under it, as after a reload
 

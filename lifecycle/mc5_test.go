@@ -2,21 +2,18 @@ package lifecycle
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // TestMC5_DisabledIsStoppedNotBlocked: a plugin disabled by configuration
 // has no live generation, state stopped with the reason in the projection
 // and no blockers; enabling it re-evaluates it to active.
 func TestMC5_DisabledIsStoppedNotBlocked(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "p")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v1"), 0o644)
+	dir := testkit.Plugin{ID: "acme.p", Source: "v1"}.Write(t, filepath.Join(t.TempDir(), "p"))
 	disabled := true
 	a := &drainActivator{release: make(chan struct{}), entered: make(chan struct{}, 8)}
 	m := NewManager(Options{Roots: []Root{{Dir: dir, Source: contrib.SourceDev}}, Activator: a,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // rendezvous lets calls through once two are in flight at once (or after a
@@ -74,24 +75,24 @@ func (a *rendezvousActivator) Activate(ctx context.Context, req contrib.Activati
 	return a.fakeActivator.Activate(ctx, req)
 }
 
-// TestStartActivatesIndependentPluginsInParallel: Start compiles and
+// TestStartActivatesInParallel: Start compiles and
 // executes independent plugins on several cores at once, each exactly once,
 // and still commits them — generation ids, notes, events — providers before
 // consumers and in load order otherwise (DC13), the notes a module sent
 // while it executed arriving at its turn; a consumer executes only after
 // its provider is active.
-func TestStartActivatesIndependentPluginsInParallel(t *testing.T) {
+func TestStartActivatesInParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	root := t.TempDir()
 	for i := range 8 {
-		writePlugin(t, filepath.Join(root, fmt.Sprintf("p%d", i)), fmt.Sprintf("acme.p%d", i), "1.0.0", "")
+		testkit.Plugin{ID: fmt.Sprintf("acme.p%d", i)}.Write(t, filepath.Join(root, fmt.Sprintf("p%d", i)))
 	}
 	// a0 (first in load order) needs z9 (last): z9 activates just before
 	// it, the others follow in load order (DependencyOrder).
-	writePlugin(t, filepath.Join(root, "a0"), "acme.a0", "1.0.0", "[dependencies]\n\"acme.z9\" = \"1.0.0\"\n")
-	writePlugin(t, filepath.Join(root, "z9"), "acme.z9", "1.0.0", "exports = [\"svc\"]\n")
+	testkit.Plugin{ID: "acme.a0", Manifest: "[dependencies]\n\"acme.z9\" = \"1.0.0\"\n"}.Write(t, filepath.Join(root, "a0"))
+	testkit.Plugin{ID: "acme.z9", Manifest: "exports = [\"svc\"]\n"}.Write(t, filepath.Join(root, "z9"))
 	act := &rendezvousActivator{compiles: newRendezvous(), activations: newRendezvous()}
-	services := &recordingServices{}
+	services := &noteServices{}
 	var events []string
 	m := NewManager(Options{Roots: []Root{{Dir: root, Source: contrib.SourceDev}}, Activator: act,
 		Registry: contrib.NewRegistry(contrib.RegistryOptions{}), Services: services,
@@ -122,7 +123,7 @@ func TestStartActivatesIndependentPluginsInParallel(t *testing.T) {
 		t.Errorf("events %v;\nwant %v (providers first, load order otherwise, ids in that order)", events, want)
 	}
 	var got []string
-	for _, d := range services.notes {
+	for _, d := range services.All() {
 		got = append(got, d.Message)
 	}
 	if !slices.Equal(got, notes) {

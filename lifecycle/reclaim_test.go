@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // manyPlugins starts a manager over n one-tool plugins. Its GC cycle counter
@@ -19,13 +20,13 @@ func manyPlugins(t *testing.T, n int, events func(Event)) (*Manager, *atomic.Uin
 	t.Helper()
 	root := t.TempDir()
 	for i := range n {
-		writePlugin(t, filepath.Join(root, fmt.Sprintf("p%04d", i)), fmt.Sprintf("acme.p%04d", i), "1.0.0", "")
+		testkit.Plugin{ID: fmt.Sprintf("acme.p%04d", i)}.Write(t, filepath.Join(root, fmt.Sprintf("p%04d", i)))
 	}
 	m := NewManager(Options{
 		Roots:     []Root{{Dir: root, Source: contrib.SourceDev}},
 		Activator: &fakeActivator{},
 		Registry:  contrib.NewRegistry(contrib.RegistryOptions{}),
-		Services:  &recordingServices{},
+		Services:  &noteServices{},
 		Events:    events,
 	})
 	var cycles atomic.Uint64
@@ -102,7 +103,7 @@ func TestDC27_BulkDeactivationIsOneBatch(t *testing.T) {
 // proportional to what is still in memory, not to the number of reloads.
 func TestDC27_RetiredListStaysBounded(t *testing.T) {
 	h := newHarness(t)
-	writePlugin(t, h.dir("one"), "acme.one", "1.0.0", "")
+	testkit.Plugin{ID: "acme.one"}.Write(t, h.dir("one"))
 	h.m.Start(context.Background())
 	for i := range 200 {
 		h.setSource("one", fmt.Sprintf("contribute() # %d\n", i))

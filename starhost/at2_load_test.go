@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -47,7 +49,7 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 		}()
 	}
 	for i := 1; i <= reloads; i++ {
-		writeTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
+		testkit.WriteTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
 		if !h.Reload(context.Background(), dir) {
 			t.Fatal("reload: unknown dir")
 		}
@@ -79,19 +81,11 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 func approvingHost(tb testing.TB) (*starhost.Host, string) {
 	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), "reload")
-	writeTree(tb, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
+	testkit.WriteTree(tb, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
 	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
 		return starhost.Approval{Approved: true}
 	}
-	h, err := starhost.New(starhost.Options{Home: tb.TempDir(), Workspace: tb.TempDir(), Dev: []string{dir},
-		Points: starhost.PointDefaults{Approve: approve}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { h.Close(context.Background()) })
+	h, _ := hostkit.Start(tb, starhost.Options{Dev: []string{dir}, Points: starhost.PointDefaults{Approve: approve}})
 	return h, dir
 }
 
@@ -115,7 +109,7 @@ func waitGoroutines(t *testing.T, before int) {
 // serving with the failed attempt's diagnostics and a kept event.
 func TestAT3_FailedReloadKeepsServing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "reload")
-	writeTree(t, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(1)})
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(1)})
 	var mu sync.Mutex
 	var kinds []string
 	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}, Steps: 10000,
@@ -137,7 +131,7 @@ func TestAT3_FailedReloadKeepsServing(t *testing.T) {
 		{"nothing left", "contribute(tools = [tool(name = \"bad name\", catalogs = \"work\", run = lambda ctx, args: 1)])\n", "ToolNameInvalid"},
 		{"syntax", "contribute(\n", "SyntaxError"},
 	} {
-		writeTree(t, dir, map[string]string{"plugin.star": c.src})
+		testkit.WriteTree(t, dir, map[string]string{"plugin.star": c.src})
 		h.Reload(context.Background(), dir)
 		res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 		if res.Text != "v1:X" {
@@ -166,8 +160,8 @@ func TestAT3_FailedReloadKeepsServing(t *testing.T) {
 func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "plugins", "sample")
-	writeTree(t, dir, sampleBundle)
-	h, _ := startTestHost(t, starhost.Options{Home: home, Workspace: t.TempDir()})
+	testkit.WriteTree(t, dir, sampleBundle)
+	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir()})
 	if _, err := h.Grant(context.Background(), "acme.sample"); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +169,7 @@ func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
 		t.Fatalf("granted plugin: %s %v", p.State, p.Blockers)
 	}
 	snap := h.Tools(starhost.Work)
-	writeTree(t, dir, map[string]string{"lib/a.star": "x = \"tampered\"\n"})
+	testkit.WriteTree(t, dir, map[string]string{"lib/a.star": "x = \"tampered\"\n"})
 	h.Reload(context.Background(), dir)
 	p := pluginState(t, h, "acme.sample")
 	if p.State != lifecycle.Blocked || len(p.Blockers) == 0 || p.Blockers[0].Code != contrib.PluginTrustModified {

@@ -22,6 +22,8 @@ import (
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -110,19 +112,6 @@ func readBundleFiles(tb testing.TB, dir string) map[string][]byte {
 	return files
 }
 
-func writePlugin(tb testing.TB, dir, id, source string) {
-	tb.Helper()
-	manifest := fmt.Sprintf("id = %q\nversion = \"0.1.0\"\nentry = \"plugin.star\"\n", id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	for name, data := range map[string]string{"plugin.toml": manifest, "plugin.star": source} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-}
-
 // startHost starts a host with dev plugin directories; every plugin must
 // come up active.
 func startHost(tb testing.TB, dev ...string) *starhost.Host {
@@ -133,16 +122,8 @@ func startHost(tb testing.TB, dev ...string) *starhost.Host {
 // startHostWith is startHost with opts (Home, Workspace and Dev are set).
 func startHostWith(tb testing.TB, opts starhost.Options, dev ...string) *starhost.Host {
 	tb.Helper()
-	tmp := tb.TempDir()
-	opts.Home, opts.Workspace, opts.Dev = filepath.Join(tmp, "home"), tmp, dev
-	h, err := starhost.New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { h.Close(context.Background()) })
+	opts.Dev = dev
+	h, _ := hostkit.Start(tb, opts)
 	for _, p := range h.Plugins() {
 		if p.State != lifecycle.Active {
 			tb.Fatalf("plugin %s is %s: %v %v", p.ID, p.State, p.Blockers, p.Diagnostics)
@@ -263,7 +244,7 @@ func invokePair(b *testing.B, h *starhost.Host, files map[string][]byte, tool, f
 // 1.5× raw); Trivial shows the fixed per-call cost against almost no work.
 func BenchmarkInvoke(b *testing.B) {
 	trivialDir := filepath.Join(b.TempDir(), "trivial")
-	writePlugin(b, trivialDir, "bench.trivial", trivialSource)
+	testkit.Plugin{ID: "bench.trivial", Source: trivialSource}.Write(b, trivialDir)
 	h := startHost(b, reviewDir, trivialDir)
 	b.Run("Realistic", invokePair(b, h, readBundleFiles(b, reviewDir), "review_summary", "summarize",
 		map[string]any{"text": reviewText, "max_words": 40}).run)
@@ -430,7 +411,7 @@ func BenchmarkStart100(b *testing.B) {
 	const n = 100
 	root := b.TempDir()
 	for i := range n {
-		writePlugin(b, filepath.Join(root, fmt.Sprintf("p%03d", i)), fmt.Sprintf("bench.p%03d", i), generatedSource(i))
+		testkit.Plugin{ID: fmt.Sprintf("bench.p%03d", i), Source: generatedSource(i)}.Write(b, filepath.Join(root, fmt.Sprintf("p%03d", i)))
 	}
 	h := startHost(b, root)
 	if got := h.Tools(starhost.Work).Len(); got != n+1 { // and skill

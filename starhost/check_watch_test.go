@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // TestWatchCheck proves WatchCheck re-checks after a save and reports only
@@ -20,14 +22,8 @@ func TestWatchCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.MkdirAll(plug, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(plug, "plugin.toml"), []byte("id = \"acme.w\"\nversion = \"1.0.0\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const good = "def where(ctx, args):\n    return ctx.workspace\n\ncontribute(tools = [tool(name = \"w\", catalogs = \"work\", run = where)])\n"
-	write(good)
+	testkit.Plugin{ID: "acme.w", Source: good}.Write(t, plug)
 	ctx, cancel := context.WithCancel(context.Background())
 	type run struct{ findings, added, fixed int }
 	runs := make(chan run, 8)

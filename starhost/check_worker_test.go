@@ -11,27 +11,8 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
-
-// writeCheckPlugin writes a plugin with id acme.<name> and entry source
-// below dir and returns its directory.
-func writeCheckPlugin(t *testing.T, dir, name, source string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
-		"plugin.toml": fmt.Sprintf("id = \"acme.%s\"\nversion = \"1.0.0\"\n", name),
-		"plugin.star": source,
-	}
-	for f, text := range files {
-		if err := os.WriteFile(filepath.Join(p, f), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return p
-}
 
 // countingWorkers returns check workers that count the worker processes
 // they start.
@@ -55,12 +36,12 @@ contribute(tools = [tool(name = "%s_echo", description = "Echoes.", catalogs = "
 // worker, check clean and publish their tools.
 func TestCheckWorkerFaultStaysWithItsPlugin(t *testing.T) {
 	dir := t.TempDir()
-	before := writeCheckPlugin(t, dir, "before", fmt.Sprintf(cleanCheckPlugin, "before"))
-	hang := writeCheckPlugin(t, dir, "hang", "def spin():\n    while True:\n        pass\n\nspin()\ncontribute()\n")
-	after := writeCheckPlugin(t, dir, "after", fmt.Sprintf(cleanCheckPlugin, "after"))
+	before := testkit.Plugin{ID: "acme.before", Source: fmt.Sprintf(cleanCheckPlugin, "before")}.Write(t, filepath.Join(dir, "before"))
+	hang := testkit.Plugin{ID: "acme.hang", Source: "def spin():\n    while True:\n        pass\n\nspin()\ncontribute()\n"}.Write(t, filepath.Join(dir, "hang"))
+	after := testkit.Plugin{ID: "acme.after", Source: fmt.Sprintf(cleanCheckPlugin, "after")}.Write(t, filepath.Join(dir, "after"))
 	// The same tool name as after: the conflict proves after was dry-run
 	// and published after the fault.
-	dup := writeCheckPlugin(t, dir, "dup", fmt.Sprintf(cleanCheckPlugin, "after"))
+	dup := testkit.Plugin{ID: "acme.dup", Source: fmt.Sprintf(cleanCheckPlugin, "after")}.Write(t, filepath.Join(dir, "dup"))
 	opts := checkTestOptions(t, dir)
 	opts.Steps = 1 << 40 // the timeout, not the step budget, ends the spin
 	workers, started := countingWorkers(t)
@@ -100,11 +81,11 @@ func TestCheckStartsOneWorkerPerRun(t *testing.T) {
 	var paths []string
 	for i := range n {
 		name := fmt.Sprintf("p%d", i)
-		paths = append(paths, writeCheckPlugin(t, dir, name, fmt.Sprintf(cleanCheckPlugin, name)))
+		paths = append(paths, testkit.Plugin{ID: "acme." + name, Source: fmt.Sprintf(cleanCheckPlugin, name)}.Write(t, filepath.Join(dir, name)))
 	}
 	// A missing dependency: the host would block it, so it is compiled in
 	// the checking process and never dry-run.
-	blocked := writeCheckPlugin(t, dir, "blocked", "contribute()\n")
+	blocked := testkit.Plugin{ID: "acme.blocked", Source: "contribute()\n"}.Write(t, filepath.Join(dir, "blocked"))
 	manifest := "id = \"acme.blocked\"\nversion = \"1.0.0\"\n\n[dependencies]\n\"acme.missing\" = \"1.0.0\"\n"
 	if err := os.WriteFile(filepath.Join(blocked, "plugin.toml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
@@ -148,9 +129,9 @@ func TestCheckWorkerMemoryBombStaysWithItsPlugin(t *testing.T) {
 		t.Skip("the race detector's shadow memory does not fit under a 64MiB worker limit")
 	}
 	dir := t.TempDir()
-	bomb := writeCheckPlugin(t, dir, "bomb",
-		"def grow():\n    s = \"x\"\n    for i in range(40):\n        s = s + s\n    return s\n\nX = grow()\ncontribute()\n")
-	after := writeCheckPlugin(t, dir, "after", fmt.Sprintf(cleanCheckPlugin, "after"))
+	bomb := testkit.Plugin{ID: "acme.bomb", Source: "def grow():\n    s = \"x\"\n    for i in range(40):\n        s = s + s\n    return s\n\nX = grow()\ncontribute()\n"}.Write(t, filepath.Join(dir, "bomb"))
+
+	after := testkit.Plugin{ID: "acme.after", Source: fmt.Sprintf(cleanCheckPlugin, "after")}.Write(t, filepath.Join(dir, "after"))
 	opts := checkTestOptions(t, dir)
 	opts.MemoryLimit = 64 << 20
 	r, err := Check(context.Background(), CheckOptions{Paths: []string{bomb, after}, Options: opts})

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -66,7 +67,7 @@ func BenchmarkDispatchUnderReload(b *testing.B) {
 							return
 						default:
 						}
-						writeTree(b, dir, map[string]string{"plugin.star": reloadSource(i)})
+						testkit.WriteTree(b, dir, map[string]string{"plugin.star": reloadSource(i)})
 						h.Reload(context.Background(), dir)
 						reloads.Add(1)
 					}

@@ -5,31 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // askLog records which calls the host's policy and approver were asked about.
-type askLog struct {
-	mu    sync.Mutex
-	asked []string
-}
-
-func (a *askLog) add(s string) {
-	a.mu.Lock()
-	a.asked = append(a.asked, s)
-	a.mu.Unlock()
-}
-
-func (a *askLog) list() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.asked...)
-}
+type askLog = testkit.Log[string]
 
 const orderPlugin = `
 def echo(ctx, args):
@@ -56,11 +41,11 @@ func orderHost(t *testing.T, log *askLog) *starhost.Host {
 	t.Helper()
 	h, _, _ := pointsHost(t, starhost.Options{Steps: 1 << 40, Points: starhost.PointDefaults{
 		Policy: func(_ context.Context, _ string, call starhost.ToolCall, _ string) string {
-			log.add("policy " + call.Name)
+			log.Add("policy " + call.Name)
 			return ""
 		},
 		Approve: func(_ context.Context, req starhost.ApprovalRequest) starhost.Approval {
-			log.add("approve " + req.Call.Name)
+			log.Add("approve " + req.Call.Name)
 			return starhost.Approval{Approved: true}
 		},
 	}}, map[string]string{"order": orderPlugin})
@@ -87,12 +72,12 @@ func TestHK1_DispatchAnswersCallsThatCannotRunFirst(t *testing.T) {
 			t.Errorf("%s %s: %+v, want %s", c.call.Name, c.call.Arguments, res.Result, c.code)
 		}
 	}
-	if asked := log.list(); len(asked) != 0 {
+	if asked := log.All(); len(asked) != 0 {
 		t.Fatalf("asked about calls that cannot run: %v", asked)
 	}
 	res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "4", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
-	if res.Result.Text != "hi" || strings.Join(log.list(), ",") != "policy echo,approve echo" {
-		t.Fatalf("a valid call: %+v, asked %v", res.Result, log.list())
+	if res.Result.Text != "hi" || strings.Join(log.All(), ",") != "policy echo,approve echo" {
+		t.Fatalf("a valid call: %+v, asked %v", res.Result, log.All())
 	}
 }
 
@@ -106,8 +91,8 @@ func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	res := h.Dispatch(done, "t", starhost.ToolCall{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
-	if res.Approved || res.Result.Err == nil || res.Result.Err.Code != contrib.ErrCancelled || len(log.list()) != 0 {
-		t.Errorf("Dispatch on a done context: %+v, asked %v; want cancelled, nobody asked", res.Result, log.list())
+	if res.Approved || res.Result.Err == nil || res.Result.Err.Code != contrib.ErrCancelled || len(log.All()) != 0 {
+		t.Errorf("Dispatch on a done context: %+v, asked %v; want cancelled, nobody asked", res.Result, log.All())
 	}
 	if _, ok, err := h.Expand(done, "hello", "x"); ok || !errors.Is(err, starhost.ErrCancelled) || !errors.Is(err, context.Canceled) {
 		t.Errorf("Expand on a done context: ok=%v err=%v, want ErrCancelled", ok, err)

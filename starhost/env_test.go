@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -13,7 +14,7 @@ import (
 // every discovered plugin, this one included.
 func TestCC14_EnvironmentEmptyBeforeFirstAttach(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "envy")
-	writeTree(t, dir, map[string]string{
+	testkit.WriteTree(t, dir, map[string]string{
 		"plugin.toml": "id = \"acme.envy\"\nversion = \"1.0.0\"\n",
 		"plugin.star": `def attach(ctx):
     ctx.store["plugins"] = len(ctx.env.plugins)
@@ -21,6 +22,7 @@ func TestCC14_EnvironmentEmptyBeforeFirstAttach(t *testing.T) {
 contribute(attach = attach, tools = [tool(name = "count", catalogs = "work", run = lambda ctx, args: ctx.store.get("plugins", -1))])
 `,
 	})
+
 	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}})
 	if err != nil {
 		t.Fatal(err)

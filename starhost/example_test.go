@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -17,14 +18,8 @@ import (
 // returns the plugin directory.
 func writeExamplePlugin(dir, name string, files map[string]string) string {
 	root := filepath.Join(dir, name)
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			log.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			log.Fatal(err)
-		}
+	if err := testkit.WriteFiles(root, files); err != nil {
+		log.Fatal(err)
 	}
 	return root
 }

@@ -17,21 +17,15 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // startIsolated starts a host whose plugins all run in mode.
 func startIsolated(tb testing.TB, mode string, dev ...string) *starhost.Host {
 	tb.Helper()
-	tmp := tb.TempDir()
-	h, err := starhost.New(starhost.Options{Home: filepath.Join(tmp, "home"), Workspace: tmp, Dev: dev, Isolation: mode})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { h.Close(context.Background()) })
+	h, _ := hostkit.Start(tb, starhost.Options{Dev: dev, Isolation: mode})
 	return h
 }
 
@@ -54,7 +48,7 @@ func latency(b *testing.B, fn func(testing.TB)) {
 // process mode, in-process and raw, in one run.
 func BenchmarkIsolationInvoke(b *testing.B) {
 	trivialDir := filepath.Join(b.TempDir(), "trivial")
-	writePlugin(b, trivialDir, "bench.trivial", trivialSource)
+	testkit.Plugin{ID: "bench.trivial", Source: trivialSource}.Write(b, trivialDir)
 	for _, w := range []struct {
 		name, dir, tool, fn string
 		args                map[string]any
@@ -110,7 +104,7 @@ func BenchmarkIsolationStart100(b *testing.B) {
 	const n = 100
 	root := b.TempDir()
 	for i := range n {
-		writePlugin(b, filepath.Join(root, fmt.Sprintf("p%03d", i)), fmt.Sprintf("bench.p%03d", i), generatedSource(i))
+		testkit.Plugin{ID: fmt.Sprintf("bench.p%03d", i), Source: generatedSource(i)}.Write(b, filepath.Join(root, fmt.Sprintf("p%03d", i)))
 	}
 	for _, mode := range []string{starhost.IsolationProcess, starhost.IsolationInProcess} {
 		b.Run(mode, func(b *testing.B) { startLoop(b, mode, root, n+1) })

@@ -1,12 +1,12 @@
 package starhost
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // isolationHost writes the two config layers and returns a host built on
@@ -15,17 +15,7 @@ func isolationHost(t *testing.T, opts Options, home, workspace string) (*Host, [
 	t.Helper()
 	dir := t.TempDir()
 	opts.Home, opts.Workspace = filepath.Join(dir, "home"), filepath.Join(dir, "ws")
-	for path, body := range map[string]string{
-		filepath.Join(opts.Home, "config.toml"):                  home,
-		filepath.Join(opts.Workspace, ".crystal", "config.toml"): workspace,
-	} {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, dir, map[string]string{"home/config.toml": home, "ws/.crystal/config.toml": workspace})
 	var notes []contrib.Diagnostic
 	opts.Notes = func(n Note) { notes = append(notes, n) }
 	h, err := New(opts)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -16,7 +17,7 @@ import (
 // set to -1 (off); ratio interleaves the two.
 func BenchmarkInvokeLimits(b *testing.B) {
 	trivialDir := filepath.Join(b.TempDir(), "trivial")
-	writePlugin(b, trivialDir, "bench.trivial", trivialSource)
+	testkit.Plugin{ID: "bench.trivial", Source: trivialSource}.Write(b, trivialDir)
 	on := startHost(b, reviewDir, trivialDir)
 	off := startHostWith(b, starhost.Options{MemoryLimit: -1, CallbackTimeout: -1}, reviewDir, trivialDir)
 	call := func(h *starhost.Host, tool string, args map[string]any) func(testing.TB) {

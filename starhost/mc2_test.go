@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -66,7 +67,7 @@ func TestMC2_ToolsPerPlanning(t *testing.T) {
 		t.Errorf("Tools(work) lists %d tools; provided tools belong to a planning only", h.Tools(starhost.Work).Len())
 	}
 	// Reload: the old planning's proxy answers tool_unavailable.
-	writeTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": mc2Source + "\n# v2\n"})
+	testkit.WriteTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": mc2Source + "\n# v2\n"})
 	if !h.Reload(bg, filepath.Join(root, "a")) {
 		t.Fatal("reload")
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -30,7 +31,7 @@ func TestMC8_AttachBeforeSessionStarted(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
 	dir := filepath.Join(t.TempDir(), "p")
-	writeTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.p\"\nversion = \"1.0.0\"\n", "plugin.star": mc8Source})
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.p\"\nversion = \"1.0.0\"\n", "plugin.star": mc8Source})
 	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir},
 		Notes: func(n starhost.Note) {
 			if msg, ok := strings.CutPrefix(n.Message, "print: "); ok {
@@ -48,7 +49,7 @@ func TestMC8_AttachBeforeSessionStarted(t *testing.T) {
 	if err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, dir, map[string]string{"plugin.star": strings.Replace(mc8Source, "# %s", "# v2", 1)})
+	testkit.WriteTree(t, dir, map[string]string{"plugin.star": strings.Replace(mc8Source, "# %s", "# v2", 1)})
 	if !h.Reload(context.Background(), dir) {
 		t.Fatal("reload did not find the plugin")
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/models"
 )
@@ -65,7 +67,7 @@ func (s *chatServer) last() (map[string]any, string) {
 
 // modelsHost starts a host with providers.json pointing at url, config
 // selecting local/echo, and the given dev plugins.
-func modelsHost(t *testing.T, url string, plugins map[string]map[string]string, opts starhost.Options) (*starhost.Host, *noteSink) {
+func modelsHost(t *testing.T, url string, plugins map[string]map[string]string, opts starhost.Options) (*starhost.Host, *testkit.Log[starhost.Note]) {
 	t.Helper()
 	home, ws := t.TempDir(), t.TempDir()
 	providers := fmt.Sprintf(`{"providers": [
@@ -75,46 +77,16 @@ func modelsHost(t *testing.T, url string, plugins map[string]map[string]string, 
   {"name": "acme", "protocol": "acme", "endpoint": %q, "api_key_env": "CS_TEST_KEY", "models": [{"name": "a1", "service_tiers": ["flex", "priority"]}]},
   {"name": "claude", "protocol": "anthropic", "endpoint": "https://example.invalid", "models": [{"name": "c1"}]}
 ]}`, url+"/v1", url)
-	writeTree(t, home, map[string]string{"providers.json": providers, "config.toml": "model = \"local/echo\"\n"})
+	testkit.WriteTree(t, home, map[string]string{"providers.json": providers, "config.toml": "model = \"local/echo\"\n"})
 	t.Setenv("CS_TEST_KEY", testKey)
 	var dev []string
 	for name, files := range plugins {
 		dir := filepath.Join(t.TempDir(), name)
-		writeTree(t, dir, files)
+		testkit.WriteTree(t, dir, files)
 		dev = append(dev, dir)
 	}
-	notes := &noteSink{}
-	opts.Home, opts.Workspace, opts.Dev, opts.Notes = home, ws, dev, notes.add
-	h, err := starhost.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close(context.Background()) })
-	return h, notes
-}
-
-type noteSink struct {
-	mu    sync.Mutex
-	notes []starhost.Note
-}
-
-func (s *noteSink) add(n starhost.Note) {
-	s.mu.Lock()
-	s.notes = append(s.notes, n)
-	s.mu.Unlock()
-}
-
-func (s *noteSink) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var b strings.Builder
-	for _, n := range s.notes {
-		b.WriteString(n.String() + "\n")
-	}
-	return b.String()
+	opts.Home, opts.Workspace, opts.Dev = home, ws, dev
+	return hostkit.Start(t, opts)
 }
 
 func invoke(t *testing.T, h *starhost.Host, tool, args string) string {

@@ -11,32 +11,16 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // pointNotes collects a host's notes.
-type pointNotes struct {
-	mu    sync.Mutex
-	notes []starhost.Note
-}
+type pointNotes struct{ testkit.Log[starhost.Note] }
 
-func (n *pointNotes) add(d starhost.Note) {
-	n.mu.Lock()
-	n.notes = append(n.notes, d)
-	n.mu.Unlock()
-}
-
+// with returns the notes with code.
 func (n *pointNotes) with(code contrib.Code) []starhost.Note {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	var out []starhost.Note
-	for _, d := range n.notes {
-		if d.Code == code {
-			out = append(out, d)
-		}
-	}
-	return out
+	return n.Where(func(d starhost.Note) bool { return d.Code == code })
 }
 
 // pointsHost starts a host over development plugins, given as directory →
@@ -46,31 +30,15 @@ func pointsHost(t testing.TB, opts starhost.Options, plugins map[string]string) 
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "plugins")
 	for dir, src := range plugins {
-		writeTree(t, filepath.Join(root, dir), map[string]string{
+		testkit.WriteTree(t, filepath.Join(root, dir), map[string]string{
 			"plugin.toml": fmt.Sprintf("id = \"acme.%s\"\nversion = \"1.0.0\"\ndisplay_name = \"Acme %s\"\n", dir, strings.ToUpper(dir[:1])+dir[1:]),
 			"plugin.star": src,
 		})
+
 	}
 	notes := &pointNotes{}
-	opts.Home, opts.Workspace, opts.Dev, opts.Notes = t.TempDir(), t.TempDir(), []string{root}, notes.add
-	h, err := starhost.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	for _, p := range h.Plugins() {
-		if p.State != lifecycle.Active {
-			t.Fatalf("plugin %s is %s: %v %v", p.ID, p.State, p.Blockers, p.Diagnostics)
-		}
-		for _, d := range p.Diagnostics {
-			if d.Severity == contrib.SeverityError {
-				t.Fatalf("plugin %s: %v", p.ID, d)
-			}
-		}
-	}
+	opts.Notes = notes.Add
+	h := startHostWith(t, opts, root)
 	return h, notes, root
 }
 
@@ -204,7 +172,7 @@ func TestHK2_ToolCallHookKeepsTheIDAndCannotSkip(t *testing.T) {
 			return starhost.ToolResult{Text: "ran"}
 		})
 	if !invoked || res.Call.ID != "c1" || len(notes.with(contrib.HookSkipped)) != 2 {
-		t.Errorf("invoked %v, call %+v, notes %v", invoked, res.Call, notes.notes)
+		t.Errorf("invoked %v, call %+v, notes %v", invoked, res.Call, notes.All())
 	}
 }
 
@@ -241,14 +209,14 @@ func TestHK2_PromptHooksOnlyAppend(t *testing.T) {
 		t.Errorf("prompt %q", p.Text)
 	}
 	if len(notes.with(contrib.HookSkipped)) != 1 || len(p.Notes) != 1 {
-		t.Errorf("notes %v / %v", notes.notes, p.Notes)
+		t.Errorf("notes %v / %v", notes.All(), p.Notes)
 	}
 }
 
 func TestHK2_UserMessageNeverBlank(t *testing.T) {
 	h, notes, _ := pointsHost(t, starhost.Options{}, map[string]string{"a": `contribute(hooks = [hook("user_message", lambda ctx, ev: {"text": "  "})])`})
 	if got := h.UserMessage(bg, "t", "keep me"); got != "keep me" || len(notes.with(contrib.HookSkipped)) != 1 {
-		t.Errorf("UserMessage = %q, notes %v", got, notes.notes)
+		t.Errorf("UserMessage = %q, notes %v", got, notes.All())
 	}
 }
 
@@ -300,7 +268,7 @@ func TestHK3_RawHookRefusedARepeatedItemID(t *testing.T) {
 		t.Errorf("items %+v; the second raw hook may add a system item", out.Items)
 	}
 	if ds := notes.with(contrib.RawHookRefused); len(ds) != 1 || !strings.Contains(ds[0].Message, "repeated") {
-		t.Errorf("notes %v", notes.notes)
+		t.Errorf("notes %v", notes.All())
 	}
 }
 
@@ -380,7 +348,7 @@ contribute(
 		t.Errorf("a tool's ctx has %s", res.Data)
 	}
 	if got := h.Signals(bg, "t1"); len(got) != 0 || len(notes.with(contrib.PointEntrySkipped)) != 1 {
-		t.Errorf("signals %q notes %v", got, notes.notes)
+		t.Errorf("signals %q notes %v", got, notes.All())
 	}
 }
 
@@ -390,7 +358,7 @@ func TestDC11_RevocationReleasesEntriesAddedAtRunTime(t *testing.T) {
 	if len(h.ChatContext(bg, "t1", "x")) != 1 {
 		t.Fatal("no entry")
 	}
-	writeTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": observerSource + "\n# changed\n"})
+	testkit.WriteTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": observerSource + "\n# changed\n"})
 	if !h.Reload(bg, filepath.Join(root, "a")) {
 		t.Fatal("reload")
 	}
@@ -502,7 +470,7 @@ contribute(
 )`})
 	h.TurnStarted(bg, "t", "turn-1", "hi")
 	if ds := notes.with(contrib.PointEntrySkipped); len(ds) != 1 || !strings.Contains(ds[0].Message, "observer broke") {
-		t.Errorf("a failing observer must be skipped with a note: %v", notes.notes)
+		t.Errorf("a failing observer must be skipped with a note: %v", notes.All())
 	}
 	run := func(name string) starhost.ToolResult {
 		return h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: name}, func(context.Context, starhost.ToolCall) starhost.ToolResult {
@@ -616,6 +584,6 @@ contribute(
 	}
 	h.Trace(bg, "t", "turn.start", nil)
 	if n := len(notes.with(contrib.PointEntrySkipped)); n != 0 {
-		t.Errorf("%d entries skipped: %v", n, notes.notes)
+		t.Errorf("%d entries skipped: %v", n, notes.All())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/lifecycle"
 )
 
@@ -48,9 +49,7 @@ func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	installed := filepath.Join(home, "plugins", "p")
 	for dir, body := range map[string]string{installed: "old", filepath.Join(ws, "src", "p"): "new"} {
-		os.MkdirAll(dir, 0o755)
-		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
-		os.WriteFile(filepath.Join(dir, "plugin.star"), []byte(body), 0o644)
+		testkit.Plugin{ID: "acme.p", Source: body}.Write(t, dir)
 	}
 	h, err := New(Options{Home: home, Workspace: ws, CleanupTimeout: 20 * time.Millisecond})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -19,7 +20,7 @@ import (
 // edits and reports p50 and p99.
 func BenchmarkReloadLatency(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "reload")
-	writeTree(b, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
+	testkit.WriteTree(b, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
 	reloaded := make(chan string, 16)
 	h, err := starhost.New(starhost.Options{Home: b.TempDir(), Workspace: b.TempDir(), Dev: []string{dir},
 		Events: func(e starhost.Event) {
@@ -71,10 +72,11 @@ func BenchmarkGenerationMemory(b *testing.B) {
 	for range b.N {
 		root := b.TempDir()
 		for i := range 100 {
-			writeTree(b, filepath.Join(root, fmt.Sprintf("p%03d", i)), map[string]string{
+			testkit.WriteTree(b, filepath.Join(root, fmt.Sprintf("p%03d", i)), map[string]string{
 				"plugin.toml": fmt.Sprintf("id = \"acme.p%03d\"\nversion = \"1.0.0\"\n", i),
 				"plugin.star": reloadSource(i),
 			})
+
 		}
 		before := heap()
 		h, _ := starhost.New(starhost.Options{Home: b.TempDir(), Workspace: b.TempDir(), Dev: []string{root}})
@@ -86,7 +88,7 @@ func BenchmarkGenerationMemory(b *testing.B) {
 		one, dir := reloadHost(b)
 		base := heap()
 		for i := 1; i <= 1000; i++ {
-			writeTree(b, dir, map[string]string{"plugin.star": reloadSource(i)})
+			testkit.WriteTree(b, dir, map[string]string{"plugin.star": reloadSource(i)})
 			one.Reload(context.Background(), dir)
 		}
 		after := heap()

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -28,14 +30,8 @@ contribute(tools = [tool(name = "echo", catalogs = "work", run = run,
 func reloadHost(t testing.TB) (*starhost.Host, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "reload")
-	writeTree(t, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
-	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": reloadManifest, "plugin.star": reloadSource(0)})
+	h, _ := hostkit.Start(t, starhost.Options{Dev: []string{dir}})
 	return h, dir
 }
 
@@ -76,7 +72,7 @@ func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
 		}()
 	}
 	for i := 1; i <= 200; i++ {
-		writeTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
+		testkit.WriteTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
 		if !h.Reload(context.Background(), dir) {
 			t.Fatal("reload: unknown dir")
 		}
@@ -111,7 +107,7 @@ func TestDC27_SoakReloadsLeakNothing(t *testing.T) {
 		return ms.HeapAlloc
 	}
 	cycle := func(i int) {
-		writeTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
+		testkit.WriteTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
 		h.Reload(context.Background(), dir)
 		if res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"a"}`)); !res.OK() {
 			t.Fatalf("cycle %d: %+v", i, res.Err)

@@ -2,45 +2,15 @@ package starhost_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
-
-// writeTree writes files (slash paths) below dir.
-func writeTree(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// startTestHost starts a host on home and workspace and returns it with its
-// notes.
-func startTestHost(t testing.TB, opts starhost.Options) (*starhost.Host, *[]starhost.Note) {
-	t.Helper()
-	var notes []starhost.Note
-	opts.Notes = func(n starhost.Note) { notes = append(notes, n) }
-	h, err := starhost.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	return h, &notes
-}
 
 func pluginState(t testing.TB, h *starhost.Host, id string) starhost.PluginInfo {
 	t.Helper()
@@ -66,14 +36,14 @@ var sampleBundle = map[string]string{
 func TestDC18_TamperSweep(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "plugins", "sample")
-	writeTree(t, dir, sampleBundle)
-	h, _ := startTestHost(t, starhost.Options{Home: home, Workspace: t.TempDir()})
+	testkit.WriteTree(t, dir, sampleBundle)
+	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir()})
 	if _, err := h.Grant(context.Background(), "acme.sample"); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, want lifecycle.State, code contrib.Code) {
 		t.Helper()
-		h2, _ := startTestHost(t, starhost.Options{Home: home, Workspace: t.TempDir()})
+		h2, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir()})
 		p := pluginState(t, h2, "acme.sample")
 		if p.State != want {
 			t.Fatalf("%s: state %s, want %s (blockers %v)", what, p.State, want, p.Blockers)
@@ -90,15 +60,15 @@ func TestDC18_TamperSweep(t *testing.T) {
 		for _, i := range []int{0, len(body) / 2, len(body) - 1} {
 			tampered := []byte(body)
 			tampered[i] ^= 0x20
-			writeTree(t, dir, map[string]string{name: string(tampered)})
+			testkit.WriteTree(t, dir, map[string]string{name: string(tampered)})
 			check(name+" byte flipped", lifecycle.Blocked, contrib.PluginTrustModified)
-			writeTree(t, dir, map[string]string{name: body})
+			testkit.WriteTree(t, dir, map[string]string{name: body})
 		}
 	}
-	writeTree(t, dir, map[string]string{"plugin.toml": "# a comment\ndescription = \"other\"\nversion = \"1.2.0\"\nid = \"acme.sample\"\ndisplay_name = \"Renamed\"\n"})
-	writeTree(t, dir, map[string]string{".builtin": "", "desktop/icon.svg": "<svg/>"})
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "# a comment\ndescription = \"other\"\nversion = \"1.2.0\"\nid = \"acme.sample\"\ndisplay_name = \"Renamed\"\n"})
+	testkit.WriteTree(t, dir, map[string]string{".builtin": "", "desktop/icon.svg": "<svg/>"})
 	check("display name, description, .builtin and desktop/", lifecycle.Active, "")
-	writeTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.sample\"\nversion = \"1.2.1\"\n"})
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.sample\"\nversion = \"1.2.1\"\n"})
 	check("version changed", lifecycle.Blocked, contrib.PluginTrustModified)
 }
 
@@ -107,12 +77,13 @@ func TestDC18_TamperSweep(t *testing.T) {
 func TestDC20_BuiltinMarkerGrantsNothing(t *testing.T) {
 	home := t.TempDir()
 	builtin := t.TempDir()
-	writeTree(t, filepath.Join(builtin, "b"), map[string]string{
+	testkit.WriteTree(t, filepath.Join(builtin, "b"), map[string]string{
 		"plugin.toml": "id = \"acme.bundled\"\nversion = \"1.0.0\"\n",
 		"plugin.star": "contribute()\n",
 		".builtin":    "",
 	})
-	h, _ := startTestHost(t, starhost.Options{Home: home, Workspace: t.TempDir(), Builtin: []string{builtin}})
+
+	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir(), Builtin: []string{builtin}})
 	if p := pluginState(t, h, "acme.bundled"); p.State != lifecycle.Blocked || p.Blockers[0].Code != contrib.PluginUntrusted {
 		t.Fatalf("bundled plugin: %s %v, want blocked PluginUntrusted", p.State, p.Blockers)
 	}

@@ -35,21 +35,23 @@ func TestCC16_ApplySubcommands(t *testing.T) {
 		{Line{}, "toggle", "", Line{}, false, `unknown /statusline subcommand "toggle"; use add, remove, on, off or reset`},
 	}
 	for _, tt := range tests {
-		before := slices.Clone(tt.from.Names)
-		got, changed, err := tt.from.Apply(tt.verb, tt.arg, known)
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("%+v.Apply(%q, %q) error = %v, want %s", tt.from, tt.verb, tt.arg, err, tt.err)
+		t.Run(tt.verb+" "+tt.arg, func(t *testing.T) {
+			before := slices.Clone(tt.from.Names)
+			got, changed, err := tt.from.Apply(tt.verb, tt.arg, known)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Errorf("%+v.Apply(%q, %q) error = %v, want %s", tt.from, tt.verb, tt.arg, err, tt.err)
+				}
+			} else if err != nil {
+				t.Errorf("%+v.Apply(%q, %q): %v", tt.from, tt.verb, tt.arg, err)
 			}
-		} else if err != nil {
-			t.Errorf("%+v.Apply(%q, %q): %v", tt.from, tt.verb, tt.arg, err)
-		}
-		if got.Off != tt.want.Off || !slices.Equal(got.Names, tt.want.Names) || changed != tt.changed {
-			t.Errorf("%+v.Apply(%q, %q) = %+v, %v; want %+v, %v", tt.from, tt.verb, tt.arg, got, changed, tt.want, tt.changed)
-		}
-		if !slices.Equal(tt.from.Names, before) {
-			t.Errorf("Apply modified the receiver's names: %v", tt.from.Names)
-		}
+			if got.Off != tt.want.Off || !slices.Equal(got.Names, tt.want.Names) || changed != tt.changed {
+				t.Errorf("%+v.Apply(%q, %q) = %+v, %v; want %+v, %v", tt.from, tt.verb, tt.arg, got, changed, tt.want, tt.changed)
+			}
+			if !slices.Equal(tt.from.Names, before) {
+				t.Errorf("Apply modified the receiver's names: %v", tt.from.Names)
+			}
+		})
 	}
 }
 

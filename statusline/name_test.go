@@ -36,16 +36,18 @@ func TestCC15_NameRules(t *testing.T) {
 		{name: "model-x", want: "model-x"},
 	}
 	for _, tt := range tests {
-		got, err := AdmitName(tt.name, hostFields)
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("AdmitName(%q) error = %v, want %s", tt.name, err, tt.err)
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := AdmitName(tt.name, hostFields)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Errorf("AdmitName(%q) error = %v, want %s", tt.name, err, tt.err)
+				}
+				return
 			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("AdmitName(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
-		}
+			if err != nil || got != tt.want {
+				t.Errorf("AdmitName(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
+			}
+		})
 	}
 }
 

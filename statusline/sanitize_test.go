@@ -7,80 +7,65 @@ import (
 	"unicode/utf8"
 )
 
-func TestCC18_SanitizerDropsEscapes(t *testing.T) {
+// TestCC18_Sanitize: what a plugin sets is shown as one line of at most
+// MaxText runes of valid UTF-8 — escapes, controls and bidi overrides
+// dropped, whitespace folded, the rest truncated.
+func TestCC18_Sanitize(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"csi colour", "\x1b[31mred\x1b[0m", "red"},
-		{"csi 256 colour", "\x1b[38;5;196mhot\x1b[m", "hot"},
-		{"csi private", "\x1b[?25lhidden cursor\x1b[?25h", "hidden cursor"},
-		{"csi clear screen", "\x1b[2J\x1b[Hhome", "home"},
-		{"csi malformed keeps text", "\x1b[31é!", "é!"},
-		{"osc 8 hyperlink st", "\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\", "link"},
-		{"osc 8 hyperlink bel", "\x1b]8;;https://x.test\alink\x1b]8;;\a", "link"},
-		{"osc title bel", "\x1b]0;evil title\adone", "done"},
-		{"osc ended by new escape", "\x1b]0;t\x1b[1mbold", "bold"},
-		{"osc unterminated", "ok\x1b]0;rest of input", "ok"},
-		{"dcs", "\x1bPq#0;2;0;0;0\x1b\\after", "after"},
-		{"two-byte esc", "\x1b7saved\x1b8", "saved"},
-		{"charset designation", "\x1b(Babc", "abc"},
-		{"lone esc end", "abc\x1b", "abc"},
-		{"lone esc before text", "a\x1b\x01b", "ab"},
-		{"esc esc", "\x1b\x1b[31mx", "x"},
-		{"c1 csi utf8", "a\u009b31mb", "ab"},
-		{"c1 osc utf8", "a\u009d0;title\u009cb", "ab"},
-		{"c1 other", "a\u0085b\u0080c", "abc"},
-		{"8-bit csi raw byte", "a\x9b31mb", "ab"},
-		{"8-bit osc raw byte", "a\x9d0;t\x07b", "ab"},
-		{"c0 and del", "a\x00b\x07c\x08d\x7fe", "abcde"},
-		{"invalid utf8", "a\xffb\xc3(c", "ab(c"},
-		{"bidi override", "abc\u202edef\u202c", "abcdef"},
-		{"bidi isolate", "\u2066x\u2069", "x"},
-		{"replacement char kept", "a\uFFFDb", "a\uFFFDb"},
-		{"only escapes is blank", "\x1b[0m\x1b]0;t\a", ""},
+		{"escape/csi colour", "\x1b[31mred\x1b[0m", "red"},
+		{"escape/csi 256 colour", "\x1b[38;5;196mhot\x1b[m", "hot"},
+		{"escape/csi private", "\x1b[?25lhidden cursor\x1b[?25h", "hidden cursor"},
+		{"escape/csi clear screen", "\x1b[2J\x1b[Hhome", "home"},
+		{"escape/csi malformed keeps text", "\x1b[31é!", "é!"},
+		{"escape/osc 8 hyperlink st", "\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"escape/osc 8 hyperlink bel", "\x1b]8;;https://x.test\alink\x1b]8;;\a", "link"},
+		{"escape/osc title bel", "\x1b]0;evil title\adone", "done"},
+		{"escape/osc ended by new escape", "\x1b]0;t\x1b[1mbold", "bold"},
+		{"escape/osc unterminated", "ok\x1b]0;rest of input", "ok"},
+		{"escape/dcs", "\x1bPq#0;2;0;0;0\x1b\\after", "after"},
+		{"escape/two-byte esc", "\x1b7saved\x1b8", "saved"},
+		{"escape/charset designation", "\x1b(Babc", "abc"},
+		{"escape/lone esc end", "abc\x1b", "abc"},
+		{"escape/lone esc before text", "a\x1b\x01b", "ab"},
+		{"escape/esc esc", "\x1b\x1b[31mx", "x"},
+		{"escape/c1 csi utf8", "a\u009b31mb", "ab"},
+		{"escape/c1 osc utf8", "a\u009d0;title\u009cb", "ab"},
+		{"escape/c1 other", "a\u0085b\u0080c", "abc"},
+		{"escape/8-bit csi raw byte", "a\x9b31mb", "ab"},
+		{"escape/8-bit osc raw byte", "a\x9d0;t\x07b", "ab"},
+		{"escape/c0 and del", "a\x00b\x07c\x08d\x7fe", "abcde"},
+		{"escape/invalid utf8", "a\xffb\xc3(c", "ab(c"},
+		{"escape/bidi override", "abc\u202edef\u202c", "abcdef"},
+		{"escape/bidi isolate", "\u2066x\u2069", "x"},
+		{"escape/replacement char kept", "a\uFFFDb", "a\uFFFDb"},
+		{"escape/only escapes is blank", "\x1b[0m\x1b]0;t\a", ""},
+		{"space/tab", "a\tb", "a b"},
+		{"space/newline", "a\nb", "a b"},
+		{"space/crlf", "a\r\nb", "a b"},
+		{"space/run folds to one", "a\n\n\t\rb", "a b"},
+		{"space/control inside a run", "a\n\x00\nb", "a b"},
+		{"space/line and paragraph separators", "a\u2028b\u2029c", "a b c"},
+		{"space/two spaces kept", "a  b", "a  b"},
+		{"space/trimmed", "  \n padded \t ", "padded"},
+		{"space/unicode spaces trimmed", "\u00a0nbsp\u3000", "nbsp"},
+		{"space/only whitespace is blank", " \t\n ", ""},
+		{"space/empty", "", ""},
+		{"truncate/64 kept", strings.Repeat("a", 64), strings.Repeat("a", 64)},
+		{"truncate/65 cut", strings.Repeat("a", 65), strings.Repeat("a", 64)},
+		{"truncate/two-byte runes", strings.Repeat("é", 70), strings.Repeat("é", 64)},
+		{"truncate/three-byte runes", strings.Repeat("界", 100), strings.Repeat("界", 64)},
+		{"truncate/four-byte runes", strings.Repeat("🙂", 65), strings.Repeat("🙂", 64)},
+		{"truncate/after escapes", "\x1b[31m" + strings.Repeat("b", 70), strings.Repeat("b", 64)},
+		{"truncate/after trimming", "   " + strings.Repeat("c", 64) + "d", strings.Repeat("c", 64)},
+		{"truncate/trailing space trimmed", strings.Repeat("e", 63) + " f", strings.Repeat("e", 63)},
 	}
 	for _, tt := range tests {
-		if got := Sanitize(tt.in); got != tt.want {
-			t.Errorf("%s: Sanitize(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestCC18_SanitizerWhitespace(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"a\tb", "a b"},
-		{"a\nb", "a b"},
-		{"a\r\nb", "a b"},
-		{"a\n\n\t\rb", "a b"},
-		{"a\n\x00\nb", "a b"},
-		{"a\u2028b\u2029c", "a b c"},
-		{"a  b", "a  b"},
-		{"  \n padded \t ", "padded"},
-		{"\u00a0nbsp\u3000", "nbsp"},
-		{" \t\n ", ""},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := Sanitize(tt.in); got != tt.want {
-			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestCC18_SanitizerTruncates(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{strings.Repeat("a", 64), strings.Repeat("a", 64)},
-		{strings.Repeat("a", 65), strings.Repeat("a", 64)},
-		{strings.Repeat("é", 70), strings.Repeat("é", 64)},
-		{strings.Repeat("界", 100), strings.Repeat("界", 64)},
-		{strings.Repeat("🙂", 65), strings.Repeat("🙂", 64)},
-		{"\x1b[31m" + strings.Repeat("b", 70), strings.Repeat("b", 64)},
-		{"   " + strings.Repeat("c", 64) + "d", strings.Repeat("c", 64)},
-		{strings.Repeat("e", 63) + " f", strings.Repeat("e", 63)},
-	}
-	for _, tt := range tests {
-		got := Sanitize(tt.in)
-		if got != tt.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > MaxText {
-			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got := Sanitize(tt.in)
+			if got != tt.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > MaxText {
+				t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -7,24 +7,21 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // newAcme returns a board where plugin acme.x holds "queue" and "reviews",
 // with a live sink whose notes are collected.
-func newAcme(t *testing.T) (*Board, *Sink, *[]string) {
+func newAcme(t *testing.T) (*Board, *Sink, *testkit.Log[string]) {
 	t.Helper()
 	b := NewBoard([]BuiltinField{{Name: "model", Description: "Session model"}})
 	acc, rej := b.Declare("acme.x", []FieldDecl{{Name: "queue"}, {Name: "reviews"}})
 	if len(acc) != 2 || len(rej) != 0 {
 		t.Fatalf("declare: %+v %+v", acc, rej)
 	}
-	var mu sync.Mutex
-	notes := new([]string)
-	s := b.NewSink("acme.x", "1", []string{"queue", "reviews"}, func(n string) {
-		mu.Lock()
-		*notes = append(*notes, n)
-		mu.Unlock()
-	})
+	notes := &testkit.Log[string]{}
+	s := b.NewSink("acme.x", "1", []string{"queue", "reviews"}, notes.Add)
 	return b, s, notes
 }
 
@@ -108,14 +105,14 @@ func TestCC18_UnknownNameOneNote(t *testing.T) {
 		`status field "xyz" is not registered by plugin acme.x; ignored`,
 		`status field "other" is not registered by plugin acme.x; ignored`,
 	}
-	if strings.Join(*notes, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("notes = %q", *notes)
+	if strings.Join(notes.All(), "\n") != strings.Join(want, "\n") {
+		t.Fatalf("notes = %q", notes.All())
 	}
 	for i := range 2 * maxNotes {
 		s.Set(fmt.Sprintf("n%d", i), "x")
 	}
-	if len(*notes) != maxNotes {
-		t.Fatalf("notes are bounded to %d, got %d", maxNotes, len(*notes))
+	if notes.Len() != maxNotes {
+		t.Fatalf("notes are bounded to %d, got %d", maxNotes, notes.Len())
 	}
 }
 
@@ -145,8 +142,8 @@ func TestCC17_RetiredSinkIgnoresCalls(t *testing.T) {
 	s.Set("queue", "4")
 	s.Set("unknown", "4")
 	s.Clear("queue")
-	if _, ok := b.Text("queue"); ok || len(*notes) != 0 {
-		t.Fatalf("retired sink acted: text %q notes %q", text(b, "queue"), *notes)
+	if _, ok := b.Text("queue"); ok || notes.Len() != 0 {
+		t.Fatalf("retired sink acted: text %q notes %q", text(b, "queue"), notes.All())
 	}
 }
 

@@ -89,10 +89,15 @@ func TestDC19_GrantTwiceIsNoChange(t *testing.T) {
 
 func TestDC19_GrantRejectsMalformedInput(t *testing.T) {
 	s := newTestStore(t)
-	for _, c := range []struct{ id, fp string }{{"", fpA}, {"acme.one", ""}, {"acme.one", "sha256:abc"}, {"acme.one", strings.ToUpper(fpA)}} {
-		if _, err := s.Grant(c.id, c.fp, grantTime); err == nil {
-			t.Errorf("Grant(%q, %q) succeeded", c.id, c.fp)
-		}
+	for _, c := range []struct{ name, id, fp string }{
+		{"no id", "", fpA}, {"no fingerprint", "acme.one", ""},
+		{"short fingerprint", "acme.one", "sha256:abc"}, {"upper-case fingerprint", "acme.one", strings.ToUpper(fpA)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := s.Grant(c.id, c.fp, grantTime); err == nil {
+				t.Errorf("Grant(%q, %q) succeeded", c.id, c.fp)
+			}
+		})
 	}
 	if _, err := os.Stat(s.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a rejected grant wrote the file: %v", err)
@@ -157,7 +162,7 @@ func TestDC19_SyntaxErrorNamesLineAndColumn(t *testing.T) {
 	}
 }
 
-func TestDC19_DirectoryInPlaceOfTheFileIsUnreadable(t *testing.T) {
+func TestDC19_DirectoryForFileIsUnreadable(t *testing.T) {
 	s := newTestStore(t)
 	if err := os.MkdirAll(s.Path(), 0o700); err != nil {
 		t.Fatal(err)

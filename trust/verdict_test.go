@@ -28,9 +28,11 @@ func TestDC17_Verdict(t *testing.T) {
 		{"", fpA, Untrusted},
 	}
 	for _, c := range cases {
-		if got := f.Verdict(c.id, c.fp); got != c.want {
-			t.Errorf("Verdict(%s, %s) = %v, want %v", c.id, c.fp[:9], got, c.want)
-		}
+		t.Run(c.id+" "+c.fp[7:10], func(t *testing.T) {
+			if got := f.Verdict(c.id, c.fp); got != c.want {
+				t.Errorf("Verdict(%s, %s) = %v, want %v", c.id, c.fp[:9], got, c.want)
+			}
+		})
 	}
 	var none *File
 	if got := none.Verdict("acme.one", fpA); got != Untrusted {

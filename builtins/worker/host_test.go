@@ -10,17 +10,16 @@ import (
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/contrib/wire"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // fakeServices records notes and hands out model clients and a sink.
 type fakeServices struct {
-	notes   []contrib.Diagnostic
+	testkit.Services[contrib.Diagnostic, contrib.Facts]
 	clients int
 	sink    *fakeSink
 }
 
-func (f *fakeServices) Note(d contrib.Diagnostic) { f.notes = append(f.notes, d) }
-func (f *fakeServices) Facts() contrib.Facts      { return contrib.Facts{} }
 func (f *fakeServices) ModelClient(context.Context, string, contrib.ModelRole) (contrib.ModelClient, error) {
 	f.clients++
 	return nil, nil
@@ -44,8 +43,8 @@ func TestHostSideTrustsNoWorker(t *testing.T) {
 	h := NewHostSide(contrib.ActivationRequest{Plugin: "acme.mine", Services: svc}, nil)
 	note, _ := json.Marshal(contrib.Diag(contrib.PrintNote, "acme.other", contrib.Pos{}, "print: hi"))
 	h.Notify(wire.NotifyNote, note)
-	if len(svc.notes) != 1 || svc.notes[0].Plugin != "acme.mine" {
-		t.Fatalf("notes = %+v, want one of acme.mine", svc.notes)
+	if len(svc.All()) != 1 || svc.All()[0].Plugin != "acme.mine" {
+		t.Fatalf("notes = %+v, want one of acme.mine", svc.All())
 	}
 	role, _ := json.Marshal(contrib.RoleSession)
 	if _, err := h.Handle(context.Background(), wire.MethodModelClient, role); err == nil || svc.clients != 0 {

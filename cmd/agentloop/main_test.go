@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 const loopPlugin = `
@@ -112,9 +114,7 @@ func TestAgentLoop(t *testing.T) {
 	t.Setenv("CRYSTAL_HOME", home)
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte("status_line = [\"summaries\"]\n"), 0o644)
 	plugin := filepath.Join(t.TempDir(), "loop")
-	os.MkdirAll(plugin, 0o755)
-	os.WriteFile(filepath.Join(plugin, "plugin.toml"), []byte("id = \"acme.loop\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(plugin, "plugin.star"), []byte(fmt.Sprintf(loopPlugin, "v1:")), 0o644)
+	testkit.Plugin{ID: "acme.loop", Source: fmt.Sprintf(loopPlugin, "v1:")}.Write(t, plugin)
 	model := &fakeModel{}
 	srv := httptest.NewServer(model)
 	defer srv.Close()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // terminal is the operator's side of a pseudo-terminal running the dev
@@ -76,9 +77,7 @@ func TestDevConsoleTerminal(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	plugin := filepath.Join(dir, "echo")
-	os.MkdirAll(plugin, 0o755)
-	os.WriteFile(filepath.Join(plugin, "plugin.toml"), []byte("id = \"acme.echo\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(plugin, "plugin.star"), []byte(`
+	testkit.Plugin{ID: "acme.echo", Source: `
 print("loading")
 
 def echo(ctx, args):
@@ -88,7 +87,7 @@ contribute(
     tools = [tool(name = "echo_text", catalogs = "work", run = echo)],
     commands = [command(name = "shout", run = lambda ctx, inv: inv.args.upper())],
 )
-`), 0o644)
+`}.Write(t, plugin)
 
 	ptmx, tty, err := pty.Open()
 	if err != nil {

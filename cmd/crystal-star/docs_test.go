@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // The tests of this file keep the documentation honest: every plugin shown
@@ -67,7 +69,9 @@ func docWorkspace(t *testing.T, blocks []docBlock) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, src := range []string{"../../plugins", "../../testdata/docs/plugins"} {
-		copyTree(t, src, filepath.Join(dir, "plugins"))
+		if err := testkit.CopyTree(src, filepath.Join(dir, "plugins")); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
 	}
 	for _, b := range blocks {
 		if m := docFileHeader.FindStringSubmatch(b.text); m != nil {
@@ -79,27 +83,6 @@ func docWorkspace(t *testing.T, blocks []docBlock) string {
 		}
 	}
 	return dir
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
 }
 
 // runCLI runs the CLI in dir and returns its exit code and output.
@@ -137,9 +120,7 @@ func TestDocsPluginsPassCheck(t *testing.T) {
 			continue
 		}
 		dir := filepath.Join("shown", strconv.Itoa(n))
-		os.MkdirAll(filepath.Join(ws, dir), 0o755)
-		os.WriteFile(filepath.Join(ws, dir, "plugin.toml"), []byte("id = \"acme.shown\"\nversion = \"1.0.0\"\ncapabilities = [\"models\", \"data\"]\n"), 0o644)
-		os.WriteFile(filepath.Join(ws, dir, "plugin.star"), []byte(b.text), 0o644)
+		testkit.Plugin{ID: "acme.shown", Manifest: "capabilities = [\"models\", \"data\"]\n", Source: b.text}.Write(t, filepath.Join(ws, dir))
 		if code, out, errOut := runCLI(t, ws, "check", "--color=never", dir); code != 0 {
 			t.Errorf("%s: the plugin shown fails crystal-star check (exit %d):\n%s%s", b, code, out, errOut)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,11 +32,8 @@ contribute(tools = [tool(name = "echo", catalogs = "work", run = echo,
 func BenchmarkMCPStdioCall(b *testing.B) {
 	dir := b.TempDir()
 	plugin := filepath.Join(dir, "echo")
-	if err := os.MkdirAll(plugin, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	writeMCPFile(b, filepath.Join(plugin, "plugin.toml"), "id = \"bench.echo\"\nversion = \"1.0.0\"\n")
-	writeMCPFile(b, filepath.Join(plugin, "plugin.star"), benchEcho)
+	testkit.WriteFile(b, filepath.Join(plugin, "plugin.toml"), "id = \"bench.echo\"\nversion = \"1.0.0\"\n")
+	testkit.WriteFile(b, filepath.Join(plugin, "plugin.star"), benchEcho)
 	for _, mode := range []string{"in_process", "process"} {
 		b.Run(mode, func(b *testing.B) {
 			cmd := exec.Command(os.Args[0], "--dev", plugin, "--workspace", dir, "mcp")
@@ -59,12 +57,5 @@ func BenchmarkMCPStdioCall(b *testing.B) {
 			slices.Sort(ds)
 			b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns")
 		})
-	}
-}
-
-func writeMCPFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

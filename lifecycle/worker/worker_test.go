@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/contrib/wire"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // The test binary doubles as a fake worker (and as a host for the
@@ -116,33 +116,19 @@ func (b *testBridge) Notify(method string, body []byte) {
 	if b.notes != nil {
 		var d contrib.Diagnostic
 		_ = json.Unmarshal(body, &d)
-		b.notes.add(d)
+		b.notes.Add(d)
 	}
 }
 func (b *testBridge) Close() {}
 
-type noteLog struct {
-	mu sync.Mutex
-	ds []contrib.Diagnostic
-}
-
-func (l *noteLog) add(d contrib.Diagnostic) {
-	l.mu.Lock()
-	l.ds = append(l.ds, d)
-	l.mu.Unlock()
-}
-
-func (l *noteLog) all() []contrib.Diagnostic {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]contrib.Diagnostic(nil), l.ds...)
-}
+// noteLog records the notes and faults a worker reports.
+type noteLog = testkit.Log[contrib.Diagnostic]
 
 func testRequest(faults *noteLog) contrib.ActivationRequest {
 	req := contrib.ActivationRequest{Plugin: "acme.fake", Generation: "g1", Entry: "plugin.star",
 		Bundle: fstest.MapFS{"plugin.star": {Data: []byte("contribute()\n")}}}
 	if faults != nil {
-		req.Fault = faults.add
+		req.Fault = faults.Add
 	}
 	return req
 }
@@ -175,7 +161,7 @@ func wantFault(t *testing.T, res contrib.Result, faults *noteLog, code contrib.C
 	if res.Err == nil || res.Err.Code != contrib.ErrToolFailed || !strings.Contains(res.Err.Message, msg) {
 		t.Fatalf("result = %+v, want tool_failed containing %q", res, msg)
 	}
-	fs := faults.all()
+	fs := faults.All()
 	if len(fs) != 1 || fs[0].Code != code || fs[0].Plugin != "acme.fake" || !strings.Contains(fs[0].Message, msg) {
 		t.Fatalf("faults = %+v, want one %s containing %q", fs, code, msg)
 	}
@@ -187,7 +173,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	inst.Close()
-	if fs := faults.all(); len(fs) != 0 {
+	if fs := faults.All(); len(fs) != 0 {
 		t.Fatalf("a closed worker faulted: %+v", fs)
 	}
 	if res := call(inst, "x"); res.Err == nil {
@@ -227,7 +213,7 @@ func TestCallsInFlightEndWithTheCause(t *testing.T) {
 			t.Errorf("a call in flight = %+v, want the cause", res)
 		}
 	}
-	if n := len(faults.all()); n != 1 {
+	if n := len(faults.All()); n != 1 {
 		t.Errorf("%d faults, want 1", n)
 	}
 }

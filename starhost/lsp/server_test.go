@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -123,20 +123,8 @@ func containsAll(t *testing.T, what string, got []string, want ...string) {
 // text and receive the clearing, then hover, completion, definition across
 // load(), formatting, shutdown and exit.
 func TestLSPSession(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "plug")
-	for name, text := range map[string]string{
-		"plugin.toml":      "id = \"acme.lsp\"\nversion = \"1.0.0\"\n",
-		"plugin.star":      sessionPlugin,
-		"lib/helpers.star": "def describe(ctx):\n    return ctx.workspace\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testkit.Plugin{ID: "acme.lsp", Source: sessionPlugin,
+		Files: map[string]string{"lib/helpers.star": "def describe(ctx):\n    return ctx.workspace\n"}}.Write(t, filepath.Join(t.TempDir(), "plug"))
 	serverEnd, clientEnd := net.Pipe()
 	done := make(chan error, 1)
 	go func() {

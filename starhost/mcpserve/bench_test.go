@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
@@ -57,8 +58,8 @@ func plainServer(typed bool) *mcp.Server {
 func benchHost(b *testing.B) *mcpserve.Server {
 	dir := b.TempDir()
 	plugin := filepath.Join(dir, "dev", "bench")
-	writeMCPFile(b, filepath.Join(plugin, "plugin.toml"), "id = \"acme.bench\"\nversion = \"1.0.0\"\n")
-	writeMCPFile(b, filepath.Join(plugin, "plugin.star"), benchPlugin)
+	testkit.WriteFile(b, filepath.Join(plugin, "plugin.toml"), "id = \"acme.bench\"\nversion = \"1.0.0\"\n")
+	testkit.WriteFile(b, filepath.Join(plugin, "plugin.star"), benchPlugin)
 	h, err := starhost.New(starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin}})
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
@@ -95,11 +96,11 @@ func newFixture(t *testing.T) *fixture {
 		promptsChanged: make(chan struct{}, 16), updated: make(chan string, 16),
 		logs: make(chan *mcp.LoggingMessageParams, 16), progress: make(chan *mcp.ProgressNotificationParams, 16)}
 	plugin := filepath.Join(f.dir, "dev", "t")
-	writeMCPFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.t\"\nversion = \"1.0.0\"\n")
+	testkit.WriteFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.t\"\nversion = \"1.0.0\"\n")
 	f.star = filepath.Join(plugin, "plugin.star")
-	writeMCPFile(t, f.star, featureSource("", ""))
-	writeMCPFile(t, filepath.Join(f.dir, ".crystal", "commands", "review.md"), "---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully.\n")
-	writeMCPFile(t, filepath.Join(f.dir, ".crystal", "skills", "demo", "SKILL.md"), "---\nname: demo\ndescription: A demo skill\n---\nStep one.\n")
+	testkit.WriteFile(t, f.star, featureSource("", ""))
+	testkit.WriteFile(t, filepath.Join(f.dir, ".crystal", "commands", "review.md"), "---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully.\n")
+	testkit.WriteFile(t, filepath.Join(f.dir, ".crystal", "skills", "demo", "SKILL.md"), "---\nname: demo\ndescription: A demo skill\n---\nStep one.\n")
 
 	var served atomic.Pointer[mcpserve.Server]
 	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(f.dir, "home"), Workspace: f.dir, Dev: []string{plugin},
@@ -269,8 +270,8 @@ func TestMCPSkillResources(t *testing.T) {
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://demo"}); err != nil {
 		t.Fatal(err)
 	}
-	writeMCPFile(t, filepath.Join(f.dir, ".crystal", "skills", "demo", "SKILL.md"), "---\nname: demo\ndescription: A demo skill\n---\nStep two.\n")
-	writeMCPFile(t, f.star, featureSource("", "")+"\n# saved\n") // a reload
+	testkit.WriteFile(t, filepath.Join(f.dir, ".crystal", "skills", "demo", "SKILL.md"), "---\nname: demo\ndescription: A demo skill\n---\nStep two.\n")
+	testkit.WriteFile(t, f.star, featureSource("", "")+"\n# saved\n") // a reload
 	if uri := wait(t, f.updated, "notifications/resources/updated"); uri != "skill://demo" {
 		t.Errorf("updated %q, want skill://demo", uri)
 	}
@@ -327,24 +328,27 @@ func TestMCPProgress(t *testing.T) {
 func TestMCPListChangedOncePerChange(t *testing.T) {
 	f := newFixture(t)
 	// A body-only change: nothing listed changes.
-	writeMCPFile(t, f.star, strings.Replace(featureSource("", ""), `"done"`, `"done!"`, 1))
+	testkit.WriteFile(t, f.star, strings.Replace(featureSource("", ""), `"done"`, `"done!"`, 1))
 	f.waitEvent(t, "reloaded")
 	// A new command: prompts change, tools do not.
-	writeMCPFile(t, f.star, featureSource("", `        command(name = "extra", run = triage),
+	testkit.WriteFile(t, f.star, featureSource("", `        command(name = "extra", run = triage),
 `))
+
 	wait(t, f.promptsChanged, "prompts/list_changed")
 	if n := f.nTools.Load(); n != 0 {
 		t.Errorf("tools/list_changed sent %d times for reloads that changed no tool", n)
 	}
 	// A new tool: tools change once, prompts not again.
-	writeMCPFile(t, f.star, featureSource(`        tool(name = "added", catalogs = "work", run = chatty),
+	testkit.WriteFile(t, f.star, featureSource(`        tool(name = "added", catalogs = "work", run = chatty),
 `, `        command(name = "extra", run = triage),
 `))
+
 	wait(t, f.toolsChanged, "tools/list_changed")
-	writeMCPFile(t, f.star, featureSource(`        tool(name = "added", catalogs = "work", run = chatty),
+	testkit.WriteFile(t, f.star, featureSource(`        tool(name = "added", catalogs = "work", run = chatty),
 `, `        command(name = "extra", run = triage),
         command(name = "extra2", run = triage),
 `))
+
 	wait(t, f.promptsChanged, "prompts/list_changed")
 	if n, m := f.nTools.Load(), f.nPrompts.Load(); n != 1 || m != 2 {
 		t.Errorf("tools/list_changed %d times, prompts/list_changed %d times; want 1 and 2", n, m)
@@ -385,7 +389,7 @@ func TestMCPPublishedResources(t *testing.T) {
 	if err := f.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "mem://notes"}); err != nil {
 		t.Fatal(err)
 	}
-	writeMCPFile(t, f.star, strings.Replace(featureSource("", ""), "first notes", "second notes", 1))
+	testkit.WriteFile(t, f.star, strings.Replace(featureSource("", ""), "first notes", "second notes", 1))
 	if uri := wait(t, f.updated, "notifications/resources/updated"); uri != "mem://notes" {
 		t.Errorf("updated %q, want mem://notes", uri)
 	}

@@ -2,7 +2,6 @@ package mcpserve_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
@@ -51,12 +52,9 @@ func startMCPWith(t *testing.T, cat starhost.Catalog, extra string) (*mcp.Client
 	t.Helper()
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "dev", "t")
-	if err := os.MkdirAll(plugin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeMCPFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.t\"\nversion = \"1.0.0\"\n")
+	testkit.WriteFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.t\"\nversion = \"1.0.0\"\n")
 	star := filepath.Join(plugin, "plugin.star")
-	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s", extra, 1))
+	testkit.WriteFile(t, star, strings.Replace(mcpTestPlugin, "%s", extra, 1))
 
 	events := make(chan starhost.Event, 64)
 	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
@@ -105,13 +103,7 @@ func startMCPWith(t *testing.T, cat starhost.Catalog, extra string) (*mcp.Client
 // until the test ends, when ctx ends and the host is closed.
 func watchedHost(t testing.TB, opts starhost.Options) (*starhost.Host, context.Context) {
 	t.Helper()
-	h, err := starhost.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	h, _ := hostkit.Start(t, opts) // closed after the watch below ends (cleanups run last first)
 	ctx, stop := context.WithCancel(context.Background())
 	watching := make(chan struct{})
 	watchDone := make(chan error, 1)
@@ -120,7 +112,6 @@ func watchedHost(t testing.TB, opts starhost.Options) (*starhost.Host, context.C
 	t.Cleanup(func() {
 		stop()
 		<-watchDone
-		h.Close(context.Background())
 	})
 	return h, ctx
 }
@@ -132,16 +123,6 @@ func joined[T any](items []T, name func(T) string) string {
 		out = append(out, name(it))
 	}
 	return strings.Join(out, " ")
-}
-
-func writeMCPFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
@@ -237,9 +218,10 @@ func TestMCPHotReload(t *testing.T) {
 	for len(changed) > 0 {
 		<-changed
 	}
-	writeMCPFile(t, star, strings.Replace(mcpTestPlugin, "%s",
+	testkit.WriteFile(t, star, strings.Replace(mcpTestPlugin, "%s",
 		`    tool(name = "added", description = "new", catalogs = "work", run = lambda ctx, args: "new"),
 `, 1))
+
 	select {
 	case <-changed:
 	case <-time.After(10 * time.Second):
@@ -259,7 +241,7 @@ func TestMCPHotReload(t *testing.T) {
 // tools.
 func TestAT3_MCPFailedReloadKeepsTools(t *testing.T) {
 	cs, star, _, events := startMCPEvents(t, starhost.PlanAndWork)
-	writeMCPFile(t, star, "x = {}[\"missing\"]\ncontribute()\n")
+	testkit.WriteFile(t, star, "x = {}[\"missing\"]\ncontribute()\n")
 	deadline := time.After(10 * time.Second)
 	for kept := false; !kept; {
 		select {

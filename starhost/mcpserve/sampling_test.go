@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 )
@@ -36,8 +37,8 @@ func samplingSession(t *testing.T, handler func(context.Context, *mcp.CreateMess
 	t.Helper()
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "dev", "s")
-	writeMCPFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.s\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n")
-	writeMCPFile(t, filepath.Join(plugin, "plugin.star"), samplingPlugin)
+	testkit.WriteFile(t, filepath.Join(plugin, "plugin.toml"), "id = \"acme.s\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n")
+	testkit.WriteFile(t, filepath.Join(plugin, "plugin.star"), samplingPlugin)
 	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
 		Models: mcpserve.SamplingModels(), Isolation: os.Getenv("CRYSTAL_ISOLATION")})
 	h.Session().SetModel(mcpserve.SamplingFacts)

@@ -14,5 +14,7 @@
 // Commands (fakemodel, json, waitmatch, exitcode), which the project's own
 // end-to-end scenarios use as well. docs/testing.md is the guide.
 //
-// The kit uses only starhost's public API (and testscript).
+// The kit builds on internal/testkit, the project's own low-level test kit
+// (file trees, recorders), and otherwise uses only starhost's public API
+// (and testscript).
 package plugintest

@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/layout"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -73,8 +72,7 @@ type Host struct {
 	Clock *starhost.ManualClock
 
 	tmp   string // removed by Close when Start made it
-	mu    sync.Mutex
-	notes []starhost.Note
+	notes testkit.Log[starhost.Note]
 }
 
 // NewHost starts a host over the plugin in dir (Start) in t.TempDir() and
@@ -115,7 +113,7 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 	}
 	h := &Host{Dir: filepath.Join(tmp, "plugin", filepath.Base(src)), Home: filepath.Join(tmp, "home"),
 		Workspace: filepath.Join(tmp, "workspace"), Clock: starhost.NewManualClock()}
-	if err := copyDir(src, h.Dir); err != nil {
+	if err := testkit.CopyTree(src, h.Dir); err != nil {
 		return nil, err
 	}
 	for _, d := range []string{h.Home, h.Workspace} {
@@ -154,9 +152,7 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 	}
 	notes := o.Notes
 	o.Notes = func(n starhost.Note) {
-		h.mu.Lock()
-		h.notes = append(h.notes, n)
-		h.mu.Unlock()
+		h.notes.Add(n)
 		if notes != nil {
 			notes(n)
 		}
@@ -255,11 +251,7 @@ func (h *Host) Advance(d time.Duration) int { return h.Clock.Advance(d) }
 
 // WriteFile writes a file of the plugin's copy (name relative to Dir).
 func (h *Host) WriteFile(name, content string) error {
-	p := filepath.Join(h.Dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(p, []byte(content), 0o644)
+	return testkit.WriteFiles(h.Dir, map[string]string{name: content})
 }
 
 // Reload re-reads the plugin's copy and activates the new content. The
@@ -272,9 +264,7 @@ func (h *Host) Reload() error {
 
 // Notes returns every note the host delivered so far.
 func (h *Host) Notes() []starhost.Note {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]starhost.Note(nil), h.notes...)
+	return h.notes.All()
 }
 
 // Close closes the host and the fake model; a host made by Start also
@@ -289,26 +279,4 @@ func (h *Host) Close() {
 	if h.tmp != "" {
 		os.RemoveAll(h.tmp)
 	}
-}
-
-// copyDir copies the regular files below src to dst.
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/toolsets"
 )
@@ -105,29 +106,20 @@ command = ["never-started"]
 enabled = false
 `), 0o644)
 	dir := filepath.Join(t.TempDir(), "p")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte(`
+	testkit.Plugin{ID: "acme.p", Source: `
 def attach(ctx):
     print("attach sets=%s" % ",".join([s.name + ":" + str(s.loaded) for s in ctx.env.tool_sets]))
 
 contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run = lambda ctx, args: "plugin")])
-`), 0o644)
-	var mu sync.Mutex
-	var notes []starhost.Note
-	h, err := starhost.New(starhost.Options{Home: home, Workspace: ws, Dev: []string{dir}, Notes: func(n starhost.Note) {
-		mu.Lock()
-		notes = append(notes, n)
-		mu.Unlock()
-	}})
+`}.Write(t, dir)
+	var notes testkit.Log[starhost.Note]
+	h, err := starhost.New(starhost.Options{Home: home, Workspace: ws, Dev: []string{dir}, Notes: notes.Add})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
 	noted := func(part string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.ContainsFunc(notes, func(n starhost.Note) bool { return strings.Contains(n.String(), part) })
+		return slices.ContainsFunc(notes.All(), func(n starhost.Note) bool { return strings.Contains(n.String(), part) })
 	}
 	if err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)
