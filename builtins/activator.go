@@ -16,7 +16,7 @@ import (
 )
 
 // Options configure the Starlark activator. The zero value uses
-// DefaultSteps, DefaultMemoryLimit and DefaultCallbackTimeout.
+// defaultSteps, DefaultMemoryLimit and DefaultCallbackTimeout.
 type Options struct {
 	// Steps is the step budget of each run (top level and each callback).
 	Steps uint64
@@ -63,7 +63,7 @@ var _ contrib.Activator = (*Activator)(nil)
 // NewActivator returns an activator with opts.
 func NewActivator(opts Options) *Activator {
 	if opts.Steps == 0 {
-		opts.Steps = DefaultSteps
+		opts.Steps = defaultSteps
 	}
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit

@@ -72,22 +72,22 @@ const (
 
 	// Tools (CC4, CC5, CC6, DC4).
 	ToolNameInvalid      Code = "ToolNameInvalid"
-	ToolNameReserved     Code = "ToolNameReserved"
+	toolNameReserved     Code = "ToolNameReserved"
 	ToolDuplicate        Code = "ToolDuplicate"
-	ToolNamespaceInvalid Code = "ToolNamespaceInvalid"
+	toolNamespaceInvalid Code = "ToolNamespaceInvalid"
 	ToolNameTaken        Code = "ToolNameTaken"
-	ToolNoCatalog        Code = "ToolNoCatalog"
-	ToolSchemaInvalid    Code = "ToolSchemaInvalid"
+	toolNoCatalog        Code = "ToolNoCatalog"
+	toolSchemaInvalid    Code = "ToolSchemaInvalid"
 	ExternalToolShadowed Code = "ExternalToolShadowed"
 
 	// Commands (CC11, DC8).
-	CommandNameInvalid Code = "CommandNameInvalid"
-	CommandShadowed    Code = "CommandShadowed"
+	commandNameInvalid Code = "CommandNameInvalid"
+	commandShadowed    Code = "CommandShadowed"
 
 	// Placeholders (CC12, CC13).
-	PlaceholderNameInvalid Code = "PlaceholderNameInvalid"
-	PlaceholderReserved    Code = "PlaceholderReserved"
-	PlaceholderTaken       Code = "PlaceholderTaken"
+	placeholderNameInvalid Code = "PlaceholderNameInvalid"
+	placeholderReserved    Code = "PlaceholderReserved"
+	placeholderTaken       Code = "PlaceholderTaken"
 	PlaceholderFailed      Code = "PlaceholderFailed"
 
 	// Hot reload.
@@ -106,7 +106,7 @@ const (
 	ProvidersInvalid      Code = "ProvidersInvalid"
 	ProviderKeyUnset      Code = "ProviderKeyUnset"
 	ModelUnknown          Code = "ModelUnknown"
-	ClientFactoryRejected Code = "ClientFactoryRejected"
+	clientFactoryRejected Code = "ClientFactoryRejected"
 	ClientFactoryTaken    Code = "ClientFactoryTaken"
 	ModelAccess           Code = "ModelAccess"
 	ModelClientFailed     Code = "ModelClientFailed"
@@ -121,7 +121,7 @@ const (
 	RawHookRefused       Code = "RawHookRefused"
 
 	// Style: the curated buildifier warnings of `crystal-star check`
-	// (builtins.StyleWarnings, docs/check.md).
+	// (builtins.styleWarnings, docs/check.md).
 	StyleUnusedVariable     Code = "StyleUnusedVariable"
 	StyleUnusedLoad         Code = "StyleUnusedLoad"
 	StyleUnreachable        Code = "StyleUnreachable"
@@ -183,18 +183,18 @@ var Catalogue = []CodeInfo{
 	{ContributeTwice, SeverityError, "contribute() was called more than once; only the first call counts.", "Merge the calls into one contribute(...)."},
 	{NoneEntry, SeverityNote, "A None entry in a contribute() list was left out.", "Remove the None or build the entry conditionally."},
 	{ToolNameInvalid, SeverityError, "A tool name breaks ^[A-Za-z][A-Za-z0-9_-]*$ or is longer than 64 characters.", "Rename the tool."},
-	{ToolNameReserved, SeverityError, "A tool takes the name of a built-in tool.", "Rename the tool."},
+	{toolNameReserved, SeverityError, "A tool takes the name of a built-in tool.", "Rename the tool."},
 	{ToolDuplicate, SeverityError, "The plugin declares the same tool name twice; the later one is left out.", "Rename or remove the second tool."},
-	{ToolNamespaceInvalid, SeverityError, "A tool namespace is not a letter followed by letters, digits, '_', '-' or '.', up to 64 characters (MC4).", "Fix the namespace, or leave it out to use the plugin id."},
+	{toolNamespaceInvalid, SeverityError, "A tool namespace is not a letter followed by letters, digits, '_', '-' or '.', up to 64 characters (MC4).", "Fix the namespace, or leave it out to use the plugin id."},
 	{ToolNameTaken, SeverityWarning, "An earlier plugin in load order already has a tool of this name; this one is left out.", "Rename the tool or disable the other plugin."},
-	{ToolNoCatalog, SeverityError, "A tool names no catalog (plan, work or plan_and_work).", "Set catalogs = \"plan\", \"work\" or \"plan_and_work\"."},
-	{ToolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},
+	{toolNoCatalog, SeverityError, "A tool names no catalog (plan, work or plan_and_work).", "Set catalogs = \"plan\", \"work\" or \"plan_and_work\"."},
+	{toolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},
 	{ExternalToolShadowed, SeverityWarning, "An external tool has the name of a disk plugin tool and is left out.", "Rename the external tool."},
-	{CommandNameInvalid, SeverityError, "A command name or alias breaks the tool-name pattern.", "Rename the command or alias."},
-	{CommandShadowed, SeverityWarning, "A command name or alias is a built-in verb, which always wins.", "Rename the command or alias."},
-	{PlaceholderNameInvalid, SeverityError, "A placeholder name is not a letter followed by up to 63 letters, digits or underscores.", "Rename the placeholder."},
-	{PlaceholderReserved, SeverityError, "A placeholder takes a name the host owns.", "Rename the placeholder."},
-	{PlaceholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
+	{commandNameInvalid, SeverityError, "A command name or alias breaks the tool-name pattern.", "Rename the command or alias."},
+	{commandShadowed, SeverityWarning, "A command name or alias is a built-in verb, which always wins.", "Rename the command or alias."},
+	{placeholderNameInvalid, SeverityError, "A placeholder name is not a letter followed by up to 63 letters, digits or underscores.", "Rename the placeholder."},
+	{placeholderReserved, SeverityError, "A placeholder takes a name the host owns.", "Rename the placeholder."},
+	{placeholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
 	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
 	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
 	{ResourceExhausted, SeverityError, "Plugin code exceeded memory_limit: in process, the heap grew past it while the run's code ran, or one operation would have allocated more, and the run was cancelled; in process mode its worker was killed and the plugin is faulted.", "Build smaller values or do less work per call, or raise memory_limit in config.toml."},
@@ -207,7 +207,7 @@ var Catalogue = []CodeInfo{
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},
 	{ProviderKeyUnset, SeverityWarning, "A provider's api_key_env names an environment variable that is not set; its model calls go out without an API key.", "Export the variable, or remove api_key_env for a provider that needs no key."},
 	{ModelUnknown, SeverityWarning, "config.toml selects a model (model, review_model) that providers.json does not list, or a setting the model does not offer.", "Use provider/model as listed in providers.json, or add the model there."},
-	{ClientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
+	{clientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
 	{ClientFactoryTaken, SeverityWarning, "An earlier plugin in load order already owns this protocol; this factory is not used.", "Rename the protocol or disable the other plugin."},
 	{ModelAccess, SeverityNote, "The plugin declares the models capability and can call the session and review models with the operator's credentials.", "Nothing to fix; remove \"models\" from capabilities if the plugin should not."},
 	{ModelClientFailed, SeverityWarning, "The host could not build a model client (a factory's not_supported, a missing adapter or API key, an unknown provider).", "Change the setting named in the message (/tier, /speed, /model) or fix providers.json."},

@@ -21,15 +21,15 @@ const (
 )
 
 // Size limits of content parts, enforced for every tool result (plugin and
-// external): one image, audio or resource body is at most MaxPartBytes, a
-// result's parts together at most MaxResultBytes, and a result has at most
-// MaxParts parts. They keep one tool call from filling a model request (the
+// external): one image, audio or resource body is at most maxPartBytes, a
+// result's parts together at most maxResultBytes, and a result has at most
+// maxParts parts. They keep one tool call from filling a model request (the
 // common providers cap an image near 5 MB and a request near 20–32 MB)
 // while leaving room for screenshots and short recordings.
 const (
-	MaxPartBytes   = 4 << 20
-	MaxResultBytes = 8 << 20
-	MaxParts       = 32
+	maxPartBytes   = 4 << 20
+	maxResultBytes = 8 << 20
+	maxParts       = 32
 )
 
 // ErrContentTooLarge is the tool error code of a result over a size limit.
@@ -76,19 +76,19 @@ func PartProblem(p Part) string {
 // ContentProblem checks a result's parts against the size limits; it
 // returns the error to answer instead, or nil.
 func ContentProblem(parts []Part) *ToolError {
-	if len(parts) > MaxParts {
-		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result has %d content parts; the limit is %d", len(parts), MaxParts)}
+	if len(parts) > maxParts {
+		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result has %d content parts; the limit is %d", len(parts), maxParts)}
 	}
 	total := 0
 	for i, p := range parts {
-		if p.Type != PartText && p.Size() > MaxPartBytes {
+		if p.Type != PartText && p.Size() > maxPartBytes {
 			return &ToolError{Code: ErrContentTooLarge,
-				Message: fmt.Sprintf("content part %d (%s) is %d bytes; the limit is %d", i+1, p.Type, p.Size(), MaxPartBytes)}
+				Message: fmt.Sprintf("content part %d (%s) is %d bytes; the limit is %d", i+1, p.Type, p.Size(), maxPartBytes)}
 		}
 		total += p.Size()
 	}
-	if total > MaxResultBytes {
-		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result's content parts are %d bytes; the limit is %d", total, MaxResultBytes)}
+	if total > maxResultBytes {
+		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result's content parts are %d bytes; the limit is %d", total, maxResultBytes)}
 	}
 	return nil
 }

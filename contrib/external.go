@@ -21,13 +21,13 @@ func (r *Registry) externalEntries(tools []ExternalTool) []toolEntry {
 		}
 		sch, err := CompileSchema(x.Parameters)
 		if err != nil {
-			r.note(Diag(ToolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
+			r.note(Diag(toolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
 			continue
 		}
 		out = append(out, toolEntry{
 			Name: x.Name, ToolSet: x.ToolSet, Description: x.Description, Catalogs: x.Catalogs,
 			Parameters: x.Parameters, schema: sch, run: x.Run, external: true, ReadOnly: x.ReadOnly,
-			Namespace: x.ToolSet, RequiresApproval: ApprovalRequired(x.ReadOnly, x.RequiresApproval), Multimodal: x.Multimodal,
+			Namespace: x.ToolSet, RequiresApproval: approvalRequired(x.ReadOnly, x.RequiresApproval), Multimodal: x.Multimodal,
 		})
 	}
 	return out

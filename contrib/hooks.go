@@ -31,15 +31,15 @@ const (
 // The raw hook events (HK3); each runs after the ordinary hooks of one
 // stage.
 const (
-	RawRebuildModel      HookEvent = "rebuild_model"
-	RawRewritePrompt     HookEvent = "rewrite_prompt"
-	RawRewriteCompaction HookEvent = "rewrite_compaction"
-	RawRewriteApproval   HookEvent = "rewrite_approval"
+	rawRebuildModel      HookEvent = "rebuild_model"
+	rawRewritePrompt     HookEvent = "rewrite_prompt"
+	rawRewriteCompaction HookEvent = "rewrite_compaction"
+	rawRewriteApproval   HookEvent = "rewrite_approval"
 )
 
-// RiskRank returns the position of risk in Risks (lowest first), or -1. An
+// riskRank returns the position of risk in Risks (lowest first), or -1. An
 // approval hook may only raise it (HK2).
-func RiskRank(risk string) int { return slices.Index(Risks, risk) }
+func riskRank(risk string) int { return slices.Index(risks, risk) }
 
 // power is what a hook may do to one payload field.
 type power uint8
@@ -96,13 +96,13 @@ var Hooks = []HookSpec{
 		fields: map[string]power{"thread": read, "id": read, "name": read, "arguments": read, "risk": raiseRisk, "prompt": raiseFlag}},
 	{Event: HookCompaction, Powers: "appends to the summary prompt or body",
 		fields: map[string]power{"thread": read, "prompt": appendText, "body": appendText}},
-	{Event: RawRebuildModel, Raw: true, After: HookTransformModel, Powers: "rebuilds the items of one outbound call: reorder, add, drop, system edits",
+	{Event: rawRebuildModel, Raw: true, After: HookTransformModel, Powers: "rebuilds the items of one outbound call: reorder, add, drop, system edits",
 		fields: map[string]power{"thread": read, "purpose": read, "items": itemsRebuild}},
-	{Event: RawRewritePrompt, Raw: true, After: HookPrompt, Powers: "rewrites the whole instruction text",
+	{Event: rawRewritePrompt, Raw: true, After: HookPrompt, Powers: "rewrites the whole instruction text",
 		fields: map[string]power{"thread": read, "prompt": replaceText}},
-	{Event: RawRewriteCompaction, Raw: true, After: HookCompaction, Powers: "rewrites the summary prompt and body",
+	{Event: rawRewriteCompaction, Raw: true, After: HookCompaction, Powers: "rewrites the summary prompt and body",
 		fields: map[string]power{"thread": read, "prompt": replaceText, "body": replaceText}},
-	{Event: RawRewriteApproval, Raw: true, After: HookApproval, Powers: "sets any risk level and whether to prompt",
+	{Event: rawRewriteApproval, Raw: true, After: HookApproval, Powers: "sets any risk level and whether to prompt",
 		fields: map[string]power{"thread": read, "id": read, "name": read, "arguments": read, "risk": anyRisk, "prompt": anyFlag}},
 }
 
@@ -200,15 +200,15 @@ func (pw power) allows(prev, v any) string {
 		}
 	case raiseRisk:
 		before, _ := prev.(string)
-		if RiskRank(text) < 0 {
-			return fmt.Sprintf("%q is not a risk level (%s)", text, strings.Join(Risks, ", "))
+		if riskRank(text) < 0 {
+			return fmt.Sprintf("%q is not a risk level (%s)", text, strings.Join(risks, ", "))
 		}
-		if RiskRank(text) < RiskRank(before) {
+		if riskRank(text) < riskRank(before) {
 			return fmt.Sprintf("a hook may raise the risk, never lower it (%s to %s)", before, text)
 		}
 	case anyRisk:
-		if RiskRank(text) < 0 {
-			return fmt.Sprintf("%q is not a risk level (%s)", text, strings.Join(Risks, ", "))
+		if riskRank(text) < 0 {
+			return fmt.Sprintf("%q is not a risk level (%s)", text, strings.Join(risks, ", "))
 		}
 	case raiseFlag:
 		if prev == true && v == false {

@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// MaxNameLen is the longest tool, command, placeholder or protocol name.
-const MaxNameLen = 64
+// maxNameLen is the longest tool, command, placeholder or protocol name.
+const maxNameLen = 64
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
@@ -19,8 +19,8 @@ func checkToken(name, extra string) string {
 	switch n := utf8.RuneCountInString(name); {
 	case name == "":
 		return "is empty"
-	case n > MaxNameLen:
-		return fmt.Sprintf("is %d characters long; the limit is %d", n, MaxNameLen)
+	case n > maxNameLen:
+		return fmt.Sprintf("is %d characters long; the limit is %d", n, maxNameLen)
 	}
 	char := 0
 	for i, r := range name {

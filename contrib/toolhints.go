@@ -13,18 +13,18 @@ package contrib
 // the namespace is invalid, or "".
 func NamespaceProblem(ns string) string { return checkToken(ns, "_-.") }
 
-// CanonicalToolName is ns.name, or name alone without a namespace.
-func CanonicalToolName(ns, name string) string {
+// canonicalToolName is ns.name, or name alone without a namespace.
+func canonicalToolName(ns, name string) string {
 	if ns == "" {
 		return name
 	}
 	return ns + "." + name
 }
 
-// ApprovalRequired is the effective requires_approval of a tool: the
+// approvalRequired is the effective requires_approval of a tool: the
 // declared value, else true unless the tool is read-only (a tool that may
 // change something asks by default).
-func ApprovalRequired(readOnly bool, declared *bool) bool {
+func approvalRequired(readOnly bool, declared *bool) bool {
 	if declared != nil {
 		return *declared
 	}
@@ -46,6 +46,6 @@ func (v *View) ToolInfo(name string) (ToolInfo, bool) {
 func (t *toolEntry) info() ToolInfo {
 	return ToolInfo{Name: t.Name, Plugin: t.Plugin, Generation: t.Generation, ToolSet: t.ToolSet,
 		Catalogs: t.Catalogs.String(), Description: t.Description, Parameters: t.Parameters, ReadOnly: t.ReadOnly,
-		Namespace: t.Namespace, CanonicalName: CanonicalToolName(t.Namespace, t.Name), RequiresApproval: t.RequiresApproval,
+		Namespace: t.Namespace, CanonicalName: canonicalToolName(t.Namespace, t.Name), RequiresApproval: t.RequiresApproval,
 		Multimodal: t.Multimodal, OutputSchema: t.Output}
 }

@@ -139,7 +139,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	req = m.request(p, b, gen)
 	if prev == nil {
 		m.mu.Lock()
-		p.state, p.blockers, p.stopReason, p.diags = Activating, nil, nil, slices.Clone(c.Diagnostics)
+		p.state, p.blockers, p.stopReason, p.diags = activating, nil, nil, slices.Clone(c.Diagnostics)
 		m.mu.Unlock()
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.ActivationTimeout)

@@ -26,7 +26,7 @@ func TestDC15_CompatibilityLine(t *testing.T) {
 		{"garbage", "1.2.0", false},
 	}
 	for _, tt := range tests {
-		if got := Compatible(tt.want, tt.have); got != tt.ok {
+		if got := compatible(tt.want, tt.have); got != tt.ok {
 			t.Errorf("Compatible(%s, %s) = %v, want %v", tt.want, tt.have, got, tt.ok)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultCleanupTimeout    = 5 * time.Second
-	DefaultActivationTimeout = 30 * time.Second
+	defaultCleanupTimeout    = 5 * time.Second
+	defaultActivationTimeout = 30 * time.Second
 )
 
 // AdmitFunc decides whether a candidate with the given fingerprint may run.
@@ -124,10 +124,10 @@ type retiredGen struct {
 // NewManager returns a manager; call Start to discover and activate.
 func NewManager(opts Options) *Manager {
 	if opts.CleanupTimeout <= 0 {
-		opts.CleanupTimeout = DefaultCleanupTimeout
+		opts.CleanupTimeout = defaultCleanupTimeout
 	}
 	if opts.ActivationTimeout <= 0 {
-		opts.ActivationTimeout = DefaultActivationTimeout
+		opts.ActivationTimeout = defaultActivationTimeout
 	}
 	if opts.Display == nil {
 		opts.Display = func(dir string) string { return dir }

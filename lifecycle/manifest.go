@@ -39,8 +39,8 @@ type Manifest struct {
 // IsEnabled reports the manifest's enabled flag (default true).
 func (m *Manifest) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
 
-// HasCapability reports whether the manifest opts in to capability c.
-func (m *Manifest) HasCapability(c string) bool { return slices.Contains(m.Capabilities, c) }
+// hasCapability reports whether the manifest opts in to capability c.
+func (m *Manifest) hasCapability(c string) bool { return slices.Contains(m.Capabilities, c) }
 
 // Name returns the display name, falling back to the id.
 func (m *Manifest) Name() string {

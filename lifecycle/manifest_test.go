@@ -92,7 +92,7 @@ exports = ["reviewer"]
 	if m.Entry != "plugin.star" {
 		t.Errorf("entry = %q, want the default plugin.star", m.Entry)
 	}
-	if !m.IsEnabled() || !m.HasCapability("models") || m.HasCapability("network") {
+	if !m.IsEnabled() || !m.hasCapability("models") || m.hasCapability("network") {
 		t.Errorf("flags wrong: %+v", m)
 	}
 	if m.Name() != "Acme Review" || m.Dependencies["acme.core"] != "1.2.0" {

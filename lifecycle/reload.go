@@ -93,8 +93,8 @@ func (m *Manager) Close(ctx context.Context) {
 	m.pending.Wait()
 }
 
-// Dirs returns the directories of every discovered plugin (for watching).
-func (m *Manager) Dirs() []string {
+// dirs returns the directories of every discovered plugin (for watching).
+func (m *Manager) dirs() []string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	out := make([]string, len(m.plugins))

@@ -12,7 +12,7 @@ import (
 type Clock = builtins.Clock
 
 // TimerClock returns the clock of Options.Clock, nil for the real clock. It
-// implements builtins.ClockSource.
+// implements builtins' clock source interface.
 func (h *Host) TimerClock() builtins.Clock { return h.opts.Clock }
 
 // ManualClock is a Clock that moves only when Advance is called, so a test

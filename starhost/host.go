@@ -108,7 +108,7 @@ type Options struct {
 	// providers-kept when a bad edit keeps the previous providers).
 	Events func(Event)
 
-	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
+	// Steps is the Starlark step budget of each run (0: 10,000,000 steps).
 	Steps uint64
 	// Isolation is where plugin code runs: IsolationInProcess (the default,
 	// "" too) or IsolationProcess, a worker subprocess per plugin
@@ -127,7 +127,7 @@ type Options struct {
 	// off in process.
 	CallbackTimeout time.Duration
 	// CleanupTimeout bounds the drain of a deactivated generation
-	// (lifecycle.DefaultCleanupTimeout).
+	// (0: 5s).
 	CleanupTimeout time.Duration
 	// HostVersion overrides Version (for tests of min_host_version).
 	HostVersion string

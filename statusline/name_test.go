@@ -36,7 +36,7 @@ func TestCC15_NameRules(t *testing.T) {
 		{name: "model-x", want: "model-x"},
 	}
 	for _, tt := range tests {
-		got, err := AdmitName(tt.name, hostFields)
+		got, err := admitName(tt.name, hostFields)
 		if tt.err != "" {
 			if err == nil || err.Error() != tt.err {
 				t.Errorf("AdmitName(%q) error = %v, want %s", tt.name, err, tt.err)
@@ -50,7 +50,7 @@ func TestCC15_NameRules(t *testing.T) {
 }
 
 func TestCC15_LongNameQuotedShort(t *testing.T) {
-	_, err := AdmitName(strings.Repeat("y", 10000), nil)
+	_, err := admitName(strings.Repeat("y", 10000), nil)
 	if err == nil || len(err.Error()) > 200 {
 		t.Fatalf("error for a huge name must be short, got %d bytes", len(err.Error()))
 	}

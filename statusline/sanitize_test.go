@@ -38,7 +38,7 @@ func TestCC18_SanitizerDropsEscapes(t *testing.T) {
 		{"only escapes is blank", "\x1b[0m\x1b]0;t\a", ""},
 	}
 	for _, tt := range tests {
-		if got := Sanitize(tt.in); got != tt.want {
+		if got := sanitizeText(tt.in); got != tt.want {
 			t.Errorf("%s: Sanitize(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
 	}
@@ -59,7 +59,7 @@ func TestCC18_SanitizerWhitespace(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := Sanitize(tt.in); got != tt.want {
+		if got := sanitizeText(tt.in); got != tt.want {
 			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -77,8 +77,8 @@ func TestCC18_SanitizerTruncates(t *testing.T) {
 		{strings.Repeat("e", 63) + " f", strings.Repeat("e", 63)},
 	}
 	for _, tt := range tests {
-		got := Sanitize(tt.in)
-		if got != tt.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > MaxText {
+		got := sanitizeText(tt.in)
+		if got != tt.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > maxText {
 			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -87,19 +87,19 @@ func TestCC18_SanitizerTruncates(t *testing.T) {
 func TestCC18_DescriptionLimit(t *testing.T) {
 	in := strings.Repeat("d", 79) + "\n" + strings.Repeat("界", 10)
 	want := strings.Repeat("d", 79)
-	if got := SanitizeDescription(in); got != want {
+	if got := sanitizeDescription(in); got != want {
 		t.Errorf("SanitizeDescription = %q, want %q", got, want)
 	}
 	in = strings.Repeat("界", 81)
-	if got := SanitizeDescription(in); utf8.RuneCountInString(got) != MaxDescription {
-		t.Errorf("SanitizeDescription kept %d runes, want %d", utf8.RuneCountInString(got), MaxDescription)
+	if got := sanitizeDescription(in); utf8.RuneCountInString(got) != maxDescription {
+		t.Errorf("SanitizeDescription kept %d runes, want %d", utf8.RuneCountInString(got), maxDescription)
 	}
 }
 
 func TestCC18_SanitizeCleanDoesNotAllocate(t *testing.T) {
 	for _, s := range []string{"12 reviews", "界 queue: 3 ✓", strings.Repeat("x", 64)} {
 		var out string
-		allocs := testing.AllocsPerRun(100, func() { out = Sanitize(s) })
+		allocs := testing.AllocsPerRun(100, func() { out = sanitizeText(s) })
 		if allocs != 0 || out != s {
 			t.Errorf("Sanitize(%q): %v allocs, result %q", s, allocs, out)
 		}
@@ -116,11 +116,11 @@ func FuzzSanitize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out := Sanitize(in)
+		out := sanitizeText(in)
 		if !utf8.ValidString(out) {
 			t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", in, out)
 		}
-		if n := utf8.RuneCountInString(out); n > MaxText {
+		if n := utf8.RuneCountInString(out); n > maxText {
 			t.Fatalf("Sanitize(%q) has %d runes", in, n)
 		}
 		for _, r := range out {
@@ -131,10 +131,10 @@ func FuzzSanitize(f *testing.F) {
 		if out != strings.TrimFunc(out, unicode.IsSpace) {
 			t.Fatalf("Sanitize(%q) = %q is not trimmed", in, out)
 		}
-		if again := Sanitize(out); again != out {
+		if again := sanitizeText(out); again != out {
 			t.Fatalf("Sanitize not idempotent: %q -> %q -> %q", in, out, again)
 		}
-		if d := SanitizeDescription(in); utf8.RuneCountInString(d) > MaxDescription || !strings.HasPrefix(d, out) {
+		if d := sanitizeDescription(in); utf8.RuneCountInString(d) > maxDescription || !strings.HasPrefix(d, out) {
 			t.Fatalf("SanitizeDescription(%q) = %q, Sanitize = %q", in, d, out)
 		}
 	})

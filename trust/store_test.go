@@ -134,7 +134,7 @@ func TestDC19_UnreadableFileIsNeverOverwritten(t *testing.T) {
 
 func assertUnreadable(t *testing.T, s *Store, err error) {
 	t.Helper()
-	var u *UnreadableError
+	var u *unreadableError
 	if !errors.As(err, &u) {
 		t.Fatalf("error %v (%T) is not an *UnreadableError", err, err)
 	}
@@ -243,7 +243,7 @@ func TestDC21_RevokeRemovesExactlyOnePair(t *testing.T) {
 	if _, err := s.Revoke("acme.one", fpB); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := s.Load(); f.Verdict("acme.one", fpB) != Untrusted {
+	if f, _ := s.Load(); f.Verdict("acme.one", fpB) != untrusted {
 		t.Error("revoking the last grant of an id should leave it untrusted")
 	}
 }
