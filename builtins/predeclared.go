@@ -161,8 +161,8 @@ func newError(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &code, &message); err != nil {
 		return nil, err
 	}
-	if why := errorCodeProblem(code); why != "" {
-		return nil, fmt.Errorf("error(%q, ...): the code %s", code, why)
+	if err := checkErrorCode(code); err != nil {
+		return nil, fmt.Errorf("error(%q, ...): the code %w", code, err)
 	}
 	return &errorValue{code: code, message: message}, nil
 }

@@ -15,8 +15,8 @@ func (r *Registry) externalEntries(tools []ExternalTool) []toolEntry {
 			r.note(Diag(ExternalToolShadowed, "", Pos{}, "external tool %q of tool set %q has the name of the host's %s tool; the external tool is left out", x.Name, x.ToolSet, skill[0].Name))
 			continue
 		}
-		if why := ToolNameProblem(x.Name); why != "" {
-			r.note(Diag(ToolNameInvalid, "", Pos{}, "external tool %q of tool set %q: the name %s; it is left out", x.Name, x.ToolSet, why))
+		if err := CheckToolName(x.Name); err != nil {
+			r.note(Diag(ToolNameInvalid, "", Pos{}, "external tool %q of tool set %q: the name %v; it is left out", x.Name, x.ToolSet, err))
 			continue
 		}
 		sch, err := CompileSchema(x.Parameters)

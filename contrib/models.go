@@ -152,10 +152,11 @@ type ClientFactory struct {
 // reserved protocol, an invalid token or a second factory for the same
 // protocol in this plugin is left out with a diagnostic at the constructor.
 func (s *Staging) AddClientFactory(f ClientFactory) {
-	switch {
-	case ProtocolProblem(f.Protocol) != "":
-		s.Report(clientFactoryRejected, f.Pos, "client factory protocol %q %s; the factory is left out", f.Protocol, ProtocolProblem(f.Protocol))
+	if err := CheckProtocol(f.Protocol); err != nil {
+		s.Report(clientFactoryRejected, f.Pos, "client factory protocol %q %v; the factory is left out", f.Protocol, err)
 		return
+	}
+	switch {
 	case IsReservedProtocol(f.Protocol):
 		s.Report(clientFactoryRejected, f.Pos, "client factory protocol %q is owned by the host (built-in adapters keep precedence); the factory is left out", f.Protocol)
 		return

@@ -30,13 +30,13 @@ func TestCC5_ToolNamePattern(t *testing.T) {
 		{"tool/x", false, "'/'"},
 	}
 	for _, tt := range tests {
-		got := ToolNameProblem(tt.name)
+		got := errText(CheckToolName(tt.name))
 		if tt.ok != (got == "") {
-			t.Errorf("ToolNameProblem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
+			t.Errorf("CheckToolName(%q) = %q, want valid=%v", tt.name, got, tt.ok)
 			continue
 		}
 		if !tt.ok && !strings.Contains(got, tt.why) {
-			t.Errorf("ToolNameProblem(%q) = %q, want it to mention %q", tt.name, got, tt.why)
+			t.Errorf("CheckToolName(%q) = %q, want it to mention %q", tt.name, got, tt.why)
 		}
 	}
 }
@@ -60,20 +60,28 @@ func TestCC12_PlaceholderNamePattern(t *testing.T) {
 		{"a{b", false, "character 2"},
 	}
 	for _, tt := range tests {
-		got := PlaceholderNameProblem(tt.name)
+		got := errText(CheckPlaceholderName(tt.name))
 		if tt.ok != (got == "") {
-			t.Errorf("PlaceholderNameProblem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
+			t.Errorf("CheckPlaceholderName(%q) = %q, want valid=%v", tt.name, got, tt.ok)
 			continue
 		}
 		if !tt.ok && !strings.Contains(got, tt.why) {
-			t.Errorf("PlaceholderNameProblem(%q) = %q, want it to mention %q", tt.name, got, tt.why)
+			t.Errorf("CheckPlaceholderName(%q) = %q, want it to mention %q", tt.name, got, tt.why)
 		}
 	}
 	// The same name differs between the two kinds only by '-'.
-	if ToolNameProblem("git-branch") != "" {
+	if CheckToolName("git-branch") != nil {
 		t.Errorf("git-branch must be a valid tool name")
 	}
-	if got := PlaceholderNameProblem("git-branch"); strings.Contains(got, `'-'`) && !strings.Contains(got, `'_'`) {
+	if got := errText(CheckPlaceholderName("git-branch")); strings.Contains(got, `'-'`) && !strings.Contains(got, `'_'`) {
 		t.Errorf("reason %q should list only the allowed extra byte '_'", got)
 	}
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

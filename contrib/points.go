@@ -2,6 +2,7 @@ package contrib
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -370,35 +371,35 @@ type PointEntry struct {
 	Run     PointFunc `json:"-"`
 }
 
-// PointEntryProblem checks e against its point's row (DC1, DC11): the point
+// CheckPointEntry checks e against its point's row (DC1, DC11): the point
 // exists and is not served by its own kind, replace names one of its targets
 // and is allowed only on tier B points, a B-only point needs replace, order
 // stays within OrderFirst..OrderLast, and thread scope needs a thread —
-// entries of contribute() have none (static is true). It returns why e is
-// invalid, or "".
-func PointEntryProblem(e PointEntry, static bool) string {
+// entries of contribute() have none (static is true). Its error says why e
+// is invalid, phrased to follow "<point> entry"; nil when e is valid.
+func CheckPointEntry(e PointEntry, static bool) error {
 	p := LookupPoint(e.Point)
 	switch {
 	case p == nil:
-		return "names no contribution point"
+		return errors.New("names no contribution point")
 	case p.Kind:
-		return "is served by " + string(p.Name) + "(...) in contribute(" + p.Keyword + " = [...])"
+		return errors.New("is served by " + string(p.Name) + "(...) in contribute(" + p.Keyword + " = [...])")
 	case e.Replace != "" && p.Tiers&TierReplace == 0:
-		return "sets replace, but " + string(p.Name) + " has no named defaults to replace (tiers " + p.Tiers.String() + ")"
+		return errors.New("sets replace, but " + string(p.Name) + " has no named defaults to replace (tiers " + p.Tiers.String() + ")")
 	case e.Replace != "" && p.Target(e.Replace) == nil:
-		return "replaces " + quote(e.Replace) + ", which is not a default of " + string(p.Name) + "; its defaults are " + strings.Join(p.TargetNames(), ", ")
+		return errors.New("replaces " + quote(e.Replace) + ", which is not a default of " + string(p.Name) + "; its defaults are " + strings.Join(p.TargetNames(), ", "))
 	case e.Replace == "" && p.Tiers == TierReplace:
-		return "needs replace = one of " + strings.Join(p.TargetNames(), ", ") + ": " + string(p.Name) + " only replaces its default (tier B)"
+		return errors.New("needs replace = one of " + strings.Join(p.TargetNames(), ", ") + ": " + string(p.Name) + " only replaces its default (tier B)")
 	case e.Order < OrderFirst || e.Order > OrderLast:
-		return "has order " + strconv.Itoa(e.Order) + ", outside ORDER_FIRST..ORDER_LAST"
+		return errors.New("has order " + strconv.Itoa(e.Order) + ", outside ORDER_FIRST..ORDER_LAST")
 	case e.Scope != ScopeWorkspace && e.Scope != ScopeThread:
-		return "has scope " + quote(string(e.Scope)) + "; want SCOPE_WORKSPACE or SCOPE_THREAD"
+		return errors.New("has scope " + quote(string(e.Scope)) + "; want SCOPE_WORKSPACE or SCOPE_THREAD")
 	case e.Scope == ScopeThread && static:
-		return "has thread scope, but contribute() runs before any thread exists; add it with ctx.contributions.add in a thread_observer or turn_observer"
+		return errors.New("has thread scope, but contribute() runs before any thread exists; add it with ctx.contributions.add in a thread_observer or turn_observer")
 	case e.Scope == ScopeThread && e.Thread == "":
-		return "has thread scope but no thread"
+		return errors.New("has thread scope but no thread")
 	}
-	return ""
+	return nil
 }
 
 func quote(s string) string { return `"` + s + `"` }
@@ -410,8 +411,8 @@ func (s *Staging) AddPoint(e PointEntry) {
 	if e.Scope == "" {
 		e.Scope = ScopeWorkspace
 	}
-	if why := PointEntryProblem(e, true); why != "" {
-		s.Report(PointEntryInvalid, e.Pos, "%s entry %s; it is left out", e.Point, why)
+	if err := CheckPointEntry(e, true); err != nil {
+		s.Report(PointEntryInvalid, e.Pos, "%s entry %v; it is left out", e.Point, err)
 		return
 	}
 	s.set.Points = append(s.set.Points, e)

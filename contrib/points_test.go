@@ -261,7 +261,7 @@ func TestDC10_TakeoverIsTheLastEntryOfTheResolvedList(t *testing.T) {
 		{Point: PointCompactionSummary},
 		{Point: PointTools},
 	} {
-		if PointEntryProblem(bad, true) == "" {
+		if CheckPointEntry(bad, true) == nil {
 			t.Errorf("%+v passed validation", bad)
 		}
 	}

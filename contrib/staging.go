@@ -44,10 +44,11 @@ func (s *Staging) Report(code Code, pos Pos, format string, args ...any) {
 
 // AddTool validates t (CC4, CC5, DC5) and stages it, compiling its schema.
 func (s *Staging) AddTool(t Tool) {
-	switch {
-	case ToolNameProblem(t.Name) != "":
-		s.Report(ToolNameInvalid, t.Pos, "tool name %q %s; the tool is left out", t.Name, ToolNameProblem(t.Name))
+	if err := CheckToolName(t.Name); err != nil {
+		s.Report(ToolNameInvalid, t.Pos, "tool name %q %v; the tool is left out", t.Name, err)
 		return
+	}
+	switch {
 	case s.tools.has(t.Name):
 		s.Report(toolNameReserved, t.Pos, "tool name %q is a built-in tool; the tool is left out", t.Name)
 		return
@@ -57,9 +58,12 @@ func (s *Staging) AddTool(t Tool) {
 	case t.Catalogs == 0:
 		s.Report(toolNoCatalog, t.Pos, "tool %q names no catalog; the tool is left out", t.Name)
 		return
-	case t.Namespace != "" && NamespaceProblem(t.Namespace) != "":
-		s.Report(toolNamespaceInvalid, t.Pos, "tool %q: namespace %q %s; the tool is left out", t.Name, t.Namespace, NamespaceProblem(t.Namespace))
-		return
+	}
+	if t.Namespace != "" {
+		if err := checkNamespace(t.Namespace); err != nil {
+			s.Report(toolNamespaceInvalid, t.Pos, "tool %q: namespace %q %v; the tool is left out", t.Name, t.Namespace, err)
+			return
+		}
 	}
 	sch, err := CompileSchema(t.Parameters)
 	if err != nil {
@@ -92,8 +96,8 @@ func (s *Staging) AddTool(t Tool) {
 // AddCommand validates c's name and aliases (CC11) and stages it. An alias
 // that breaks a rule is dropped on its own; a bad name drops the command.
 func (s *Staging) AddCommand(c Command) {
-	if p := ToolNameProblem(c.Name); p != "" {
-		s.Report(commandNameInvalid, c.Pos, "command name %q %s; the command is left out", c.Name, p)
+	if err := CheckToolName(c.Name); err != nil {
+		s.Report(commandNameInvalid, c.Pos, "command name %q %v; the command is left out", c.Name, err)
 		return
 	}
 	if s.commands.has(c.Name) {
@@ -102,9 +106,9 @@ func (s *Staging) AddCommand(c Command) {
 	}
 	aliases := c.Aliases[:0:0]
 	for _, a := range c.Aliases {
-		switch {
-		case ToolNameProblem(a) != "":
-			s.Report(commandNameInvalid, c.Pos, "alias %q of /%s %s; the alias is left out", a, c.Name, ToolNameProblem(a))
+		switch err := CheckToolName(a); {
+		case err != nil:
+			s.Report(commandNameInvalid, c.Pos, "alias %q of /%s %v; the alias is left out", a, c.Name, err)
 		case s.commands.has(a):
 			s.Report(commandShadowed, c.Pos, "alias /%s of /%s is a built-in verb; the alias is left out", a, c.Name)
 		default:
@@ -117,8 +121,8 @@ func (s *Staging) AddCommand(c Command) {
 
 // AddPlaceholder validates p's name (CC12) and stages it.
 func (s *Staging) AddPlaceholder(p Placeholder) {
-	if why := PlaceholderNameProblem(p.Name); why != "" {
-		s.Report(placeholderNameInvalid, p.Pos, "placeholder name %q %s; the placeholder is left out", p.Name, why)
+	if err := CheckPlaceholderName(p.Name); err != nil {
+		s.Report(placeholderNameInvalid, p.Pos, "placeholder name %q %v; the placeholder is left out", p.Name, err)
 		return
 	}
 	if s.holders.has(p.Name) {

@@ -8,10 +8,10 @@ package contrib
 // requires_approval can turn the host's "allow" into "ask", never the
 // reverse.
 
-// NamespaceProblem checks a tool namespace: a letter, then letters,
-// digits, '_', '-' or '.', 1–64 characters (plugin ids fit). It returns why
-// the namespace is invalid, or "".
-func NamespaceProblem(ns string) string { return checkToken(ns, "_-.") }
+// checkNamespace checks a tool namespace: a letter, then letters,
+// digits, '_', '-' or '.', 1–64 characters (plugin ids fit). Its error reads
+// as CheckToolName's.
+func checkNamespace(ns string) error { return checkToken(ns, "_-.") }
 
 // canonicalToolName is ns.name, or name alone without a namespace.
 func canonicalToolName(ns, name string) string {

@@ -126,8 +126,8 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		}
 	}
 	for _, e := range m.Exports {
-		if contrib.ToolNameProblem(e) != "" {
-			bad(contrib.ManifestInvalid, at("exports"), "export name %q %s", e, contrib.ToolNameProblem(e))
+		if err := contrib.CheckToolName(e); err != nil {
+			bad(contrib.ManifestInvalid, at("exports"), "export name %q %v", e, err)
 		}
 	}
 	for _, dep := range slices.Sorted(mapKeys(m.Dependencies)) {
