@@ -177,6 +177,6 @@ func (w *watcher) apply(ctx context.Context, b *batch) {
 		w.m.Rescan(ctx)
 	}
 	for dir := range b.plugins {
-		w.m.Reload(ctx, dir)
+		_ = w.m.Reload(ctx, dir) // its outcome is in the events and the projection
 	}
 }

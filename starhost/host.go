@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -389,7 +390,9 @@ func (h *Host) faultedWhy(plugin string) string {
 // content changed, make-before-break (AT2): any failure of the next
 // generation keeps the running one serving (AT3). It reports whether dir is
 // a known plugin.
-func (h *Host) Reload(ctx context.Context, dir string) bool { return h.manager.Reload(ctx, dir) }
+func (h *Host) Reload(ctx context.Context, dir string) bool {
+	return !errors.Is(h.manager.Reload(ctx, dir), lifecycle.ErrUnknownPlugin)
+}
 
 // Tools returns a frozen snapshot of catalog c in catalog order (CC6).
 // Calls through it re-resolve every time; after a plugin is revoked they
