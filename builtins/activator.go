@@ -230,9 +230,9 @@ func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 		return g, nil
 	}
 	th.Load = func(_ *starlark.Thread, module string) (starlark.StringDict, error) {
-		target, why := resolveLoad(stack[len(stack)-1], module)
-		if why != "" {
-			return nil, fmt.Errorf("load(%q) %s", module, why)
+		target, err := resolveLoad(stack[len(stack)-1], module)
+		if err != nil {
+			return nil, fmt.Errorf("load(%q) %w", module, err)
 		}
 		return exec(target)
 	}

@@ -93,8 +93,8 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	}
 	var cat contrib.Catalog
 	if s, ok := catalogs.(starlark.String); ok {
-		c, ok := contrib.ParseCatalog(string(s))
-		if !ok {
+		c, err := contrib.ParseCatalog(string(s))
+		if err != nil {
 			return nil, fmt.Errorf("tool %q: catalogs = %s; want \"plan\", \"work\" or \"plan_and_work\"", name, s)
 		}
 		cat = c

@@ -115,13 +115,13 @@ func TestAT4_ManifestDiagnosticsNameThePlugin(t *testing.T) {
 	}
 }
 
-func TestAT4_ValidID(t *testing.T) {
+func TestAT4_CheckID(t *testing.T) {
 	for id, ok := range map[string]bool{
 		"a": true, "acme.review-core_2": true, "a" + strings.Repeat("b", 63): true,
 		"a" + strings.Repeat("b", 64): false, "": false, "1acme": false, "Acme": false, "acme review": false,
 	} {
-		if got := ValidID(id) == ""; got != ok {
-			t.Errorf("ValidID(%q) valid = %v, want %v", id, got, ok)
+		if got := CheckID(id) == nil; got != ok {
+			t.Errorf("CheckID(%q) valid = %v, want %v", id, got, ok)
 		}
 	}
 }
