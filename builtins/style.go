@@ -104,21 +104,10 @@ func styleWarning(name string) (styleRule, bool) {
 	return styleRule{}, false
 }
 
-// lint runs styleWarnings over one Starlark file and returns a warning per
-// finding, at its file:line:col, for plugin. file names the file in
-// positions. A file that does not parse (a syntax error, which the compiler
-// reports) yields nothing. See LintTree.
-func lint(plugin, file string, src []byte) []contrib.Diagnostic {
-	f, err := Dialect.Parse(file, src, syntax.RetainComments)
-	if err != nil {
-		return nil
-	}
-	return LintTree(plugin, file, f, src)
-}
-
-// LintTree is Lint on a file already parsed from src with
-// syntax.RetainComments (the compiler's parse, so check parses each file
-// once). A file with a while loop yields nothing: buildifier, whose
+// LintTree runs styleWarnings over one Starlark file, already parsed from
+// src with syntax.RetainComments (the compiler's parse, so check parses each
+// file once), and returns a warning per finding, at its file:line:col, for
+// plugin. A file with a while loop yields nothing: buildifier, whose
 // warnings these are, has no while. An unused parameter is not reported:
 // callbacks receive (ctx, args) whether they use them or not; nor is an
 // unused loop variable (`for i in range(3)` has no name-free form) or a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 	"github.com/bazelbuild/buildtools/warn"
+	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -139,4 +140,16 @@ func TestLintTreeMatchesBuildifierParse(t *testing.T) {
 	if n < 50 {
 		t.Errorf("compared %d files; want the whole corpus", n)
 	}
+}
+
+// lint runs styleWarnings over one Starlark file and returns a warning per
+// finding, at its file:line:col, for plugin. file names the file in
+// positions. A file that does not parse (a syntax error, which the compiler
+// reports) yields nothing.
+func lint(plugin, file string, src []byte) []contrib.Diagnostic {
+	f, err := Dialect.Parse(file, src, syntax.RetainComments)
+	if err != nil {
+		return nil
+	}
+	return LintTree(plugin, file, f, src)
 }
