@@ -239,6 +239,22 @@ func TestAT3_CompileErrorKeepsActiveGeneration(t *testing.T) {
 	}
 }
 
+// Start's error is the context's, never a plugin's: a plugin that fails to
+// compile is a projection, a start whose context ended is an error.
+func TestStartFailsOnlyWithItsContext(t *testing.T) {
+	h := newHarness(t)
+	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
+	h.setSource("acme", "SYNTAX")
+	if err := h.m.Start(context.Background()); err != nil {
+		t.Errorf("Start with a faulted plugin = %v, want nil", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := newHarness(t).m.Start(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Start with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
 func TestAT3_CompileErrorOnFirstActivationFaults(t *testing.T) {
 	h := newHarness(t)
 	writePlugin(t, h.dir("acme"), "acme.x", "1.0.0", "")
