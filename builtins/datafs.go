@@ -64,7 +64,7 @@ func (d confinedDir) open(create bool) (*os.Root, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fs.ErrNotExist
 		}
-		return nil, fmt.Errorf("the %s data directory cannot be opened: %v", d.scope, unwrapPath(err))
+		return nil, fmt.Errorf("the %s data directory cannot be opened: %w", d.scope, unwrapPath(err))
 	}
 	return r, nil
 }
@@ -83,7 +83,7 @@ func (d confinedDir) explain(err error, rel string) error {
 	case strings.Contains(err.Error(), "path escapes from parent"):
 		return fmt.Errorf("%q is refused: it leads outside the %s data directory (through a symlink)", rel, d.scope)
 	}
-	return fmt.Errorf("%q: %v", rel, unwrapPath(err))
+	return fmt.Errorf("%q: %w", rel, unwrapPath(err))
 }
 
 func unwrapPath(err error) error {

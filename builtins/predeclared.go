@@ -81,14 +81,14 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if params != starlark.None {
 		var err error
 		if raw, err = ToJSON(params); err != nil {
-			return nil, fmt.Errorf("tool %q: parameters: %v", name, err)
+			return nil, fmt.Errorf("tool %q: parameters: %w", name, err)
 		}
 	}
 	var outRaw []byte
 	if output != starlark.None {
 		var err error
 		if outRaw, err = ToJSON(output); err != nil {
-			return nil, fmt.Errorf("tool %q: output_schema: %v", name, err)
+			return nil, fmt.Errorf("tool %q: output_schema: %w", name, err)
 		}
 	}
 	var cat contrib.Catalog
