@@ -30,7 +30,7 @@ func (e *RemoteError) Error() string { return e.Message }
 // Conn is one end of a worker channel: it sends calls and notifications and
 // serves the other side's. It is safe for concurrent use.
 type Conn struct {
-	r      *Reader
+	r      *frameReader
 	handle Handler
 	notify Notifier
 
@@ -40,7 +40,7 @@ type Conn struct {
 
 	mu      sync.Mutex
 	next    uint64
-	pending map[uint64]chan Frame
+	pending map[uint64]chan frame
 	running map[uint64]context.CancelFunc
 	// progress holds the receivers of calls whose context carries one
 	// (contrib.WithProgress): the other side's notifyProgress for the call
@@ -57,7 +57,7 @@ type Conn struct {
 // Serve must run for calls to be answered.
 func NewConn(r io.Reader, w io.Writer, handle Handler, notify Notifier) *Conn {
 	return &Conn{r: newReader(r), w: w, handle: handle, notify: notify,
-		pending: map[uint64]chan Frame{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
+		pending: map[uint64]chan frame{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
 }
 
 // Serve reads frames until the stream ends or carries garbage and returns
@@ -121,12 +121,12 @@ func (c *Conn) serveCall(ctx context.Context, id uint64, method string, body []b
 		delete(c.running, id)
 	}
 	c.mu.Unlock()
-	reply := Frame{Kind: kindReply, ID: id}
+	reply := frame{Kind: kindReply, ID: id}
 	if err == nil {
 		reply.Body, err = marshal(out)
 	}
 	if err != nil {
-		reply = Frame{Kind: kindError, ID: id, Body: []byte(err.Error())}
+		reply = frame{Kind: kindError, ID: id, Body: []byte(err.Error())}
 	}
 	_ = c.write(reply) // a closed channel fails the caller's side anyway
 }
@@ -144,7 +144,7 @@ func (c *Conn) Close(err error) {
 	}
 	c.closed = err
 	for id, ch := range c.pending {
-		ch <- Frame{} // kind 0: failed by Close
+		ch <- frame{} // kind 0: failed by Close
 		delete(c.pending, id)
 	}
 	for id, cancel := range c.running {
@@ -169,7 +169,7 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	ch := make(chan Frame, 1)
+	ch := make(chan frame, 1)
 	c.mu.Lock()
 	if c.closed != nil {
 		c.mu.Unlock()
@@ -188,7 +188,7 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 		defer c.forgetProgress(id)
 	}
 	c.mu.Unlock()
-	f := Frame{Kind: kindCall, ID: id, Method: method, Body: body}
+	f := frame{Kind: kindCall, ID: id, Method: method, Body: body}
 	if parent, ok := ctx.Value(callKey{}).(uint64); ok {
 		f.Kind, f.Body = kindCallWithin, append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(body)), parent), body...)
 	}
@@ -216,7 +216,7 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 		return &RemoteError{Message: string(f.Body)}
 	case <-ctx.Done():
 		c.forget(id)
-		_ = c.write(Frame{Kind: kindCancel, ID: id})
+		_ = c.write(frame{Kind: kindCancel, ID: id})
 		return context.Cause(ctx)
 	}
 }
@@ -239,10 +239,10 @@ func (c *Conn) Notify(method string, in any) error {
 	if err != nil {
 		return err
 	}
-	return c.write(Frame{Kind: kindNotify, Method: method, Body: body})
+	return c.write(frame{Kind: kindNotify, Method: method, Body: body})
 }
 
-func (c *Conn) write(f Frame) error {
+func (c *Conn) write(f frame) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	var err error

@@ -49,8 +49,8 @@ const maxFrame = 64 << 20
 // headerLen is kind + id + method length.
 const headerLen = 1 + 8 + 1
 
-// Frame is one message on the channel.
-type Frame struct {
+// frame is one message on the channel.
+type frame struct {
 	Kind   kind
 	ID     uint64
 	Method string
@@ -61,7 +61,7 @@ type Frame struct {
 var ErrGarbage = errors.New("garbage on the worker channel")
 
 // appendFrame appends f, length prefix included, to buf.
-func appendFrame(buf []byte, f Frame) ([]byte, error) {
+func appendFrame(buf []byte, f frame) ([]byte, error) {
 	if len(f.Method) > 255 {
 		return buf, fmt.Errorf("method %q is too long", f.Method)
 	}
@@ -79,41 +79,41 @@ func appendFrame(buf []byte, f Frame) ([]byte, error) {
 
 // decode parses one frame's payload (the bytes after the length prefix).
 // The frame's Body aliases p.
-func decode(p []byte) (Frame, error) {
+func decode(p []byte) (frame, error) {
 	if len(p) < headerLen {
-		return Frame{}, fmt.Errorf("%w: a frame of %d bytes is shorter than its header", ErrGarbage, len(p))
+		return frame{}, fmt.Errorf("%w: a frame of %d bytes is shorter than its header", ErrGarbage, len(p))
 	}
 	k := kind(p[0])
 	if k == 0 || k >= kindEnd {
-		return Frame{}, fmt.Errorf("%w: unknown frame kind %d", ErrGarbage, p[0])
+		return frame{}, fmt.Errorf("%w: unknown frame kind %d", ErrGarbage, p[0])
 	}
 	m := int(p[9])
 	if headerLen+m > len(p) {
-		return Frame{}, fmt.Errorf("%w: method length %d runs past the frame", ErrGarbage, m)
+		return frame{}, fmt.Errorf("%w: method length %d runs past the frame", ErrGarbage, m)
 	}
-	return Frame{Kind: k, ID: binary.BigEndian.Uint64(p[1:9]), Method: string(p[headerLen : headerLen+m]), Body: p[headerLen+m:]}, nil
+	return frame{Kind: k, ID: binary.BigEndian.Uint64(p[1:9]), Method: string(p[headerLen : headerLen+m]), Body: p[headerLen+m:]}, nil
 }
 
-// Reader reads frames from a stream.
-type Reader struct {
+// frameReader reads frames from a stream.
+type frameReader struct {
 	r   *bufio.Reader
 	buf []byte
 }
 
 // newReader returns a frame reader over r.
-func newReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+func newReader(r io.Reader) *frameReader { return &frameReader{r: bufio.NewReaderSize(r, 64<<10)} }
 
 // Read returns the next frame. Its Body is valid until the next Read. At a
 // clean end of stream it returns io.EOF; a stream cut inside a frame is
 // io.ErrUnexpectedEOF; a malformed frame wraps ErrGarbage.
-func (r *Reader) Read() (Frame, error) {
+func (r *frameReader) Read() (frame, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
-		return Frame{}, err
+		return frame{}, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
 	if n > maxFrame {
-		return Frame{}, fmt.Errorf("%w: a frame of %d bytes exceeds the limit of %d", ErrGarbage, n, maxFrame)
+		return frame{}, fmt.Errorf("%w: a frame of %d bytes exceeds the limit of %d", ErrGarbage, n, maxFrame)
 	}
 	if cap(r.buf) < int(n) {
 		r.buf = make([]byte, n)
@@ -123,7 +123,7 @@ func (r *Reader) Read() (Frame, error) {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return Frame{}, err
+		return frame{}, err
 	}
 	return decode(p)
 }

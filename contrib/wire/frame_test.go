@@ -10,7 +10,7 @@ import (
 )
 
 func TestFrameRoundTrip(t *testing.T) {
-	f := Frame{Kind: kindCall, ID: 1<<40 + 7, Method: "tool", Body: []byte(`{"index":1}`)}
+	f := frame{Kind: kindCall, ID: 1<<40 + 7, Method: "tool", Body: []byte(`{"index":1}`)}
 	buf, err := appendFrame(nil, f)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestGarbageFrames(t *testing.T) {
 // FuzzDecode: no input panics the frame reader; whatever it accepts
 // encodes back to the same bytes.
 func FuzzDecode(f *testing.F) {
-	seed, _ := appendFrame(nil, Frame{Kind: kindReply, ID: 3, Method: "m", Body: []byte("{}")})
+	seed, _ := appendFrame(nil, frame{Kind: kindReply, ID: 3, Method: "m", Body: []byte("{}")})
 	f.Add(seed)
 	f.Add([]byte("\x00\x00\x00\x0a\x09\x00\x00\x00\x00\x00\x00\x00\x01\x00"))
 	f.Add([]byte{})
