@@ -16,7 +16,7 @@ import (
 )
 
 // Options configure the Starlark activator. The zero value uses
-// DefaultSteps, DefaultMemoryLimit and DefaultCallbackTimeout.
+// defaultSteps, DefaultMemoryLimit and DefaultCallbackTimeout.
 type Options struct {
 	// Steps is the step budget of each run (top level and each callback).
 	Steps uint64
@@ -63,7 +63,7 @@ var _ contrib.Activator = (*Activator)(nil)
 // NewActivator returns an activator with opts.
 func NewActivator(opts Options) *Activator {
 	if opts.Steps == 0 {
-		opts.Steps = DefaultSteps
+		opts.Steps = defaultSteps
 	}
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
@@ -225,9 +225,9 @@ func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 		return g, nil
 	}
 	th.Load = func(_ *starlark.Thread, module string) (starlark.StringDict, error) {
-		target, why := resolveLoad(stack[len(stack)-1], module)
-		if why != "" {
-			return nil, fmt.Errorf("load(%q) %s", module, why)
+		target, err := resolveLoad(stack[len(stack)-1], module)
+		if err != nil {
+			return nil, fmt.Errorf("load(%q) %w", module, err)
 		}
 		return exec(target)
 	}

@@ -45,10 +45,10 @@ func (inst *instance) classifyFunc(pos contrib.Pos, fn starlark.Callable) contri
 			s, _ := v.(starlark.String)
 			*dst = string(s)
 		}
-		if d.Len() != 2 || c.Problem() != "" {
-			why := c.Problem()
-			if why == "" {
-				why = "only the keys risk and permission are allowed"
+		if err := c.Validate(); d.Len() != 2 || err != nil {
+			why := "only the keys risk and permission are allowed"
+			if err != nil {
+				why = err.Error()
 			}
 			return contrib.Classification{}, false, &runFailure{diag: contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos,
 				"%s returned %s: %s", what, out, why)}

@@ -105,8 +105,8 @@ func newResource(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 // at the plugin's line. Sizes are checked on the result, where an
 // oversized one answers the stable code content_too_large.
 func checkedPart(fn string, p contrib.Part) (starlark.Value, error) {
-	if why := contrib.PartProblem(p); why != "" {
-		return nil, fmt.Errorf("%s: %s", fn, why)
+	if err := contrib.CheckPart(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	return &partValue{part: p}, nil
 }

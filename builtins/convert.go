@@ -20,11 +20,11 @@ import (
 // place Starlark values become JSON (tool results, schemas, exports to Go).
 // Nesting is bounded by contrib.MaxNesting (a self-referencing list fails
 // cleanly instead of overflowing the stack) and the containers walked by
-// MaxContainers (a value that shares itself exponentially fails instead of
+// maxContainers (a value that shares itself exponentially fails instead of
 // growing without end).
 func ToJSON(v starlark.Value) ([]byte, error) {
 	var buf bytes.Buffer
-	budget := MaxContainers
+	budget := maxContainers
 	if err := encode(&buf, v, 0, &budget); err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func encode(buf *bytes.Buffer, v starlark.Value, depth int, budget *int) error {
 	case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType:
 	default:
 		if *budget--; *budget < 0 {
-			return fmt.Errorf("value holds more than %d lists, dicts and other containers", MaxContainers)
+			return fmt.Errorf("value holds more than %d lists, dicts and other containers", maxContainers)
 		}
 	}
 	switch v := v.(type) {

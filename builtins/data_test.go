@@ -155,7 +155,7 @@ func TestCC30_DataOperations(t *testing.T) {
 	if _, err := d.read("missing"); err == nil || err.Error() != `"missing" does not exist in the global data directory` {
 		t.Errorf("missing: %v", err)
 	}
-	big := make([]byte, MaxDataFileSize+1)
+	big := make([]byte, maxDataFileSize+1)
 	if err := d.write("big", big); err == nil || !strings.Contains(err.Error(), "larger than the limit") {
 		t.Errorf("oversized write: %v", err)
 	}

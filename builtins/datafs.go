@@ -15,10 +15,10 @@ import (
 
 // Limits of the data directories (CC29, CC30).
 const (
-	// MaxDataFileSize bounds one file read or written through ctx.data.
-	MaxDataFileSize = 4 << 20
-	// MaxDataListEntries bounds the names one list() returns.
-	MaxDataListEntries = 10_000
+	// maxDataFileSize bounds one file read or written through ctx.data.
+	maxDataFileSize = 4 << 20
+	// maxDataListEntries bounds the names one list() returns.
+	maxDataListEntries = 10_000
 )
 
 // confinedDir performs file operations strictly inside one directory. A
@@ -64,7 +64,7 @@ func (d confinedDir) open(create bool) (*os.Root, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fs.ErrNotExist
 		}
-		return nil, fmt.Errorf("the %s data directory cannot be opened: %v", d.scope, unwrapPath(err))
+		return nil, fmt.Errorf("the %s data directory cannot be opened: %w", d.scope, unwrapPath(err))
 	}
 	return r, nil
 }
@@ -83,7 +83,7 @@ func (d confinedDir) explain(err error, rel string) error {
 	case strings.Contains(err.Error(), "path escapes from parent"):
 		return fmt.Errorf("%q is refused: it leads outside the %s data directory (through a symlink)", rel, d.scope)
 	}
-	return fmt.Errorf("%q: %v", rel, unwrapPath(err))
+	return fmt.Errorf("%q: %w", rel, unwrapPath(err))
 }
 
 func unwrapPath(err error) error {
@@ -140,11 +140,11 @@ func (d confinedDir) read(p string) ([]byte, error) {
 		} else if info.IsDir() {
 			return &refusal{fmt.Sprintf("%q is a directory; use list", rel)}
 		}
-		if data, err = io.ReadAll(io.LimitReader(f, MaxDataFileSize+1)); err != nil {
+		if data, err = io.ReadAll(io.LimitReader(f, maxDataFileSize+1)); err != nil {
 			return err
 		}
-		if len(data) > MaxDataFileSize {
-			return &refusal{fmt.Sprintf("%q is larger than the limit of %d bytes", rel, MaxDataFileSize)}
+		if len(data) > maxDataFileSize {
+			return &refusal{fmt.Sprintf("%q is larger than the limit of %d bytes", rel, maxDataFileSize)}
 		}
 		return nil
 	})
@@ -156,8 +156,8 @@ var tmpSeq atomic.Uint64
 // write replaces p atomically: a temporary file in the same directory is
 // written, synced and renamed over p. Parent directories are created.
 func (d confinedDir) write(p string, data []byte) error {
-	if len(data) > MaxDataFileSize {
-		return fmt.Errorf("%q: %d bytes is larger than the limit of %d bytes", p, len(data), MaxDataFileSize)
+	if len(data) > maxDataFileSize {
+		return fmt.Errorf("%q: %d bytes is larger than the limit of %d bytes", p, len(data), maxDataFileSize)
 	}
 	_, err := d.in(p, false, true, func(r *os.Root, rel string) error {
 		parent := path.Dir(rel)
@@ -200,12 +200,12 @@ func (d confinedDir) list(p string) ([]string, error) {
 			return err
 		}
 		defer f.Close()
-		entries, err := f.ReadDir(MaxDataListEntries + 1)
+		entries, err := f.ReadDir(maxDataListEntries + 1)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		if len(entries) > MaxDataListEntries {
-			return &refusal{fmt.Sprintf("%q holds more than %d entries", rel, MaxDataListEntries)}
+		if len(entries) > maxDataListEntries {
+			return &refusal{fmt.Sprintf("%q holds more than %d entries", rel, maxDataListEntries)}
 		}
 		for _, e := range entries {
 			name := e.Name()

@@ -188,7 +188,7 @@ func (c *starCodec) httpCall(d *starlark.Dict) (contrib.HTTPCall, error) {
 			call.Method = strings.ToUpper(string(m))
 		case "path":
 			if call.Path, err = textParts(item[1]); err != nil {
-				return call, fmt.Errorf("%s encode: path: %v", c.what, err)
+				return call, fmt.Errorf("%s encode: path: %w", c.what, err)
 			}
 		case "headers":
 			h, ok := item[1].(*starlark.Dict)
@@ -201,14 +201,14 @@ func (c *starCodec) httpCall(d *starlark.Dict) (contrib.HTTPCall, error) {
 					return call, fmt.Errorf("%s encode: header names must be strings", c.what)
 				}
 				if call.Header[string(name)], err = textParts(hv[1]); err != nil {
-					return call, fmt.Errorf("%s encode: header %s: %v", c.what, name, err)
+					return call, fmt.Errorf("%s encode: header %s: %w", c.what, name, err)
 				}
 			}
 		case "body":
 			if s, ok := item[1].(starlark.String); ok {
 				call.Body = []byte(s)
 			} else if call.Body, err = ToJSON(item[1]); err != nil {
-				return call, fmt.Errorf("%s encode: body: %v", c.what, err)
+				return call, fmt.Errorf("%s encode: body: %w", c.what, err)
 			}
 		default:
 			return call, fmt.Errorf("%s encode: unknown key %s; want method, path, headers, body", c.what, item[0])

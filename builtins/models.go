@@ -159,7 +159,7 @@ func (m *modelsValue) client(role contrib.ModelRole, facts ModelFacts) (starlark
 	}
 	client, err := m.src.ModelClient(ctx, m.c.inst.req.Plugin, role)
 	if err != nil {
-		return nil, fmt.Errorf("ctx.models.%s: the client cannot be created: %v", role, err)
+		return nil, fmt.Errorf("ctx.models.%s: the client cannot be created: %w", role, err)
 	}
 	cv := &clientValue{role: role, epoch: epoch, serial: clientSerial.Add(1), client: client,
 		provider: facts.Provider, model: facts.Model, src: m.src, inst: m.c.inst}

@@ -112,10 +112,10 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 			continue
 		}
 		module := ld.ModuleName()
-		target, why := resolveLoad(p, module)
+		target, err := resolveLoad(p, module)
 		lp := posOf(ld.Module.TokenPos)
-		if why != "" {
-			c.report(contrib.LoadOutside, lp, "load(%q) %s; only files inside the plugin directory can be loaded", module, why)
+		if err != nil {
+			c.report(contrib.LoadOutside, lp, "load(%q) %v; only files inside the plugin directory can be loaded", module, err)
 			continue
 		}
 		if pr != nil {
@@ -142,20 +142,21 @@ func (c *bundleCompiler) reportCompile(code contrib.Code, err error) {
 	}
 }
 
-// resolveLoad resolves module relative to the file from that loads it. It
-// returns a reason when the target leaves the bundle.
-func resolveLoad(from, module string) (string, string) {
+// resolveLoad resolves module relative to the file from that loads it. Its
+// error, phrased to follow load(%q), says why the target is not a file of
+// the bundle.
+func resolveLoad(from, module string) (string, error) {
 	switch {
 	case module == "":
-		return "", "names no file"
+		return "", errors.New("names no file")
 	case strings.HasPrefix(module, "/") || strings.Contains(module, "\\") || strings.Contains(module, ":"):
-		return "", "is not a relative path"
+		return "", errors.New("is not a relative path")
 	}
 	p := path.Join(path.Dir(from), module)
 	if p == ".." || strings.HasPrefix(p, "../") {
-		return "", "leaves the plugin directory"
+		return "", errors.New("leaves the plugin directory")
 	}
-	return p, ""
+	return p, nil
 }
 
 // endOfLine moves a syntax error found at a line break or at the end of

@@ -17,11 +17,11 @@ import (
 // million '[' overflows the Go stack, which no recover can catch. The
 // wrappers below refuse such values before the walk begins (docs/isolation.md).
 
-// MaxContainers bounds the containers (lists, tuples, dicts, sets, structs)
+// maxContainers bounds the containers (lists, tuples, dicts, sets, structs)
 // one printed or encoded value may hold, counting a shared one each time it
 // is reached: a list of two references to a list of two references... is
 // exponential in its text, and its walk would never end.
-const MaxContainers = 1_000_000
+const maxContainers = 1_000_000
 
 // checkedUniverse wraps one of the language's own builtins (str, repr,
 // print) with the nesting check.
@@ -68,7 +68,7 @@ func checkedBuiltin(name string, inner *starlark.Builtin) *starlark.Builtin {
 }
 
 // checkNesting refuses a value nested deeper than contrib.MaxNesting or
-// holding more than MaxContainers containers. A container already on the
+// holding more than maxContainers containers. A container already on the
 // path is a cycle, which the wrapped builtins handle themselves.
 func checkNesting(v starlark.Value) error {
 	w := nestingWalk{}
@@ -114,8 +114,8 @@ func (w *nestingWalk) walk(v starlark.Value) error {
 	if w.depth >= contrib.MaxNesting {
 		return fmt.Errorf("value nested more than %d levels deep", contrib.MaxNesting)
 	}
-	if w.count++; w.count > MaxContainers {
-		return fmt.Errorf("value holds more than %d lists, dicts and other containers", MaxContainers)
+	if w.count++; w.count > maxContainers {
+		return fmt.Errorf("value holds more than %d lists, dicts and other containers", maxContainers)
 	}
 	w.depth++
 	w.path = append(w.path, id)

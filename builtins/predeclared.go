@@ -61,20 +61,20 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if params != starlark.None {
 		var err error
 		if raw, err = ToJSON(params); err != nil {
-			return nil, fmt.Errorf("tool %q: parameters: %v", name, err)
+			return nil, fmt.Errorf("tool %q: parameters: %w", name, err)
 		}
 	}
 	var outRaw []byte
 	if output != starlark.None {
 		var err error
 		if outRaw, err = ToJSON(output); err != nil {
-			return nil, fmt.Errorf("tool %q: output_schema: %v", name, err)
+			return nil, fmt.Errorf("tool %q: output_schema: %w", name, err)
 		}
 	}
 	var cat contrib.Catalog
 	if s, ok := catalogs.(starlark.String); ok {
-		c, ok := contrib.ParseCatalog(string(s))
-		if !ok {
+		c, err := contrib.ParseCatalog(string(s))
+		if err != nil {
 			return nil, fmt.Errorf("tool %q: catalogs = %s; want \"plan\", \"work\" or \"plan_and_work\"", name, s)
 		}
 		cat = c
@@ -141,8 +141,8 @@ func newError(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &code, &message); err != nil {
 		return nil, err
 	}
-	if why := errorCodeProblem(code); why != "" {
-		return nil, fmt.Errorf("error(%q, ...): the code %s", code, why)
+	if err := checkErrorCode(code); err != nil {
+		return nil, fmt.Errorf("error(%q, ...): the code %w", code, err)
 	}
 	return &errorValue{code: code, message: message}, nil
 }

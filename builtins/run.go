@@ -13,11 +13,11 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// DefaultSteps is the default step budget of one run: the module's top level,
+// defaultSteps is the default step budget of one run: the module's top level,
 // or one callback. About a third of a second of pure Starlark on this
 // project's reference machine; a run that exceeds it is cancelled with
 // TooManySteps.
-const DefaultSteps = 10_000_000
+const defaultSteps = 10_000_000
 
 // runState is what one run learns about itself; it is shared by pointer with
 // the thread's callbacks.

@@ -129,10 +129,10 @@ type Clock interface {
 	Every(d time.Duration, fn func()) (stop func())
 }
 
-// ClockSource is implemented by Services that drive plugin timers with a
+// clockSource is implemented by Services that drive plugin timers with a
 // clock of their own, such as a test's manual clock. Without it, or when
 // TimerClock returns nil, timers follow the real clock.
-type ClockSource interface {
+type clockSource interface {
 	TimerClock() Clock
 }
 
@@ -158,7 +158,7 @@ func (realClock) Every(d time.Duration, fn func()) func() {
 }
 
 func (inst *instance) clock() Clock {
-	if src, ok := inst.req.Services.(ClockSource); ok {
+	if src, ok := inst.req.Services.(clockSource); ok {
 		if c := src.TimerClock(); c != nil {
 			return c
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// StyleWarning is one buildifier warning `crystal-star check` runs, with the
+// styleRule is one buildifier warning `crystal-star check` runs, with the
 // stable code it is reported under.
-type StyleWarning struct {
+type styleRule struct {
 	// Name is buildifier's category, e.g. "unused-variable"; a
 	// `# buildifier: disable=NAME` comment also silences it.
 	Name string
@@ -24,12 +24,12 @@ type StyleWarning struct {
 	message func(string) string
 }
 
-// StyleWarnings is the curated set of buildifier warnings that make sense
+// styleWarnings is the curated set of buildifier warnings that make sense
 // outside Bazel, in documentation order (docs/check.md). Warnings about
 // rules, providers, BUILD files and docstrings are left out, and so are
 // print (print is a debug note here) and redefined-variable (the plugin
 // dialect already refuses to reassign a global).
-var StyleWarnings = []StyleWarning{
+var styleWarnings = []styleRule{
 	{Name: "unused-variable", Code: contrib.StyleUnusedVariable},
 	{Name: "load", Code: contrib.StyleUnusedLoad},
 	{Name: "unreachable", Code: contrib.StyleUnreachable},
@@ -66,7 +66,7 @@ var StyleWarnings = []StyleWarning{
 // needs no file reader) are ever passed to it. unknownStyle lists the names
 // dropped, for a test to report.
 var styleNames, unknownStyle = func() (known, unknown []string) {
-	for _, w := range StyleWarnings {
+	for _, w := range styleWarnings {
 		if _, ok := warn.FileWarningMap[w.Name]; ok {
 			known = append(known, w.Name)
 		} else {
@@ -76,10 +76,10 @@ var styleNames, unknownStyle = func() (known, unknown []string) {
 	return known, unknown
 }()
 
-// UnknownStyleWarnings returns the names of StyleWarnings that this
+// unknownStyleWarnings returns the names of styleWarnings that this
 // version of buildtools does not know; they are never run. A test keeps it
 // empty.
-func UnknownStyleWarnings() []string { return slices.Clone(unknownStyle) }
+func unknownStyleWarnings() []string { return slices.Clone(unknownStyle) }
 
 // quotedName returns the first double-quoted word of a message, quotes
 // included.
@@ -95,30 +95,19 @@ func quotedName(m string) (string, bool) {
 	return m[i : i+j+2], true
 }
 
-func styleWarning(name string) (StyleWarning, bool) {
-	for _, w := range StyleWarnings {
+func styleWarning(name string) (styleRule, bool) {
+	for _, w := range styleWarnings {
 		if w.Name == name {
 			return w, true
 		}
 	}
-	return StyleWarning{}, false
+	return styleRule{}, false
 }
 
-// Lint runs StyleWarnings over one Starlark file and returns a warning per
-// finding, at its file:line:col, for plugin. file names the file in
-// positions. A file that does not parse (a syntax error, which the compiler
-// reports) yields nothing. See LintTree.
-func Lint(plugin, file string, src []byte) []contrib.Diagnostic {
-	f, err := Dialect.Parse(file, src, syntax.RetainComments)
-	if err != nil {
-		return nil
-	}
-	return LintTree(plugin, file, f, src)
-}
-
-// LintTree is Lint on a file already parsed from src with
-// syntax.RetainComments (the compiler's parse, so check parses each file
-// once). A file with a while loop yields nothing: buildifier, whose
+// LintTree runs styleWarnings over one Starlark file, already parsed from
+// src with syntax.RetainComments (the compiler's parse, so check parses each
+// file once), and returns a warning per finding, at its file:line:col, for
+// plugin. A file with a while loop yields nothing: buildifier, whose
 // warnings these are, has no while. An unused parameter is not reported:
 // callbacks receive (ctx, args) whether they use them or not; nor is an
 // unused loop variable (`for i in range(3)` has no name-free form) or a

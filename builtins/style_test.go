@@ -11,6 +11,7 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 	"github.com/bazelbuild/buildtools/warn"
+	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -20,11 +21,11 @@ import (
 // process, so unknown names are dropped; none may be), maps to a distinct
 // warning code of the catalogue, and is listed once.
 func TestStyleWarningsAreKnown(t *testing.T) {
-	if u := UnknownStyleWarnings(); len(u) > 0 {
+	if u := unknownStyleWarnings(); len(u) > 0 {
 		t.Errorf("buildtools does not know these style warnings: %v", u)
 	}
 	names, codes := map[string]bool{}, map[contrib.Code]bool{}
-	for _, w := range StyleWarnings {
+	for _, w := range styleWarnings {
 		if names[w.Name] || codes[w.Code] {
 			t.Errorf("style warning %s (%s) is listed twice", w.Name, w.Code)
 		}
@@ -38,7 +39,7 @@ func TestStyleWarningsAreKnown(t *testing.T) {
 
 func lintCodes(src string) []string {
 	var out []string
-	for _, d := range Lint("acme.test", "plugin.star", []byte(src)) {
+	for _, d := range lint("acme.test", "plugin.star", []byte(src)) {
 		out = append(out, d.Pos.String()+" "+string(d.Code))
 	}
 	return out
@@ -69,7 +70,7 @@ func TestLintFindings(t *testing.T) {
 }
 
 func TestLintReportsThePluginAndSeverity(t *testing.T) {
-	ds := Lint("acme.test", "lib/x.star", []byte("HALF = 3 / 2\n"))
+	ds := lint("acme.test", "lib/x.star", []byte("HALF = 3 / 2\n"))
 	if len(ds) != 1 {
 		t.Fatalf("Lint = %v; want one diagnostic", ds)
 	}
@@ -115,7 +116,7 @@ func TestLintTreeMatchesBuildifierParse(t *testing.T) {
 				return err
 			}
 			var got []string
-			for _, d := range Lint("acme.test", p, src) {
+			for _, d := range lint("acme.test", p, src) {
 				got = append(got, fmt.Sprintf("%d:%d %s", d.Pos.Line, d.Pos.Col, d.Code))
 			}
 			if want := lintByBuildifierParse(t, p, src); !slices.Equal(got, want) {
@@ -131,4 +132,16 @@ func TestLintTreeMatchesBuildifierParse(t *testing.T) {
 	if n < 50 {
 		t.Errorf("compared %d files; want the whole corpus", n)
 	}
+}
+
+// lint runs styleWarnings over one Starlark file and returns a warning per
+// finding, at its file:line:col, for plugin. file names the file in
+// positions. A file that does not parse (a syntax error, which the compiler
+// reports) yields nothing.
+func lint(plugin, file string, src []byte) []contrib.Diagnostic {
+	f, err := Dialect.Parse(file, src, syntax.RetainComments)
+	if err != nil {
+		return nil
+	}
+	return LintTree(plugin, file, f, src)
 }

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
 
 	"go.starlark.net/starlark"
@@ -70,17 +71,18 @@ func (e *errorValue) Attr(name string) (starlark.Value, error) {
 // AttrNames lists code and message.
 func (e *errorValue) AttrNames() []string { return []string{"code", "message"} }
 
-// errorCodeProblem checks a stable error code: a lowercase letter, then
-// lowercase letters, digits or "_", at most 64 characters.
-func errorCodeProblem(code string) string {
+// checkErrorCode checks a stable error code: a lowercase letter, then
+// lowercase letters, digits or "_", at most 64 characters. Its error is a
+// reason to follow "the code".
+func checkErrorCode(code string) error {
 	if code == "" || len(code) > 64 || code[0] < 'a' || code[0] > 'z' {
-		return "must start with a lowercase letter and be at most 64 characters"
+		return errors.New("must start with a lowercase letter and be at most 64 characters")
 	}
 	for i := 1; i < len(code); i++ {
 		c := code[i]
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return "may contain only lowercase letters, digits and \"_\""
+			return errors.New("may contain only lowercase letters, digits and \"_\"")
 		}
 	}
-	return ""
+	return nil
 }

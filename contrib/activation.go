@@ -64,14 +64,14 @@ type AttachStage string
 // The attach stages, in order.
 const (
 	AttachEnv      AttachStage = "attach"
-	AttachSession  AttachStage = "attach_session"
+	attachSession  AttachStage = "attach_session"
 	AttachClients  AttachStage = "attach_clients"
 	AttachDataDirs AttachStage = "attach_data_dirs"
 	AttachStatus   AttachStage = "attach_status"
 )
 
 // AttachStages lists the stages in the order the host runs them.
-var AttachStages = []AttachStage{AttachEnv, AttachSession, AttachClients, AttachDataDirs, AttachStatus}
+var AttachStages = []AttachStage{AttachEnv, attachSession, AttachClients, AttachDataDirs, AttachStatus}
 
 // Instance is one activated generation as the activator built it.
 type Instance interface {

@@ -15,19 +15,19 @@ type Classification struct {
 
 // Risks and Permissions are the tokens a classification may use.
 var (
-	Risks       = []string{"low", "medium", "high"}
-	Permissions = []string{"allow", "ask", "deny"}
+	risks       = []string{"low", "medium", "high"}
+	permissions = []string{"allow", "ask", "deny"}
 )
 
-// Problem returns why c is not a valid classification, or "".
-func (c Classification) Problem() string {
+// Validate returns why c is not a valid classification, or nil.
+func (c Classification) Validate() error {
 	switch {
-	case !slices.Contains(Risks, c.Risk):
-		return fmt.Sprintf("risk %q is not one of %v", c.Risk, Risks)
-	case !slices.Contains(Permissions, c.Permission):
-		return fmt.Sprintf("permission %q is not one of %v", c.Permission, Permissions)
+	case !slices.Contains(risks, c.Risk):
+		return fmt.Errorf("risk %q is not one of %v", c.Risk, risks)
+	case !slices.Contains(permissions, c.Permission):
+		return fmt.Errorf("permission %q is not one of %v", c.Permission, permissions)
 	}
-	return ""
+	return nil
 }
 
 // ClassifyFunc classifies one call of a tool the host does not know. ok is

@@ -72,22 +72,22 @@ const (
 
 	// Tools (CC4, CC5, CC6, DC4).
 	ToolNameInvalid      Code = "ToolNameInvalid"
-	ToolNameReserved     Code = "ToolNameReserved"
+	toolNameReserved     Code = "ToolNameReserved"
 	ToolDuplicate        Code = "ToolDuplicate"
-	ToolNamespaceInvalid Code = "ToolNamespaceInvalid"
+	toolNamespaceInvalid Code = "ToolNamespaceInvalid"
 	ToolNameTaken        Code = "ToolNameTaken"
-	ToolNoCatalog        Code = "ToolNoCatalog"
-	ToolSchemaInvalid    Code = "ToolSchemaInvalid"
+	toolNoCatalog        Code = "ToolNoCatalog"
+	toolSchemaInvalid    Code = "ToolSchemaInvalid"
 	ExternalToolShadowed Code = "ExternalToolShadowed"
 
 	// Commands (CC11, DC8).
-	CommandNameInvalid Code = "CommandNameInvalid"
-	CommandShadowed    Code = "CommandShadowed"
+	commandNameInvalid Code = "CommandNameInvalid"
+	commandShadowed    Code = "CommandShadowed"
 
 	// Placeholders (CC12, CC13).
-	PlaceholderNameInvalid Code = "PlaceholderNameInvalid"
-	PlaceholderReserved    Code = "PlaceholderReserved"
-	PlaceholderTaken       Code = "PlaceholderTaken"
+	placeholderNameInvalid Code = "PlaceholderNameInvalid"
+	placeholderReserved    Code = "PlaceholderReserved"
+	placeholderTaken       Code = "PlaceholderTaken"
 	PlaceholderFailed      Code = "PlaceholderFailed"
 
 	// Hot reload.
@@ -106,7 +106,7 @@ const (
 	ProvidersInvalid      Code = "ProvidersInvalid"
 	ProviderKeyUnset      Code = "ProviderKeyUnset"
 	ModelUnknown          Code = "ModelUnknown"
-	ClientFactoryRejected Code = "ClientFactoryRejected"
+	clientFactoryRejected Code = "ClientFactoryRejected"
 	ClientFactoryTaken    Code = "ClientFactoryTaken"
 	ModelAccess           Code = "ModelAccess"
 	ModelClientFailed     Code = "ModelClientFailed"
@@ -121,7 +121,7 @@ const (
 	RawHookRefused       Code = "RawHookRefused"
 
 	// Style: the curated buildifier warnings of `crystal-star check`
-	// (builtins.StyleWarnings, docs/check.md).
+	// (builtins.styleWarnings, docs/check.md).
 	StyleUnusedVariable     Code = "StyleUnusedVariable"
 	StyleUnusedLoad         Code = "StyleUnusedLoad"
 	StyleUnreachable        Code = "StyleUnreachable"
@@ -152,19 +152,19 @@ var Catalogue = []CodeInfo{
 	{ManifestInvalid, SeverityError, "A plugin.toml value breaks its rule (id, version, capabilities, dependencies, min_host_version).", "Correct the value as the message says."},
 	{EntryMissing, SeverityError, "The entry file named in plugin.toml does not exist.", "Create the file or set entry to an existing .star file."},
 	{DuplicatePluginID, SeverityWarning, "Two plugin roots hold the same id; the higher root wins.", "Remove or rename one of the two plugins."},
-	{PluginDisabled, SeverityNote, "The plugin is disabled by its manifest or the configuration.", "Run crystal-star enable ID."},
+	{PluginDisabled, SeverityNote, "The plugin is disabled by its manifest or the configuration.", "Enable the plugin in the configuration, or set enabled = true in its manifest."},
 	{ConfigUnknownKey, SeverityWarning, "config.toml has a key the host does not know; it is ignored.", "Remove the key or correct its spelling."},
 	{ConfigUnreadable, SeverityWarning, "A config.toml layer is not valid TOML; it is ignored and never rewritten.", "Fix the TOML at the position shown."},
 	{ConfigValueInvalid, SeverityWarning, "A config.toml key has a value the host cannot use, or the workspace layer tries to loosen a limit; the key is ignored.", "Correct the value as the message says; loosen limits only in {home}/config.toml."},
-	{PluginUntrusted, SeverityError, "No trust grant exists for the plugin id; none of its code runs.", "Review the plugin, then run crystal-star trust grant ID."},
-	{PluginTrustModified, SeverityError, "The plugin's content changed since it was granted; none of its code runs.", "Review the change, then run crystal-star trust grant ID."},
+	{PluginUntrusted, SeverityError, "No trust grant exists for the plugin id; none of its code runs.", "Review the plugin, then grant trust to its content."},
+	{PluginTrustModified, SeverityError, "The plugin's content changed since it was granted; none of its code runs.", "Review the change, then grant trust to the new content."},
 	{TrustFileUnreadable, SeverityError, "The trust file cannot be parsed, so nothing is trusted; it is never overwritten.", "Fix or remove the trust file by hand."},
-	{WorkspaceTrustIgnored, SeverityWarning, "A trust file or trust key inside the workspace is ignored; only the home trust file grants trust.", "Remove it; grant with crystal-star trust grant ID."},
+	{WorkspaceTrustIgnored, SeverityWarning, "A trust file or trust key inside the workspace is ignored; only the home trust file grants trust.", "Remove it; grant trust in the home trust file instead."},
 	{WorkspaceToolSetIgnored, SeverityWarning, "A workspace config.toml declares tool sets; a cloned repository must never start a process, so they are ignored (MC7).", "Declare the tool set in {home}/config.toml."},
 	{ToolSetFailed, SeverityWarning, "An external tool set (an MCP server) failed to start or died; its tools answer tool_unavailable until it is back, and the host restarts it with backoff (MC7).", "Fix the command or url under [tool_sets.NAME] in {home}/config.toml, or set enabled = false."},
 	{PluginDependencyUnsatisfied, SeverityError, "A dependency is missing, disabled, blocked, on another compatibility line, or part of a cycle.", "Install, enable or upgrade the provider named in the message."},
 	{PluginAPIAssemblyConflict, SeverityError, "Two providers of the plugin export the same service name.", "Depend on only one of the providers, or rename an export."},
-	{HostVersionTooOld, SeverityError, "The plugin needs a newer host (min_host_version).", "Upgrade crystal-star or lower min_host_version."},
+	{HostVersionTooOld, SeverityError, "The plugin needs a newer host (min_host_version).", "Upgrade the host or lower min_host_version."},
 	{PluginContributionQuiesceFailed, SeverityError, "A bundle could not be replaced because the plugin's work did not stop; the directory is untouched.", "Wait for the running work to end, then install again."},
 	{SyntaxError, SeverityError, "The Starlark source does not parse.", "Fix the syntax at the position shown."},
 	{ResolveError, SeverityError, "The Starlark source uses a name that is not defined.", "Define the name, load it, or correct its spelling."},
@@ -183,18 +183,18 @@ var Catalogue = []CodeInfo{
 	{ContributeTwice, SeverityError, "contribute() was called more than once; only the first call counts.", "Merge the calls into one contribute(...)."},
 	{NoneEntry, SeverityNote, "A None entry in a contribute() list was left out.", "Remove the None or build the entry conditionally."},
 	{ToolNameInvalid, SeverityError, "A tool name breaks ^[A-Za-z][A-Za-z0-9_-]*$ or is longer than 64 characters.", "Rename the tool."},
-	{ToolNameReserved, SeverityError, "A tool takes the name of a built-in tool.", "Rename the tool."},
+	{toolNameReserved, SeverityError, "A tool takes the name of a built-in tool.", "Rename the tool."},
 	{ToolDuplicate, SeverityError, "The plugin declares the same tool name twice; the later one is left out.", "Rename or remove the second tool."},
-	{ToolNamespaceInvalid, SeverityError, "A tool namespace is not a letter followed by letters, digits, '_', '-' or '.', up to 64 characters (MC4).", "Fix the namespace, or leave it out to use the plugin id."},
+	{toolNamespaceInvalid, SeverityError, "A tool namespace is not a letter followed by letters, digits, '_', '-' or '.', up to 64 characters (MC4).", "Fix the namespace, or leave it out to use the plugin id."},
 	{ToolNameTaken, SeverityWarning, "An earlier plugin in load order already has a tool of this name; this one is left out.", "Rename the tool or disable the other plugin."},
-	{ToolNoCatalog, SeverityError, "A tool names no catalog (plan, work or plan_and_work).", "Set catalogs = \"plan\", \"work\" or \"plan_and_work\"."},
-	{ToolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},
+	{toolNoCatalog, SeverityError, "A tool names no catalog (plan, work or plan_and_work).", "Set catalogs = \"plan\", \"work\" or \"plan_and_work\"."},
+	{toolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},
 	{ExternalToolShadowed, SeverityWarning, "An external tool has the name of a disk plugin tool and is left out.", "Rename the external tool."},
-	{CommandNameInvalid, SeverityError, "A command name or alias breaks the tool-name pattern.", "Rename the command or alias."},
-	{CommandShadowed, SeverityWarning, "A command name or alias is a built-in verb, which always wins.", "Rename the command or alias."},
-	{PlaceholderNameInvalid, SeverityError, "A placeholder name is not a letter followed by up to 63 letters, digits or underscores.", "Rename the placeholder."},
-	{PlaceholderReserved, SeverityError, "A placeholder takes a name the host owns.", "Rename the placeholder."},
-	{PlaceholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
+	{commandNameInvalid, SeverityError, "A command name or alias breaks the tool-name pattern.", "Rename the command or alias."},
+	{commandShadowed, SeverityWarning, "A command name or alias is a built-in verb, which always wins.", "Rename the command or alias."},
+	{placeholderNameInvalid, SeverityError, "A placeholder name is not a letter followed by up to 63 letters, digits or underscores.", "Rename the placeholder."},
+	{placeholderReserved, SeverityError, "A placeholder takes a name the host owns.", "Rename the placeholder."},
+	{placeholderTaken, SeverityWarning, "An earlier plugin in load order already has this placeholder; this one is left out.", "Rename the placeholder or disable the other plugin."},
 	{PlaceholderFailed, SeverityWarning, "A placeholder's resolve failed or returned nothing; the token was left in place.", "Make resolve return a string."},
 	{WatchFailed, SeverityWarning, "The file watcher reported an error; some changes may not reload.", "Save the file again, or use /reload in the dev console."},
 	{ResourceExhausted, SeverityError, "Plugin code exceeded memory_limit: in process, the heap grew past it while the run's code ran, or one operation would have allocated more, and the run was cancelled; in process mode its worker was killed and the plugin is faulted.", "Build smaller values or do less work per call, or raise memory_limit in config.toml."},
@@ -207,7 +207,7 @@ var Catalogue = []CodeInfo{
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},
 	{ProviderKeyUnset, SeverityWarning, "A provider's api_key_env names an environment variable that is not set; its model calls go out without an API key.", "Export the variable, or remove api_key_env for a provider that needs no key."},
 	{ModelUnknown, SeverityWarning, "config.toml selects a model (model, review_model) that providers.json does not list, or a setting the model does not offer.", "Use provider/model as listed in providers.json, or add the model there."},
-	{ClientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
+	{clientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
 	{ClientFactoryTaken, SeverityWarning, "An earlier plugin in load order already owns this protocol; this factory is not used.", "Rename the protocol or disable the other plugin."},
 	{ModelAccess, SeverityNote, "The plugin declares the models capability and can call the session and review models with the operator's credentials.", "Nothing to fix; remove \"models\" from capabilities if the plugin should not."},
 	{ModelClientFailed, SeverityWarning, "The host could not build a model client (a factory's not_supported, a missing adapter or API key, an unknown provider).", "Change the setting named in the message (/tier, /speed, /model) or fix providers.json."},

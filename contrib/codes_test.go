@@ -124,3 +124,13 @@ func TestDiagnosticCodesAreUnique(t *testing.T) {
 		t.Errorf("codeIndex has %d codes, Catalogue %d", len(codeIndex), len(Catalogue))
 	}
 }
+
+// The library's remedies say what to do, not which CLI command does it:
+// naming `crystal-star …` is the CLI's business (issue 12).
+func TestCatalogueRemediesNameNoCLICommand(t *testing.T) {
+	for _, info := range Catalogue {
+		if strings.Contains(strings.ToLower(info.Fix), "crystal-star") {
+			t.Errorf("%s: fix %q names the CLI", info.Code, info.Fix)
+		}
+	}
+}

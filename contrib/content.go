@@ -1,6 +1,7 @@
 package contrib
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -21,15 +22,15 @@ const (
 )
 
 // Size limits of content parts, enforced for every tool result (plugin and
-// external): one image, audio or resource body is at most MaxPartBytes, a
-// result's parts together at most MaxResultBytes, and a result has at most
-// MaxParts parts. They keep one tool call from filling a model request (the
+// external): one image, audio or resource body is at most maxPartBytes, a
+// result's parts together at most maxResultBytes, and a result has at most
+// maxParts parts. They keep one tool call from filling a model request (the
 // common providers cap an image near 5 MB and a request near 20–32 MB)
 // while leaving room for screenshots and short recordings.
 const (
-	MaxPartBytes   = 4 << 20
-	MaxResultBytes = 8 << 20
-	MaxParts       = 32
+	maxPartBytes   = 4 << 20
+	maxResultBytes = 8 << 20
+	maxParts       = 32
 )
 
 // ErrContentTooLarge is the tool error code of a result over a size limit.
@@ -50,45 +51,46 @@ type Part struct {
 // Size is the number of payload bytes of p.
 func (p Part) Size() int { return len(p.Text) + len(p.Data) + len(p.Blob) }
 
-// PartProblem checks one part's fields; it returns why the part is invalid,
-// or "". Sizes are checked per result by ContentProblem.
-func PartProblem(p Part) string {
+// CheckPart checks one part's fields; its error says why the part is
+// invalid, nil when it is valid. Sizes are checked per result, by
+// PartsResult.
+func CheckPart(p Part) error {
 	switch p.Type {
 	case PartText:
-		return ""
+		return nil
 	case PartImage, PartAudio:
 		if !strings.HasPrefix(p.MIME, string(p.Type)+"/") {
-			return fmt.Sprintf("%s needs an %s/* mime type, got %q", p.Type, p.Type, p.MIME)
+			return fmt.Errorf("%s needs an %s/* mime type, got %q", p.Type, p.Type, p.MIME)
 		}
-		return ""
+		return nil
 	case PartResource:
 		switch {
 		case p.URI == "":
-			return "resource needs a uri"
+			return errors.New("resource needs a uri")
 		case p.Text != "" && p.Blob != nil:
-			return "resource takes text or blob, not both"
+			return errors.New("resource takes text or blob, not both")
 		}
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("unknown part type %q", p.Type)
+	return fmt.Errorf("unknown part type %q", p.Type)
 }
 
-// ContentProblem checks a result's parts against the size limits; it
-// returns the error to answer instead, or nil.
-func ContentProblem(parts []Part) *ToolError {
-	if len(parts) > MaxParts {
-		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result has %d content parts; the limit is %d", len(parts), MaxParts)}
+// checkContentSize checks a result's parts against the size limits; it
+// returns the error to answer instead (content_too_large), or nil.
+func checkContentSize(parts []Part) *ToolError {
+	if len(parts) > maxParts {
+		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result has %d content parts; the limit is %d", len(parts), maxParts)}
 	}
 	total := 0
 	for i, p := range parts {
-		if p.Type != PartText && p.Size() > MaxPartBytes {
+		if p.Type != PartText && p.Size() > maxPartBytes {
 			return &ToolError{Code: ErrContentTooLarge,
-				Message: fmt.Sprintf("content part %d (%s) is %d bytes; the limit is %d", i+1, p.Type, p.Size(), MaxPartBytes)}
+				Message: fmt.Sprintf("content part %d (%s) is %d bytes; the limit is %d", i+1, p.Type, p.Size(), maxPartBytes)}
 		}
 		total += p.Size()
 	}
-	if total > MaxResultBytes {
-		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result's content parts are %d bytes; the limit is %d", total, MaxResultBytes)}
+	if total > maxResultBytes {
+		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result's content parts are %d bytes; the limit is %d", total, maxResultBytes)}
 	}
 	return nil
 }
@@ -97,7 +99,7 @@ func ContentProblem(parts []Part) *ToolError {
 // Text the text parts joined by newlines, so text-only consumers (hooks,
 // text surfaces) see the text.
 func PartsResult(parts []Part) Result {
-	if e := ContentProblem(parts); e != nil {
+	if e := checkContentSize(parts); e != nil {
 		return Result{Err: e}
 	}
 	return Result{Text: textOf(parts), Parts: parts}

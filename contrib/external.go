@@ -15,19 +15,19 @@ func (r *Registry) externalEntries(tools []ExternalTool) []toolEntry {
 			r.note(Diag(ExternalToolShadowed, "", Pos{}, "external tool %q of tool set %q has the name of the host's %s tool; the external tool is left out", x.Name, x.ToolSet, skill[0].Name))
 			continue
 		}
-		if why := ToolNameProblem(x.Name); why != "" {
-			r.note(Diag(ToolNameInvalid, "", Pos{}, "external tool %q of tool set %q: the name %s; it is left out", x.Name, x.ToolSet, why))
+		if err := CheckToolName(x.Name); err != nil {
+			r.note(Diag(ToolNameInvalid, "", Pos{}, "external tool %q of tool set %q: the name %v; it is left out", x.Name, x.ToolSet, err))
 			continue
 		}
 		sch, err := CompileSchema(x.Parameters)
 		if err != nil {
-			r.note(Diag(ToolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
+			r.note(Diag(toolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
 			continue
 		}
 		out = append(out, toolEntry{
 			Name: x.Name, ToolSet: x.ToolSet, Description: x.Description, Catalogs: x.Catalogs,
 			Parameters: x.Parameters, schema: sch, run: x.Run, external: true, ReadOnly: x.ReadOnly,
-			Namespace: x.ToolSet, RequiresApproval: ApprovalRequired(x.ReadOnly, x.RequiresApproval), Multimodal: x.Multimodal,
+			Namespace: x.ToolSet, RequiresApproval: approvalRequired(x.ReadOnly, x.RequiresApproval), Multimodal: x.Multimodal,
 		})
 	}
 	return out

@@ -29,9 +29,9 @@ func NewGate() *Gate {
 // admission and the cleanup timeout (timers, long calls) watches it.
 func (g *Gate) Context() context.Context { return g.ctx }
 
-// Enter admits one call; it reports false once the gate is closed. Every
+// enter admits one call; it reports false once the gate is closed. Every
 // successful Enter must be paired with Leave.
-func (g *Gate) Enter() bool {
+func (g *Gate) enter() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -41,8 +41,8 @@ func (g *Gate) Enter() bool {
 	return true
 }
 
-// Leave ends a call admitted by Enter.
-func (g *Gate) Leave() {
+// leave ends a call admitted by Enter.
+func (g *Gate) leave() {
 	g.mu.Lock()
 	g.active--
 	if g.closed && g.active == 0 {
@@ -63,10 +63,10 @@ func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
 // (its generation retired past the cleanup timeout, DC26), which a caller
 // tells apart from its own context ending.
 func (g *Gate) Call(ctx context.Context, fn func(context.Context)) (ran, interrupted bool) {
-	if ctx.Err() != nil || !g.Enter() {
+	if ctx.Err() != nil || !g.enter() {
 		return false, false // a caller that already gave up runs no plugin code
 	}
-	defer g.Leave()
+	defer g.leave()
 	callCtx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(g.ctx, cancel)
 	fn(callCtx)
@@ -98,14 +98,14 @@ func (g *Gate) Cancel() {
 	g.cancel()
 }
 
-// Cancelled reports whether Cancel was called.
-func (g *Gate) Cancelled() bool { return g.ctx.Err() != nil }
+// cancelled reports whether Cancel was called.
+func (g *Gate) cancelled() bool { return g.ctx.Err() != nil }
 
 // Drained is closed once the gate is closed and no admitted call is running.
 func (g *Gate) Drained() <-chan struct{} { return g.idle }
 
-// Active returns the number of admitted calls still running.
-func (g *Gate) Active() int {
+// inFlight returns the number of admitted calls still running.
+func (g *Gate) inFlight() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.active

@@ -33,8 +33,8 @@ func TestDC26_GateDrainsAndRefuses(t *testing.T) {
 		})
 	}()
 	<-entered
-	if g.Active() != 1 {
-		t.Fatalf("Active = %d, want 1", g.Active())
+	if g.inFlight() != 1 {
+		t.Fatalf("Active = %d, want 1", g.inFlight())
 	}
 	if closedWithin(g.Drained(), 10*time.Millisecond) {
 		t.Fatal("Drained closed while the gate is open")
@@ -43,11 +43,11 @@ func TestDC26_GateDrainsAndRefuses(t *testing.T) {
 	g.Close()
 	g.Close() // idempotent
 	// Close only closes admission: the running call keeps its context (DC12).
-	if closedWithin(callCancelled, 20*time.Millisecond) || g.Cancelled() {
+	if closedWithin(callCancelled, 20*time.Millisecond) || g.cancelled() {
 		t.Fatal("Close cancelled the running call")
 	}
 	g.Cancel()
-	if !closedWithin(g.Context().Done(), time.Second) || !g.Cancelled() {
+	if !closedWithin(g.Context().Done(), time.Second) || !g.cancelled() {
 		t.Fatal("gate Context not cancelled by Cancel")
 	}
 	if !closedWithin(callCancelled, time.Second) {
@@ -57,7 +57,7 @@ func TestDC26_GateDrainsAndRefuses(t *testing.T) {
 	if g.Do(context.Background(), func(context.Context) { ran = true }) || ran {
 		t.Fatal("Do admitted a call after Close")
 	}
-	if g.Enter() {
+	if g.enter() {
 		t.Fatal("Enter admitted a call after Close")
 	}
 	if closedWithin(g.Drained(), 10*time.Millisecond) {
@@ -71,8 +71,8 @@ func TestDC26_GateDrainsAndRefuses(t *testing.T) {
 	if !closedWithin(g.Drained(), time.Second) {
 		t.Fatal("Drained did not close when the last call left")
 	}
-	if g.Active() != 0 {
-		t.Errorf("Active = %d, want 0", g.Active())
+	if g.inFlight() != 0 {
+		t.Errorf("Active = %d, want 0", g.inFlight())
 	}
 }
 

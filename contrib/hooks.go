@@ -31,15 +31,15 @@ const (
 // The raw hook events (HK3); each runs after the ordinary hooks of one
 // stage.
 const (
-	RawRebuildModel      HookEvent = "rebuild_model"
-	RawRewritePrompt     HookEvent = "rewrite_prompt"
-	RawRewriteCompaction HookEvent = "rewrite_compaction"
-	RawRewriteApproval   HookEvent = "rewrite_approval"
+	rawRebuildModel      HookEvent = "rebuild_model"
+	rawRewritePrompt     HookEvent = "rewrite_prompt"
+	rawRewriteCompaction HookEvent = "rewrite_compaction"
+	rawRewriteApproval   HookEvent = "rewrite_approval"
 )
 
-// RiskRank returns the position of risk in Risks (lowest first), or -1. An
+// riskRank returns the position of risk in Risks (lowest first), or -1. An
 // approval hook may only raise it (HK2).
-func RiskRank(risk string) int { return slices.Index(Risks, risk) }
+func riskRank(risk string) int { return slices.Index(risks, risk) }
 
 // power is what a hook may do to one payload field.
 type power uint8
@@ -96,13 +96,13 @@ var Hooks = []HookSpec{
 		fields: map[string]power{"thread": read, "id": read, "name": read, "arguments": read, "risk": raiseRisk, "prompt": raiseFlag}},
 	{Event: HookCompaction, Powers: "appends to the summary prompt or body",
 		fields: map[string]power{"thread": read, "prompt": appendText, "body": appendText}},
-	{Event: RawRebuildModel, Raw: true, After: HookTransformModel, Powers: "rebuilds the items of one outbound call: reorder, add, drop, system edits",
+	{Event: rawRebuildModel, Raw: true, After: HookTransformModel, Powers: "rebuilds the items of one outbound call: reorder, add, drop, system edits",
 		fields: map[string]power{"thread": read, "purpose": read, "items": itemsRebuild}},
-	{Event: RawRewritePrompt, Raw: true, After: HookPrompt, Powers: "rewrites the whole instruction text",
+	{Event: rawRewritePrompt, Raw: true, After: HookPrompt, Powers: "rewrites the whole instruction text",
 		fields: map[string]power{"thread": read, "prompt": replaceText}},
-	{Event: RawRewriteCompaction, Raw: true, After: HookCompaction, Powers: "rewrites the summary prompt and body",
+	{Event: rawRewriteCompaction, Raw: true, After: HookCompaction, Powers: "rewrites the summary prompt and body",
 		fields: map[string]power{"thread": read, "prompt": replaceText, "body": replaceText}},
-	{Event: RawRewriteApproval, Raw: true, After: HookApproval, Powers: "sets any risk level and whether to prompt",
+	{Event: rawRewriteApproval, Raw: true, After: HookApproval, Powers: "sets any risk level and whether to prompt",
 		fields: map[string]power{"thread": read, "id": read, "name": read, "arguments": read, "risk": anyRisk, "prompt": anyFlag}},
 }
 
@@ -144,11 +144,12 @@ type HookEntry struct {
 }
 
 // check applies a hook's replacement to payload under the event's powers.
-// It returns the new payload, or why the replacement is refused.
-func (s *HookSpec) check(payload map[string]any, out any) (map[string]any, string) {
+// It returns the new payload, or an error saying why the replacement is
+// refused.
+func (s *HookSpec) check(payload map[string]any, out any) (map[string]any, error) {
 	repl, ok := out.(map[string]any)
 	if !ok {
-		return nil, fmt.Sprintf("returned a %s; want a dict of the fields it replaces, or None", JSONKind(out))
+		return nil, fmt.Errorf("returned a %s; want a dict of the fields it replaces, or None", JSONKind(out))
 	}
 	next := maps.Clone(payload)
 	if next == nil {
@@ -158,69 +159,69 @@ func (s *HookSpec) check(payload map[string]any, out any) (map[string]any, strin
 		v := repl[k]
 		pw, known := s.fields[k]
 		if !known {
-			return nil, fmt.Sprintf("sets %q, which is not a field of %s (its fields: %s)", k, s.Event, strings.Join(s.Fields(), ", "))
+			return nil, fmt.Errorf("sets %q, which is not a field of %s (its fields: %s)", k, s.Event, strings.Join(s.Fields(), ", "))
 		}
-		if why := pw.allows(payload[k], v); why != "" {
-			return nil, fmt.Sprintf("%s: %s", k, why)
+		if err := pw.allows(payload[k], v); err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
 		}
 		next[k] = v
 	}
-	return next, ""
+	return next, nil
 }
 
-// allows reports why a field may not go from prev to v, or "".
-func (pw power) allows(prev, v any) string {
+// allows returns why a field may not go from prev to v, or nil.
+func (pw power) allows(prev, v any) error {
 	text, isText := v.(string)
 	switch pw {
 	case read:
 		if !jsonEqual(prev, v) {
-			return "this event's hooks may only read it"
+			return errors.New("this event's hooks may only read it")
 		}
 	case replaceText, anyRisk, nonBlankText, appendText:
 		if !isText {
-			return fmt.Sprintf("got a %s; want a string", JSONKind(v))
+			return fmt.Errorf("got a %s; want a string", JSONKind(v))
 		}
 	case replaceObject:
 		if _, ok := v.(map[string]any); !ok {
-			return fmt.Sprintf("got a %s; want an object", JSONKind(v))
+			return fmt.Errorf("got a %s; want an object", JSONKind(v))
 		}
 	case raiseFlag, anyFlag:
 		if _, ok := v.(bool); !ok {
-			return fmt.Sprintf("got a %s; want a bool", JSONKind(v))
+			return fmt.Errorf("got a %s; want a bool", JSONKind(v))
 		}
 	}
 	switch pw {
 	case nonBlankText:
 		if strings.TrimSpace(text) == "" {
-			return "a hook may not blank the user message"
+			return errors.New("a hook may not blank the user message")
 		}
 	case appendText:
 		if before, _ := prev.(string); !strings.HasPrefix(text, before) {
-			return "this event's hooks may only append; the new text does not start with the previous one"
+			return errors.New("this event's hooks may only append; the new text does not start with the previous one")
 		}
 	case raiseRisk:
 		before, _ := prev.(string)
-		if RiskRank(text) < 0 {
-			return fmt.Sprintf("%q is not a risk level (%s)", text, strings.Join(Risks, ", "))
+		if riskRank(text) < 0 {
+			return fmt.Errorf("%q is not a risk level (%s)", text, strings.Join(risks, ", "))
 		}
-		if RiskRank(text) < RiskRank(before) {
-			return fmt.Sprintf("a hook may raise the risk, never lower it (%s to %s)", before, text)
+		if riskRank(text) < riskRank(before) {
+			return fmt.Errorf("a hook may raise the risk, never lower it (%s to %s)", before, text)
 		}
 	case anyRisk:
-		if RiskRank(text) < 0 {
-			return fmt.Sprintf("%q is not a risk level (%s)", text, strings.Join(Risks, ", "))
+		if riskRank(text) < 0 {
+			return fmt.Errorf("%q is not a risk level (%s)", text, strings.Join(risks, ", "))
 		}
 	case raiseFlag:
 		if prev == true && v == false {
-			return "a hook may require another prompt, never waive one"
+			return errors.New("a hook may require another prompt, never waive one")
 		}
 	case itemsText:
 		return itemsTextOnly(prev, v)
 	case itemsRebuild:
-		_, why := modelItems(v)
-		return why
+		_, err := modelItems(v)
+		return err
 	}
-	return ""
+	return nil
 }
 
 // modelItem is one item of an outbound model call.
@@ -230,63 +231,63 @@ var itemRoles = []string{"system", "user", "assistant", "tool"}
 
 // modelItems reads a list of {id, role, text} items the host can represent:
 // known roles, string text, unique ids.
-func modelItems(v any) ([]modelItem, string) {
+func modelItems(v any) ([]modelItem, error) {
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Sprintf("got a %s; want a list of items", JSONKind(v))
+		return nil, fmt.Errorf("got a %s; want a list of items", JSONKind(v))
 	}
 	seen := map[string]bool{}
 	out := make([]modelItem, len(list))
 	for i, x := range list {
 		m, ok := x.(map[string]any)
 		if !ok {
-			return nil, fmt.Sprintf("item %d is a %s; want {id, role, text}", i, JSONKind(x))
+			return nil, fmt.Errorf("item %d is a %s; want {id, role, text}", i, JSONKind(x))
 		}
 		id, _ := m["id"].(string)
 		role, _ := m["role"].(string)
 		text, isText := m["text"].(string)
 		switch {
 		case id == "":
-			return nil, fmt.Sprintf("item %d has no id", i)
+			return nil, fmt.Errorf("item %d has no id", i)
 		case seen[id]:
-			return nil, fmt.Sprintf("item id %q is repeated; the host cannot represent two items with one id", id)
+			return nil, fmt.Errorf("item id %q is repeated; the host cannot represent two items with one id", id)
 		case !slices.Contains(itemRoles, role):
-			return nil, fmt.Sprintf("item %q has role %q; want one of %s", id, role, strings.Join(itemRoles, ", "))
+			return nil, fmt.Errorf("item %q has role %q; want one of %s", id, role, strings.Join(itemRoles, ", "))
 		case !isText:
-			return nil, fmt.Sprintf("item %q has no text string", id)
+			return nil, fmt.Errorf("item %q has no text string", id)
 		}
 		seen[id] = true
 		out[i] = modelItem{id, role, text}
 	}
-	return out, ""
+	return out, nil
 }
 
 // itemsTextOnly allows next only when it keeps prev's items, ids, roles and
 // order and changes no system item (HK2 transform_model).
-func itemsTextOnly(prev, next any) string {
-	before, why := modelItems(prev)
-	if why != "" {
+func itemsTextOnly(prev, next any) error {
+	before, err := modelItems(prev)
+	if err != nil {
 		before = nil
 	}
-	after, why := modelItems(next)
-	if why != "" {
-		return why
+	after, err := modelItems(next)
+	if err != nil {
+		return err
 	}
 	if len(after) != len(before) {
-		return fmt.Sprintf("transform_model hooks may not add or drop items (%d items became %d); use raw_hook(\"rebuild_model\", ...)", len(before), len(after))
+		return fmt.Errorf("transform_model hooks may not add or drop items (%d items became %d); use raw_hook(\"rebuild_model\", ...)", len(before), len(after))
 	}
 	for i := range after {
 		b, a := before[i], after[i]
 		switch {
 		case a.id != b.id:
-			return fmt.Sprintf("transform_model hooks may not reorder items (item %d was %q, now %q)", i, b.id, a.id)
+			return fmt.Errorf("transform_model hooks may not reorder items (item %d was %q, now %q)", i, b.id, a.id)
 		case a.role != b.role:
-			return fmt.Sprintf("item %q: transform_model hooks may not change a role", a.id)
+			return fmt.Errorf("item %q: transform_model hooks may not change a role", a.id)
 		case a.role == "system" && a.text != b.text:
-			return fmt.Sprintf("item %q: transform_model hooks may not edit a system item", a.id)
+			return fmt.Errorf("item %q: transform_model hooks may not edit a system item", a.id)
 		}
 	}
-	return ""
+	return nil
 }
 
 // JSONKind names the type of a decoded JSON value in the words Starlark
@@ -400,13 +401,13 @@ func RunHooks(ctx context.Context, runs []HookRun, event HookEvent, payload map[
 			note(Diag(HookSkipped, r.Plugin, d.Pos, "%s; the %s was skipped", d.Message, what).withDetail(d.Detail))
 			continue
 		}
-		next, why := spec.check(payload, out)
-		if why != "" {
+		next, err := spec.check(payload, out)
+		if err != nil {
 			code := HookSkipped
 			if spec.Raw {
 				code = RawHookRefused
 			}
-			note(Diag(code, r.Plugin, r.Entry.Pos, "%s %s: %s; the %s was skipped", what, r.Entry.Event, why, what))
+			note(Diag(code, r.Plugin, r.Entry.Pos, "%s %s: %v; the %s was skipped", what, r.Entry.Event, err, what))
 			continue
 		}
 		payload = next
@@ -451,34 +452,34 @@ func entryFailure(err error, plugin string, pos Pos, what string) Diagnostic {
 // table, or a raw event given as an ordinary one (or the reverse), is left
 // out with a PointEntryInvalid diagnostic.
 func (s *Staging) AddHook(h HookEntry) {
-	if why := HookEventProblem(h.Event, h.Raw); why != "" {
-		s.Report(PointEntryInvalid, h.Pos, "%s; it is left out", why)
+	if err := CheckHookEvent(h.Event, h.Raw); err != nil {
+		s.Report(PointEntryInvalid, h.Pos, "%v; it is left out", err)
 		return
 	}
 	s.set.Hooks = append(s.set.Hooks, h)
 }
 
-// HookEventProblem returns why event cannot be used by hook(...) (raw
+// CheckHookEvent returns why event cannot be used by hook(...) (raw
 // false) or raw_hook(...) (raw true), with the nearest event when it looks
-// misspelled; "" when it can.
-func HookEventProblem(event HookEvent, raw bool) string {
+// misspelled; nil when it can.
+func CheckHookEvent(event HookEvent, raw bool) error {
 	spec := LookupHook(event)
 	switch {
 	case spec == nil:
 		names := HookEventNames(raw)
-		return fmt.Sprintf("hook event %q is not one of %s%s", event, strings.Join(names, ", "), DidYouMean(string(event), names))
+		return fmt.Errorf("hook event %q is not one of %s%s", event, strings.Join(names, ", "), DidYouMean(string(event), names))
 	case spec.Raw != raw && raw:
-		return fmt.Sprintf("%s is an ordinary hook event; use hook(%q, ...)", event, event)
+		return fmt.Errorf("%s is an ordinary hook event; use hook(%q, ...)", event, event)
 	case spec.Raw != raw:
-		return fmt.Sprintf("%s is a raw hook event; use raw_hook(%q, ...)", event, event)
+		return fmt.Errorf("%s is a raw hook event; use raw_hook(%q, ...)", event, event)
 	}
-	return ""
+	return nil
 }
 
-// ModelItemsProblem checks that v is a list of {id, role, text} items the
+// CheckModelItems checks that v is a list of {id, role, text} items the
 // host can represent — known roles, string text, unique ids — and returns
-// why not, or "".
-func ModelItemsProblem(v any) string {
-	_, why := modelItems(v)
-	return why
+// why not, or nil.
+func CheckModelItems(v any) error {
+	_, err := modelItems(v)
+	return err
 }

@@ -146,7 +146,7 @@ func TestHK2_NonDictReplacementIsSkipped(t *testing.T) {
 
 func TestHK3_RawHooksRunAfterOrdinaryOnes(t *testing.T) {
 	r := NewRegistry(RegistryOptions{})
-	raw := HookEntry{Event: RawRewritePrompt, Raw: true, Run: func(_ context.Context, _ HookEvent, p map[string]any) (any, error) {
+	raw := HookEntry{Event: rawRewritePrompt, Raw: true, Run: func(_ context.Context, _ HookEvent, p map[string]any) (any, error) {
 		return map[string]any{"prompt": strings.ToUpper(p["prompt"].(string))}, nil
 	}}
 	plain := HookEntry{Event: HookPrompt, Run: func(_ context.Context, _ HookEvent, p map[string]any) (any, error) {
@@ -175,7 +175,7 @@ func TestHK3_RawHookRefusedOnlyIfUnrepresentable(t *testing.T) {
 		map[string]any{"id": "u", "role": "user", "text": "hi"},
 		map[string]any{"id": "s2", "role": "system", "text": "new system"},
 	}
-	out, notes := runHooks(HookTransformModel, payload, hookReturning("acme.a", RawRebuildModel, nil, constant(map[string]any{"items": rebuilt})))
+	out, notes := runHooks(HookTransformModel, payload, hookReturning("acme.a", rawRebuildModel, nil, constant(map[string]any{"items": rebuilt})))
 	if !jsonEqual(out["items"], rebuilt) || len(notes) != 0 {
 		t.Errorf("rebuild refused: %v", notes)
 	}
@@ -184,14 +184,14 @@ func TestHK3_RawHookRefusedOnlyIfUnrepresentable(t *testing.T) {
 		[]any{map[string]any{"id": "u", "role": "narrator", "text": "a"}},
 		"items",
 	} {
-		out, notes := runHooks(HookTransformModel, payload, hookReturning("acme.a", RawRebuildModel, nil, constant(map[string]any{"items": bad})))
+		out, notes := runHooks(HookTransformModel, payload, hookReturning("acme.a", rawRebuildModel, nil, constant(map[string]any{"items": bad})))
 		if !jsonEqual(out, payload) || len(notes) != 1 || notes[0].Code != RawHookRefused {
 			t.Errorf("%v: out %v notes %v", bad, out, notes)
 		}
 	}
 	// rewrite_approval may lower the risk and waive the prompt.
 	out, notes = runHooks(HookApproval, map[string]any{"risk": "high", "prompt": true},
-		hookReturning("acme.a", RawRewriteApproval, nil, constant(map[string]any{"risk": "low", "prompt": false})))
+		hookReturning("acme.a", rawRewriteApproval, nil, constant(map[string]any{"risk": "low", "prompt": false})))
 	if out["risk"] != "low" || out["prompt"] != false || len(notes) != 0 {
 		t.Errorf("rewrite_approval: %v %v", out, notes)
 	}
@@ -200,7 +200,7 @@ func TestHK3_RawHookRefusedOnlyIfUnrepresentable(t *testing.T) {
 func TestHK3_StagingChecksTheEventKind(t *testing.T) {
 	st := NewStaging("acme.a", Rules{})
 	st.AddHook(HookEntry{Event: HookToolCall, Raw: true})
-	st.AddHook(HookEntry{Event: RawRebuildModel})
+	st.AddHook(HookEntry{Event: rawRebuildModel})
 	st.AddHook(HookEntry{Event: "tool_cal"})
 	st.AddHook(HookEntry{Event: HookToolCall})
 	if got := codes(st.Set().Diagnostics); len(got) != 3 || len(st.Set().Hooks) != 1 {

@@ -55,14 +55,14 @@ type ModelClient interface {
 // request's non-empty slot (a service tier or speed, CC9).
 var ErrNotSupported = errors.New("not_supported")
 
-// ReservedProtocols are the protocols the host owns even where it ships no
+// reservedProtocols are the protocols the host owns even where it ships no
 // adapter for them (CC8): client factories claiming one are left out.
-var ReservedProtocols = []string{"deepseek", "openai", "responses", "anthropic", "gemini", "ollama"}
+var reservedProtocols = []string{"deepseek", "openai", "responses", "anthropic", "gemini", "ollama"}
 
-// IsReservedProtocol reports whether protocol is one of ReservedProtocols,
+// IsReservedProtocol reports whether protocol is one of reservedProtocols,
 // compared case-insensitively.
 func IsReservedProtocol(protocol string) bool {
-	return slices.Contains(ReservedProtocols, strings.ToLower(protocol))
+	return slices.Contains(reservedProtocols, strings.ToLower(protocol))
 }
 
 // ClientRequest is what a client factory receives when the host builds a
@@ -152,17 +152,18 @@ type ClientFactory struct {
 // reserved protocol, an invalid token or a second factory for the same
 // protocol in this plugin is left out with a diagnostic at the constructor.
 func (s *Staging) AddClientFactory(f ClientFactory) {
-	switch {
-	case ProtocolProblem(f.Protocol) != "":
-		s.Report(ClientFactoryRejected, f.Pos, "client factory protocol %q %s; the factory is left out", f.Protocol, ProtocolProblem(f.Protocol))
+	if err := CheckProtocol(f.Protocol); err != nil {
+		s.Report(clientFactoryRejected, f.Pos, "client factory protocol %q %v; the factory is left out", f.Protocol, err)
 		return
+	}
+	switch {
 	case IsReservedProtocol(f.Protocol):
-		s.Report(ClientFactoryRejected, f.Pos, "client factory protocol %q is owned by the host (built-in adapters keep precedence); the factory is left out", f.Protocol)
+		s.Report(clientFactoryRejected, f.Pos, "client factory protocol %q is owned by the host (built-in adapters keep precedence); the factory is left out", f.Protocol)
 		return
 	}
 	for _, g := range s.set.ClientFactories {
 		if fold(g.Protocol) == fold(f.Protocol) {
-			s.Report(ClientFactoryRejected, f.Pos, "client factory protocol %q is declared twice in this plugin; the later one is left out", f.Protocol)
+			s.Report(clientFactoryRejected, f.Pos, "client factory protocol %q is declared twice in this plugin; the later one is left out", f.Protocol)
 			return
 		}
 	}

@@ -1,39 +1,41 @@
 package contrib
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// MaxNameLen is the longest tool, command, placeholder or protocol name.
-const MaxNameLen = 64
+// maxNameLen is the longest tool, command, placeholder or protocol name.
+const maxNameLen = 64
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
 // checkToken validates a letter followed by letters, digits and the bytes in
-// extra, 1–64 characters. It returns an English reason, or "".
-func checkToken(name, extra string) string {
+// extra, 1–64 characters. Its error is an English reason to follow the
+// name ("tool name %q <reason>"), nil when the name is valid.
+func checkToken(name, extra string) error {
 	switch n := utf8.RuneCountInString(name); {
 	case name == "":
-		return "is empty"
-	case n > MaxNameLen:
-		return fmt.Sprintf("is %d characters long; the limit is %d", n, MaxNameLen)
+		return errors.New("is empty")
+	case n > maxNameLen:
+		return fmt.Errorf("is %d characters long; the limit is %d", n, maxNameLen)
 	}
 	char := 0
 	for i, r := range name {
 		char++
 		switch {
 		case i == 0 && (r >= utf8.RuneSelf || !isLetter(byte(r))):
-			return "must start with a letter"
+			return errors.New("must start with a letter")
 		case r < utf8.RuneSelf && (isLetter(byte(r)) || isDigit(byte(r)) || strings.IndexByte(extra, byte(r)) >= 0):
 		default:
-			return fmt.Sprintf("has %s at character %d; only letters, digits and %s are allowed", quoteRune(name, i), char, describe(extra))
+			return fmt.Errorf("has %s at character %d; only letters, digits and %s are allowed", quoteRune(name, i), char, describe(extra))
 		}
 	}
-	return ""
+	return nil
 }
 
 // quoteRune quotes the character of name at byte offset i as a whole rune
@@ -55,18 +57,19 @@ func describe(extra string) string {
 	return strings.Join(parts, " and ")
 }
 
-// ToolNameProblem checks a tool or command name against
-// ^[A-Za-z][A-Za-z0-9_-]*$ and the 64-character limit (CC5, CC11). It returns
-// why the name is invalid, or "" when it is valid.
-func ToolNameProblem(name string) string { return checkToken(name, "_-") }
+// CheckToolName checks a tool or command name against
+// ^[A-Za-z][A-Za-z0-9_-]*$ and the 64-character limit (CC5, CC11). Its error
+// says why the name is invalid, phrased to follow the name ("is empty"); nil
+// when the name is valid.
+func CheckToolName(name string) error { return checkToken(name, "_-") }
 
-// PlaceholderNameProblem checks a placeholder name: a letter, then letters,
-// digits or "_", 1–64 characters (CC12).
-func PlaceholderNameProblem(name string) string { return checkToken(name, "_") }
+// CheckPlaceholderName checks a placeholder name: a letter, then letters,
+// digits or "_", 1–64 characters (CC12). Its error reads as CheckToolName's.
+func CheckPlaceholderName(name string) error { return checkToken(name, "_") }
 
-// ProtocolProblem checks a client-factory protocol token (CC8): the
-// tool-name rules.
-func ProtocolProblem(name string) string { return checkToken(name, "_-") }
+// CheckProtocol checks a client-factory protocol token (CC8): the tool-name
+// rules. Its error reads as CheckToolName's.
+func CheckProtocol(name string) error { return checkToken(name, "_-") }
 
 // fold returns the key under which names are compared case-insensitively.
 func fold(name string) string { return strings.ToLower(name) }

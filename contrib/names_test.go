@@ -14,11 +14,11 @@ type nameCase struct {
 }
 
 // checkNames runs problem on every case, one subtest each.
-func checkNames(t *testing.T, problem func(string) string, tests []nameCase) {
+func checkNames(t *testing.T, check func(string) error, tests []nameCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := problem(tt.name)
+			got := errText(check(tt.name))
 			if tt.ok != (got == "") {
 				t.Fatalf("problem(%q) = %q, want valid=%v", tt.name, got, tt.ok)
 			}
@@ -30,7 +30,7 @@ func checkNames(t *testing.T, problem func(string) string, tests []nameCase) {
 }
 
 func TestCC5_ToolNamePattern(t *testing.T) {
-	checkNames(t, ToolNameProblem, []nameCase{
+	checkNames(t, CheckToolName, []nameCase{
 		{"read_file", true, ""},
 		{"a", true, ""},
 		{"Z9", true, ""},
@@ -52,7 +52,7 @@ func TestCC5_ToolNamePattern(t *testing.T) {
 }
 
 func TestCC12_PlaceholderNamePattern(t *testing.T) {
-	checkNames(t, PlaceholderNameProblem, []nameCase{
+	checkNames(t, CheckPlaceholderName, []nameCase{
 		{"workspace", true, ""},
 		{"git_branch", true, ""},
 		{"X1", true, ""},
@@ -66,10 +66,18 @@ func TestCC12_PlaceholderNamePattern(t *testing.T) {
 		{"a{b", false, "character 2"},
 	})
 	// The same name differs between the two kinds only by '-'.
-	if ToolNameProblem("git-branch") != "" {
+	if CheckToolName("git-branch") != nil {
 		t.Errorf("git-branch must be a valid tool name")
 	}
-	if got := PlaceholderNameProblem("git-branch"); strings.Contains(got, `'-'`) && !strings.Contains(got, `'_'`) {
+	if got := errText(CheckPlaceholderName("git-branch")); strings.Contains(got, `'-'`) && !strings.Contains(got, `'_'`) {
 		t.Errorf("reason %q should list only the allowed extra byte '_'", got)
 	}
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

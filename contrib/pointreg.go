@@ -152,8 +152,8 @@ func (r *Registry) AddEntry(plugin, gen string, e PointEntry) (*Handle, error) {
 	if e.Scope == ScopeWorkspace {
 		e.Thread = ""
 	}
-	if why := PointEntryProblem(e, false); why != "" {
-		return nil, fmt.Errorf("%s entry %s", e.Point, why)
+	if err := CheckPointEntry(e, false); err != nil {
+		return nil, fmt.Errorf("%s entry %w", e.Point, err)
 	}
 	r.mu.Lock()
 	if p := r.gens[plugin]; p == nil || p.Generation != gen {

@@ -2,6 +2,7 @@ package contrib
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -35,7 +36,7 @@ const (
 	PointCommitMessage      PointName = "commit_message_suggester"
 	PointWelcome            PointName = "welcome_suggester"
 	PointToolProvider       PointName = "tool_provider"
-	PointResourcePublisher  PointName = "resource_publisher"
+	pointResourcePublisher  PointName = "resource_publisher"
 )
 
 // Tier is a set of the capability tiers of DC1.
@@ -44,9 +45,9 @@ type Tier uint8
 // The tiers: A appends beside existing entries, B replaces a named default,
 // C takes over the assembled result of a point.
 const (
-	TierAppend Tier = 1 << iota
+	tierAppend Tier = 1 << iota
 	TierReplace
-	TierTakeover
+	tierTakeover
 )
 
 // String spells the set as the documentation does: "A", "A, B", "C".
@@ -55,7 +56,7 @@ func (t Tier) String() string {
 	for _, x := range []struct {
 		t    Tier
 		name string
-	}{{TierAppend, "A"}, {TierReplace, "B"}, {TierTakeover, "C"}} {
+	}{{tierAppend, "A"}, {TierReplace, "B"}, {tierTakeover, "C"}} {
 		if t&x.t != 0 {
 			parts = append(parts, x.name)
 		}
@@ -66,24 +67,24 @@ func (t Tier) String() string {
 // Evaluation says when a point's entries are read (DC12).
 type Evaluation uint8
 
-// PerCall points are resolved on every evaluation and see changes on the
+// perCall points are resolved on every evaluation and see changes on the
 // next one. Captured points are frozen into per-thread state (tool snapshot,
 // middleware pipeline, instructions) and rebuilt through the invalidation
 // signal.
 //
-// PerPlanning points are asked once per tool planning; the answer is valid
+// perPlanning points are asked once per tool planning; the answer is valid
 // for that planning only (MC2).
 const (
-	PerCall Evaluation = iota
-	Captured
-	PerPlanning
+	perCall Evaluation = iota
+	captured
+	perPlanning
 )
 
 func (e Evaluation) String() string {
 	switch e {
-	case Captured:
+	case captured:
 		return "captured per thread"
-	case PerPlanning:
+	case perPlanning:
 		return "per tool planning"
 	}
 	return "per call"
@@ -94,13 +95,13 @@ type Combine uint8
 
 // Collect runs every entry on the same input and keeps each answer, in
 // order. First asks the entries in order and stops at the first that
-// answers (not None). Fold runs the entries in order, each on the previous
+// answers (not None). combineFold runs the entries in order, each on the previous
 // one's output. Last uses the last entry of the list (tier C, DC10).
 const (
-	Collect Combine = iota
-	First
-	Fold
-	Last
+	collect Combine = iota
+	first
+	combineFold
+	last
 )
 
 func (c Combine) String() string {
@@ -110,13 +111,13 @@ func (c Combine) String() string {
 // FailurePolicy is a point's failure policy (DC3).
 type FailurePolicy uint8
 
-// FanOut logs a failing entry and skips it; the others still run.
-// OrderedFold logs and skips it and passes its input on to the next entry.
+// fanOut logs a failing entry and skips it; the others still run.
+// orderedFold logs and skips it and passes its input on to the next entry.
 // Authoritative fails the whole operation with a clear error.
 const (
-	FanOut FailurePolicy = iota
-	OrderedFold
-	Authoritative
+	fanOut FailurePolicy = iota
+	orderedFold
+	authoritative
 )
 
 func (f FailurePolicy) String() string {
@@ -162,8 +163,8 @@ const (
 	TargetResponseStyle     = "response_style"
 	TargetEnvironment       = "environment"
 	TargetMemory            = "memory"
-	TargetHistoryTrim       = "history_trim"
-	TargetPromptCache       = "prompt_cache"
+	targetHistoryTrim       = "history_trim"
+	targetPromptCache       = "prompt_cache"
 	TargetPolicy            = "policy"
 	TargetApproval          = "approval"
 	TargetRecorder          = "recorder"
@@ -173,21 +174,21 @@ const (
 	TargetCommitMessage     = "commit_message"
 	TargetWelcome           = "welcome"
 
-	OrderIdentity          = -400
-	OrderToolUse           = -300
-	OrderResponseStyle     = -200
-	OrderEnvironment       = -100
-	OrderMemory            = -100
-	OrderHistoryTrim       = -200
-	OrderPromptCache       = 900
-	OrderPolicy            = -100
-	OrderApproval          = 1000
-	OrderRecorder          = -100
-	OrderNormalizer        = 1000
-	OrderCompactionSummary = 0
-	OrderCompactable       = 1000
-	OrderCommitMessage     = 0
-	OrderWelcome           = 0
+	orderIdentity          = -400
+	orderToolUse           = -300
+	orderResponseStyle     = -200
+	orderEnvironment       = -100
+	orderMemory            = -100
+	orderHistoryTrim       = -200
+	orderPromptCache       = 900
+	orderPolicy            = -100
+	orderApproval          = 1000
+	orderRecorder          = -100
+	orderNormalizer        = 1000
+	orderCompactionSummary = 0
+	orderCompactable       = 1000
+	orderCommitMessage     = 0
+	orderWelcome           = 0
 )
 
 // Point is one row of the table of contribution points: everything the
@@ -218,97 +219,97 @@ type Point struct {
 // Points is the one table of contribution points (DC2), in documentation
 // order. It must not be modified.
 var Points = []Point{
-	{Name: PointTools, Keyword: "tools", Title: "Tools", Tiers: TierAppend, Eval: Captured, Combine: Collect, Failure: FanOut,
+	{Name: PointTools, Keyword: "tools", Title: "Tools", Tiers: tierAppend, Eval: captured, Combine: collect, Failure: fanOut,
 		Signature: "tool(name, run, ...): run(ctx, args) -> str | dict | list | error(...)", Kind: true},
-	{Name: PointCommands, Keyword: "commands", Title: "Slash commands", Tiers: TierAppend, Eval: PerCall, Combine: First, Failure: FanOut,
+	{Name: PointCommands, Keyword: "commands", Title: "Slash commands", Tiers: tierAppend, Eval: perCall, Combine: first, Failure: fanOut,
 		Signature: "command(name, run, ...): run(ctx, inv) -> str | None", Kind: true},
-	{Name: PointPromptSection, Keyword: "prompt_sections", Title: "System prompt sections", Tiers: TierAppend | TierReplace,
-		Eval: Captured, Combine: Collect, Failure: FanOut,
+	{Name: PointPromptSection, Keyword: "prompt_sections", Title: "System prompt sections", Tiers: tierAppend | TierReplace,
+		Eval: captured, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread, mode}) -> str | None",
 		Targets: []Target{
-			{Name: TargetIdentity, Order: OrderIdentity, Doc: "who the agent is"},
-			{Name: TargetToolUse, Order: OrderToolUse, Doc: "how to use the tools"},
-			{Name: TargetResponseStyle, Order: OrderResponseStyle, Doc: "how to answer"},
-			{Name: TargetEnvironment, Order: OrderEnvironment, Doc: "workspace, mode and model facts"},
+			{Name: TargetIdentity, Order: orderIdentity, Doc: "who the agent is"},
+			{Name: TargetToolUse, Order: orderToolUse, Doc: "how to use the tools"},
+			{Name: TargetResponseStyle, Order: orderResponseStyle, Doc: "how to answer"},
+			{Name: TargetEnvironment, Order: orderEnvironment, Doc: "workspace, mode and model facts"},
 		}},
-	{Name: PointPromptAssembler, Keyword: "prompt_assemblers", Title: "System prompt assembler", Tiers: TierTakeover,
-		Eval: Captured, Combine: Last, Failure: FanOut,
+	{Name: PointPromptAssembler, Keyword: "prompt_assemblers", Title: "System prompt assembler", Tiers: tierTakeover,
+		Eval: captured, Combine: last, Failure: fanOut,
 		Signature: "run(ctx, req{thread, prompt, sections[{target, origin, text}]}) -> str"},
-	{Name: PointChatContext, Keyword: "chat_contexts", Title: "Chat context entries", Tiers: TierAppend,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+	{Name: PointChatContext, Keyword: "chat_contexts", Title: "Chat context entries", Tiers: tierAppend,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread, turn}) -> str | list[str] | None"},
-	{Name: PointThreadContext, Keyword: "thread_contexts", Title: "Thread prompt context", Tiers: TierAppend,
-		Eval: Captured, Combine: Collect, Failure: FanOut,
+	{Name: PointThreadContext, Keyword: "thread_contexts", Title: "Thread prompt context", Tiers: tierAppend,
+		Eval: captured, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread, mode}) -> str | None"},
-	{Name: PointContextTransform, Keyword: "context_transforms", Title: "Pre-send context transform", Tiers: TierAppend | TierReplace,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+	{Name: PointContextTransform, Keyword: "context_transforms", Title: "Pre-send context transform", Tiers: tierAppend | TierReplace,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread, purpose, inputs{tools}}) -> str | None",
-		Targets:   []Target{{Name: TargetMemory, Order: OrderMemory, NoneGivesUp: true, Doc: "the host's memory provider"}}},
-	{Name: PointChatMiddleware, Keyword: "chat_middlewares", Title: "Chat middleware", Tiers: TierAppend | TierReplace,
-		Eval: Captured, Combine: Fold, Failure: OrderedFold,
+		Targets:   []Target{{Name: TargetMemory, Order: orderMemory, NoneGivesUp: true, Doc: "the host's memory provider"}}},
+	{Name: PointChatMiddleware, Keyword: "chat_middlewares", Title: "Chat middleware", Tiers: tierAppend | TierReplace,
+		Eval: captured, Combine: combineFold, Failure: orderedFold,
 		Signature: "run(ctx, req{thread, purpose, items[{id, role, text}]}) -> req | None",
 		Targets: []Target{
-			{Name: TargetHistoryTrim, Order: OrderHistoryTrim, Doc: "trims old turns to the context window"},
-			{Name: TargetPromptCache, Order: OrderPromptCache, Doc: "marks prompt-cache breakpoints"},
+			{Name: targetHistoryTrim, Order: orderHistoryTrim, Doc: "trims old turns to the context window"},
+			{Name: targetPromptCache, Order: orderPromptCache, Doc: "marks prompt-cache breakpoints"},
 		}},
-	{Name: PointDispatchPolicy, Keyword: "dispatch_policies", Title: "Dispatch stage: policy", Tiers: TierAppend | TierReplace,
-		Eval: PerCall, Combine: Collect, Failure: Authoritative,
+	{Name: PointDispatchPolicy, Keyword: "dispatch_policies", Title: "Dispatch stage: policy", Tiers: tierAppend | TierReplace,
+		Eval: perCall, Combine: collect, Failure: authoritative,
 		Signature: "run(ctx, call{thread, id, name, arguments, risk}) -> None | str (the reason to deny)",
-		Targets:   []Target{{Name: TargetPolicy, Order: OrderPolicy, Doc: "the host's tool policy"}}},
-	{Name: PointDispatchApproval, Keyword: "dispatch_approvals", Title: "Dispatch stage: approval", Tiers: TierAppend | TierReplace,
-		Eval: PerCall, Combine: First, Failure: Authoritative,
+		Targets:   []Target{{Name: TargetPolicy, Order: orderPolicy, Doc: "the host's tool policy"}}},
+	{Name: PointDispatchApproval, Keyword: "dispatch_approvals", Title: "Dispatch stage: approval", Tiers: tierAppend | TierReplace,
+		Eval: perCall, Combine: first, Failure: authoritative,
 		Signature: "run(ctx, req{thread, id, name, arguments, risk, prompt}) -> None | {approved, reason}",
-		Targets:   []Target{{Name: TargetApproval, Order: OrderApproval, Doc: "the host's approval prompt"}}},
-	{Name: PointDispatchRecorder, Keyword: "dispatch_recorders", Title: "Dispatch stage: recorder", Tiers: TierAppend | TierReplace,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+		Targets:   []Target{{Name: TargetApproval, Order: orderApproval, Doc: "the host's approval prompt"}}},
+	{Name: PointDispatchRecorder, Keyword: "dispatch_recorders", Title: "Dispatch stage: recorder", Tiers: tierAppend | TierReplace,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, rec{thread, call, result}) -> None",
-		Targets:   []Target{{Name: TargetRecorder, Order: OrderRecorder, Doc: "the host's transcript recorder"}}},
-	{Name: PointDispatchNormalizer, Keyword: "dispatch_normalizers", Title: "Dispatch stage: normalizer", Tiers: TierAppend | TierReplace,
-		Eval: PerCall, Combine: Fold, Failure: Authoritative,
+		Targets:   []Target{{Name: TargetRecorder, Order: orderRecorder, Doc: "the host's transcript recorder"}}},
+	{Name: PointDispatchNormalizer, Keyword: "dispatch_normalizers", Title: "Dispatch stage: normalizer", Tiers: tierAppend | TierReplace,
+		Eval: perCall, Combine: combineFold, Failure: authoritative,
 		Signature: "run(ctx, rec{thread, call, result}) -> result | None",
-		Targets:   []Target{{Name: TargetNormalizer, Order: OrderNormalizer, Doc: "the host's result normalisation"}}},
-	{Name: PointThreadObserver, Keyword: "thread_observers", Title: "Thread lifecycle", Tiers: TierAppend,
-		Eval: PerCall, Combine: Collect, Failure: FanOut, Registers: true,
+		Targets:   []Target{{Name: TargetNormalizer, Order: orderNormalizer, Doc: "the host's result normalisation"}}},
+	{Name: PointThreadObserver, Keyword: "thread_observers", Title: "Thread lifecycle", Tiers: tierAppend,
+		Eval: perCall, Combine: collect, Failure: fanOut, Registers: true,
 		Signature: "run(ctx, ev{event: started | forked | ended, thread, parent}) -> None"},
-	{Name: PointTurnObserver, Keyword: "turn_observers", Title: "Turn lifecycle", Tiers: TierAppend,
-		Eval: PerCall, Combine: Collect, Failure: FanOut, Registers: true,
+	{Name: PointTurnObserver, Keyword: "turn_observers", Title: "Turn lifecycle", Tiers: tierAppend,
+		Eval: perCall, Combine: collect, Failure: fanOut, Registers: true,
 		Signature: "run(ctx, ev{event: started | finished, thread, turn, stop_reason}) -> None"},
-	{Name: PointThreadSignal, Keyword: "thread_signals", Title: "Thread runtime signals", Tiers: TierAppend,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+	{Name: PointThreadSignal, Keyword: "thread_signals", Title: "Thread runtime signals", Tiers: tierAppend,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread}) -> str | list[str] | None"},
-	{Name: PointToolRestriction, Keyword: "tool_restrictions", Title: "Tool restrictions", Tiers: TierAppend,
-		Eval: Captured, Combine: Collect, Failure: FanOut,
+	{Name: PointToolRestriction, Keyword: "tool_restrictions", Title: "Tool restrictions", Tiers: tierAppend,
+		Eval: captured, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread, mode, tools[names]}) -> list[str] (names to withhold) | None"},
 	{Name: PointCompactionSummary, Keyword: "compaction_summarizers", Title: "Compaction summary", Tiers: TierReplace,
-		Eval: PerCall, Combine: Collect, Failure: Authoritative,
+		Eval: perCall, Combine: collect, Failure: authoritative,
 		Signature: "run(ctx, req{thread, prompt, body}) -> str | None",
-		Targets:   []Target{{Name: TargetCompactionSummary, Order: OrderCompactionSummary, Doc: "the host's summarizer"}}},
-	{Name: PointCompactablePolicy, Keyword: "compactable_policies", Title: "Compactable tool policy", Tiers: TierAppend | TierReplace,
-		Eval: PerCall, Combine: First, Failure: FanOut,
+		Targets:   []Target{{Name: TargetCompactionSummary, Order: orderCompactionSummary, Doc: "the host's summarizer"}}},
+	{Name: PointCompactablePolicy, Keyword: "compactable_policies", Title: "Compactable tool policy", Tiers: tierAppend | TierReplace,
+		Eval: perCall, Combine: first, Failure: fanOut,
 		Signature: "run(ctx, req{thread, tool}) -> bool | None",
-		Targets:   []Target{{Name: TargetCompactable, Order: OrderCompactable, Doc: "the host's compactable list"}}},
-	{Name: PointSubagentRuntime, Keyword: "subagent_runtimes", Title: "Subagent runtime", Tiers: TierAppend,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+		Targets:   []Target{{Name: TargetCompactable, Order: orderCompactable, Doc: "the host's compactable list"}}},
+	{Name: PointSubagentRuntime, Keyword: "subagent_runtimes", Title: "Subagent runtime", Tiers: tierAppend,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread}) -> {name, description, instructions} | list | None"},
-	{Name: PointTraceSink, Keyword: "trace_sinks", Title: "Trace sink", Tiers: TierAppend,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+	{Name: PointTraceSink, Keyword: "trace_sinks", Title: "Trace sink", Tiers: tierAppend,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, ev{thread, name, attributes}) -> None"},
 	{Name: PointCommitMessage, Keyword: "commit_message_suggesters", Title: "Commit-message suggester", Tiers: TierReplace,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{thread, diff}) -> str | None",
-		Targets:   []Target{{Name: TargetCommitMessage, Order: OrderCommitMessage, Doc: "the host's commit-message suggester"}}},
+		Targets:   []Target{{Name: TargetCommitMessage, Order: orderCommitMessage, Doc: "the host's commit-message suggester"}}},
 	{Name: PointWelcome, Keyword: "welcome_suggesters", Title: "Welcome suggester", Tiers: TierReplace,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{workspace}) -> list[str] | None",
-		Targets:   []Target{{Name: TargetWelcome, Order: OrderWelcome, Doc: "the host's welcome suggestions"}}},
-	{Name: PointToolProvider, Keyword: "tool_providers", Title: "Tools per planning", Tiers: TierAppend,
-		Eval: PerPlanning, Combine: Collect, Failure: FanOut,
+		Targets:   []Target{{Name: TargetWelcome, Order: orderWelcome, Doc: "the host's welcome suggestions"}}},
+	{Name: PointToolProvider, Keyword: "tool_providers", Title: "Tools per planning", Tiers: tierAppend,
+		Eval: perPlanning, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{catalog, thread, mode, workspace}) -> list[tool(...)] | None"},
 	// What a plugin publishes to MCP clients as resources (docs/mcp.md):
 	// asked with op "list" for its resources and templates, with op "read"
 	// for the contents of one URI (None: not this entry's).
-	{Name: PointResourcePublisher, Keyword: "resource_publishers", Title: "MCP resources", Tiers: TierAppend,
-		Eval: PerCall, Combine: Collect, Failure: FanOut,
+	{Name: pointResourcePublisher, Keyword: "resource_publishers", Title: "MCP resources", Tiers: tierAppend,
+		Eval: perCall, Combine: collect, Failure: fanOut,
 		Signature: "run(ctx, req{op, uri}) -> list[dict] | dict | None"},
 }
 
@@ -370,35 +371,35 @@ type PointEntry struct {
 	Run     PointFunc `json:"-"`
 }
 
-// PointEntryProblem checks e against its point's row (DC1, DC11): the point
+// CheckPointEntry checks e against its point's row (DC1, DC11): the point
 // exists and is not served by its own kind, replace names one of its targets
 // and is allowed only on tier B points, a B-only point needs replace, order
 // stays within OrderFirst..OrderLast, and thread scope needs a thread —
-// entries of contribute() have none (static is true). It returns why e is
-// invalid, or "".
-func PointEntryProblem(e PointEntry, static bool) string {
+// entries of contribute() have none (static is true). Its error says why e
+// is invalid, phrased to follow "<point> entry"; nil when e is valid.
+func CheckPointEntry(e PointEntry, static bool) error {
 	p := LookupPoint(e.Point)
 	switch {
 	case p == nil:
-		return "names no contribution point"
+		return errors.New("names no contribution point")
 	case p.Kind:
-		return "is served by " + string(p.Name) + "(...) in contribute(" + p.Keyword + " = [...])"
+		return errors.New("is served by " + string(p.Name) + "(...) in contribute(" + p.Keyword + " = [...])")
 	case e.Replace != "" && p.Tiers&TierReplace == 0:
-		return "sets replace, but " + string(p.Name) + " has no named defaults to replace (tiers " + p.Tiers.String() + ")"
+		return errors.New("sets replace, but " + string(p.Name) + " has no named defaults to replace (tiers " + p.Tiers.String() + ")")
 	case e.Replace != "" && p.Target(e.Replace) == nil:
-		return "replaces " + quote(e.Replace) + ", which is not a default of " + string(p.Name) + "; its defaults are " + strings.Join(p.TargetNames(), ", ")
+		return errors.New("replaces " + quote(e.Replace) + ", which is not a default of " + string(p.Name) + "; its defaults are " + strings.Join(p.TargetNames(), ", "))
 	case e.Replace == "" && p.Tiers == TierReplace:
-		return "needs replace = one of " + strings.Join(p.TargetNames(), ", ") + ": " + string(p.Name) + " only replaces its default (tier B)"
+		return errors.New("needs replace = one of " + strings.Join(p.TargetNames(), ", ") + ": " + string(p.Name) + " only replaces its default (tier B)")
 	case e.Order < OrderFirst || e.Order > OrderLast:
-		return "has order " + strconv.Itoa(e.Order) + ", outside ORDER_FIRST..ORDER_LAST"
+		return errors.New("has order " + strconv.Itoa(e.Order) + ", outside ORDER_FIRST..ORDER_LAST")
 	case e.Scope != ScopeWorkspace && e.Scope != ScopeThread:
-		return "has scope " + quote(string(e.Scope)) + "; want SCOPE_WORKSPACE or SCOPE_THREAD"
+		return errors.New("has scope " + quote(string(e.Scope)) + "; want SCOPE_WORKSPACE or SCOPE_THREAD")
 	case e.Scope == ScopeThread && static:
-		return "has thread scope, but contribute() runs before any thread exists; add it with ctx.contributions.add in a thread_observer or turn_observer"
+		return errors.New("has thread scope, but contribute() runs before any thread exists; add it with ctx.contributions.add in a thread_observer or turn_observer")
 	case e.Scope == ScopeThread && e.Thread == "":
-		return "has thread scope but no thread"
+		return errors.New("has thread scope but no thread")
 	}
-	return ""
+	return nil
 }
 
 func quote(s string) string { return `"` + s + `"` }
@@ -410,8 +411,8 @@ func (s *Staging) AddPoint(e PointEntry) {
 	if e.Scope == "" {
 		e.Scope = ScopeWorkspace
 	}
-	if why := PointEntryProblem(e, true); why != "" {
-		s.Report(PointEntryInvalid, e.Pos, "%s entry %s; it is left out", e.Point, why)
+	if err := CheckPointEntry(e, true); err != nil {
+		s.Report(PointEntryInvalid, e.Pos, "%s entry %v; it is left out", e.Point, err)
 		return
 	}
 	s.set.Points = append(s.set.Points, e)

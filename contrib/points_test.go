@@ -67,19 +67,19 @@ func texts(t *testing.T, r *Registry, point PointName, thread string) []string {
 func TestDC2_TableCoversTheCatalog(t *testing.T) {
 	// DC2: every point with the tiers the contract gives it.
 	want := map[string]Tier{
-		"Tools": TierAppend, "System prompt sections": TierAppend | TierReplace, "System prompt assembler": TierTakeover,
-		"Chat context entries": TierAppend, "Thread prompt context": TierAppend,
-		"Pre-send context transform": TierAppend | TierReplace, "Chat middleware": TierAppend | TierReplace,
-		"Dispatch stage: policy": TierAppend | TierReplace, "Dispatch stage: approval": TierAppend | TierReplace,
-		"Dispatch stage: recorder": TierAppend | TierReplace, "Dispatch stage: normalizer": TierAppend | TierReplace,
-		"Thread lifecycle": TierAppend, "Turn lifecycle": TierAppend, "Thread runtime signals": TierAppend,
-		"Slash commands": TierAppend, "Tool restrictions": TierAppend, "Compaction summary": TierReplace,
-		"Compactable tool policy": TierAppend | TierReplace, "Subagent runtime": TierAppend, "Trace sink": TierAppend,
+		"Tools": tierAppend, "System prompt sections": tierAppend | TierReplace, "System prompt assembler": tierTakeover,
+		"Chat context entries": tierAppend, "Thread prompt context": tierAppend,
+		"Pre-send context transform": tierAppend | TierReplace, "Chat middleware": tierAppend | TierReplace,
+		"Dispatch stage: policy": tierAppend | TierReplace, "Dispatch stage: approval": tierAppend | TierReplace,
+		"Dispatch stage: recorder": tierAppend | TierReplace, "Dispatch stage: normalizer": tierAppend | TierReplace,
+		"Thread lifecycle": tierAppend, "Turn lifecycle": tierAppend, "Thread runtime signals": tierAppend,
+		"Slash commands": tierAppend, "Tool restrictions": tierAppend, "Compaction summary": TierReplace,
+		"Compactable tool policy": tierAppend | TierReplace, "Subagent runtime": tierAppend, "Trace sink": tierAppend,
 		"Commit-message suggester": TierReplace, "Welcome suggester": TierReplace,
 		// MC2: DotCraft reads tool registrations once per tool planning.
-		"Tools per planning": TierAppend,
+		"Tools per planning": tierAppend,
 		// Beyond DC2: what plugins publish over MCP (issue 18, docs/mcp.md).
-		"MCP resources": TierAppend,
+		"MCP resources": tierAppend,
 	}
 	got := map[string]Tier{}
 	keywords, targets := map[string]bool{}, map[string]bool{}
@@ -92,7 +92,7 @@ func TestDC2_TableCoversTheCatalog(t *testing.T) {
 		if (p.Tiers&TierReplace != 0) != (len(p.Targets) > 0) {
 			t.Errorf("%s: tier B needs named targets and targets need tier B", p.Name)
 		}
-		if (p.Combine == Fold) != (p.Failure == OrderedFold || p.Failure == Authoritative && p.Combine == Fold) {
+		if (p.Combine == combineFold) != (p.Failure == orderedFold || p.Failure == authoritative && p.Combine == combineFold) {
 			t.Errorf("%s: an ordered-fold policy belongs to a fold", p.Name)
 		}
 		if p.Signature == "" {
@@ -123,7 +123,7 @@ func TestDC1_AppendOrderTiesByRegistration(t *testing.T) {
 		PointEntry{Point: PointPromptSection, Order: 5, Run: answer("b5-second")}))
 	publish(r, "acme.a", "g2", 0, SourceDev, pointSet(t, "acme.a",
 		PointEntry{Point: PointPromptSection, Order: 5, Run: answer("a5")},
-		PointEntry{Point: PointPromptSection, Order: OrderResponseStyle, Run: answer("a-at-style")}))
+		PointEntry{Point: PointPromptSection, Order: orderResponseStyle, Run: answer("a-at-style")}))
 	got := texts(t, r, PointPromptSection, "")
 	want := []string{"b-first", "default identity", "default tool_use", "default response_style", "a-at-style",
 		"default environment", "a5", "b5", "b5-second"}
@@ -160,7 +160,7 @@ func TestDC9_ReplacementStandsWhereTheDefaultStood(t *testing.T) {
 		PointEntry{Point: PointPromptSection, Replace: TargetIdentity, Order: OrderLast, Run: answer("mine")}))
 	res := r.Resolve(PointPromptSection, "")
 	e := res.Entries[0]
-	if e.Origin != "acme.a" || e.Target != TargetIdentity || !e.Replaced || e.Order != OrderIdentity {
+	if e.Origin != "acme.a" || e.Target != TargetIdentity || !e.Replaced || e.Order != orderIdentity {
 		t.Errorf("first entry = %+v; want acme.a replacing identity at its order", e)
 	}
 }
@@ -263,7 +263,7 @@ func TestDC10_TakeoverIsTheLastEntry(t *testing.T) {
 		{Point: PointCompactionSummary},
 		{Point: PointTools},
 	} {
-		if PointEntryProblem(bad, true) == "" {
+		if CheckPointEntry(bad, true) == nil {
 			t.Errorf("%+v passed validation", bad)
 		}
 	}

@@ -138,7 +138,7 @@ func TestCC12_PlaceholderFirstInLoadOrderWins(t *testing.T) {
 	if !ok || e.Plugin != "early" || e.Generation != "g2" {
 		t.Fatalf("Placeholder(DATE) = %+v, %v; want early/g2", e, ok)
 	}
-	taken := log.Where(coded(PlaceholderTaken))
+	taken := log.Where(coded(placeholderTaken))
 	if len(taken) != 1 || taken[0].Plugin != "late" || !strings.Contains(taken[0].Message, "early") {
 		t.Errorf("PlaceholderTaken notes = %v, want one for late naming early", taken)
 	}

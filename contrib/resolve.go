@@ -173,7 +173,7 @@ func (r *Resolution) failed(e *Resolved, err error) error {
 		origin = "the host"
 	}
 	d := entryFailure(err, e.Origin, e.Pos, string(r.Point.Name))
-	if r.Point.Failure == Authoritative {
+	if r.Point.Failure == authoritative {
 		pe := &PointError{Point: r.Point.Name, Plugin: origin, Code: ErrPointFailed,
 			Message: fmt.Sprintf("the %s entry of %s failed", r.Point.Name, origin)}
 		if te := (*ToolError)(nil); errors.As(err, &te) {
@@ -183,7 +183,7 @@ func (r *Resolution) failed(e *Resolved, err error) error {
 		return pe
 	}
 	how := "the other entries still ran"
-	if r.Point.Failure == OrderedFold {
+	if r.Point.Failure == orderedFold {
 		how = "its input passed on to the next entry"
 	}
 	r.note(Diag(PointEntrySkipped, e.Origin, d.Pos, "%s; the entry was skipped (%s)", d.Message, how).withDetail(d.Detail))

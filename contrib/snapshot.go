@@ -151,7 +151,7 @@ func settle(ctx context.Context, res Result, interrupted bool) Result {
 // checked enforces the content size limits on every result (MC1).
 func checked(r Result) Result {
 	if len(r.Parts) > 0 {
-		if e := ContentProblem(r.Parts); e != nil {
+		if e := checkContentSize(r.Parts); e != nil {
 			return Result{Err: e}
 		}
 	}

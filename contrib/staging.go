@@ -44,26 +44,30 @@ func (s *Staging) Report(code Code, pos Pos, format string, args ...any) {
 
 // AddTool validates t (CC4, CC5, DC5) and stages it, compiling its schema.
 func (s *Staging) AddTool(t Tool) {
-	switch {
-	case ToolNameProblem(t.Name) != "":
-		s.Report(ToolNameInvalid, t.Pos, "tool name %q %s; the tool is left out", t.Name, ToolNameProblem(t.Name))
+	if err := CheckToolName(t.Name); err != nil {
+		s.Report(ToolNameInvalid, t.Pos, "tool name %q %v; the tool is left out", t.Name, err)
 		return
+	}
+	switch {
 	case s.tools.has(t.Name):
-		s.Report(ToolNameReserved, t.Pos, "tool name %q is a built-in tool; the tool is left out", t.Name)
+		s.Report(toolNameReserved, t.Pos, "tool name %q is a built-in tool; the tool is left out", t.Name)
 		return
 	case s.seen[fold(t.Name)]:
 		s.Report(ToolDuplicate, t.Pos, "tool %q is declared twice in this plugin; the later one is left out", t.Name)
 		return
 	case t.Catalogs == 0:
-		s.Report(ToolNoCatalog, t.Pos, "tool %q names no catalog; the tool is left out", t.Name)
+		s.Report(toolNoCatalog, t.Pos, "tool %q names no catalog; the tool is left out", t.Name)
 		return
-	case t.Namespace != "" && NamespaceProblem(t.Namespace) != "":
-		s.Report(ToolNamespaceInvalid, t.Pos, "tool %q: namespace %q %s; the tool is left out", t.Name, t.Namespace, NamespaceProblem(t.Namespace))
-		return
+	}
+	if t.Namespace != "" {
+		if err := checkNamespace(t.Namespace); err != nil {
+			s.Report(toolNamespaceInvalid, t.Pos, "tool %q: namespace %q %v; the tool is left out", t.Name, t.Namespace, err)
+			return
+		}
 	}
 	sch, err := CompileSchema(t.Parameters)
 	if err != nil {
-		s.Report(ToolSchemaInvalid, t.Pos, "tool %q has invalid parameters: %v; the tool is left out", t.Name, err)
+		s.Report(toolSchemaInvalid, t.Pos, "tool %q has invalid parameters: %v; the tool is left out", t.Name, err)
 		return
 	}
 	if len(t.Parameters) == 0 {
@@ -81,7 +85,7 @@ func (s *Staging) AddTool(t Tool) {
 			t.outSchema, err = CompileSchema(t.OutputSchema)
 		}
 		if err != nil {
-			s.Report(ToolSchemaInvalid, t.Pos, "tool %q has an invalid output_schema: %v; the tool is left out", t.Name, err)
+			s.Report(toolSchemaInvalid, t.Pos, "tool %q has an invalid output_schema: %v; the tool is left out", t.Name, err)
 			return
 		}
 	}
@@ -92,21 +96,21 @@ func (s *Staging) AddTool(t Tool) {
 // AddCommand validates c's name and aliases (CC11) and stages it. An alias
 // that breaks a rule is dropped on its own; a bad name drops the command.
 func (s *Staging) AddCommand(c Command) {
-	if p := ToolNameProblem(c.Name); p != "" {
-		s.Report(CommandNameInvalid, c.Pos, "command name %q %s; the command is left out", c.Name, p)
+	if err := CheckToolName(c.Name); err != nil {
+		s.Report(commandNameInvalid, c.Pos, "command name %q %v; the command is left out", c.Name, err)
 		return
 	}
 	if s.commands.has(c.Name) {
-		s.Report(CommandShadowed, c.Pos, "command /%s is a built-in verb, which always wins; the command is left out", c.Name)
+		s.Report(commandShadowed, c.Pos, "command /%s is a built-in verb, which always wins; the command is left out", c.Name)
 		return
 	}
 	aliases := c.Aliases[:0:0]
 	for _, a := range c.Aliases {
-		switch {
-		case ToolNameProblem(a) != "":
-			s.Report(CommandNameInvalid, c.Pos, "alias %q of /%s %s; the alias is left out", a, c.Name, ToolNameProblem(a))
+		switch err := CheckToolName(a); {
+		case err != nil:
+			s.Report(commandNameInvalid, c.Pos, "alias %q of /%s %v; the alias is left out", a, c.Name, err)
 		case s.commands.has(a):
-			s.Report(CommandShadowed, c.Pos, "alias /%s of /%s is a built-in verb; the alias is left out", a, c.Name)
+			s.Report(commandShadowed, c.Pos, "alias /%s of /%s is a built-in verb; the alias is left out", a, c.Name)
 		default:
 			aliases = append(aliases, a)
 		}
@@ -117,17 +121,17 @@ func (s *Staging) AddCommand(c Command) {
 
 // AddPlaceholder validates p's name (CC12) and stages it.
 func (s *Staging) AddPlaceholder(p Placeholder) {
-	if why := PlaceholderNameProblem(p.Name); why != "" {
-		s.Report(PlaceholderNameInvalid, p.Pos, "placeholder name %q %s; the placeholder is left out", p.Name, why)
+	if err := CheckPlaceholderName(p.Name); err != nil {
+		s.Report(placeholderNameInvalid, p.Pos, "placeholder name %q %v; the placeholder is left out", p.Name, err)
 		return
 	}
 	if s.holders.has(p.Name) {
-		s.Report(PlaceholderReserved, p.Pos, "placeholder {{%s}} is owned by the host; the placeholder is left out", p.Name)
+		s.Report(placeholderReserved, p.Pos, "placeholder {{%s}} is owned by the host; the placeholder is left out", p.Name)
 		return
 	}
 	for _, q := range s.set.Placeholders {
 		if fold(q.Name) == fold(p.Name) {
-			s.Report(PlaceholderTaken, p.Pos, "placeholder {{%s}} is declared twice in this plugin; the later one is left out", p.Name)
+			s.Report(placeholderTaken, p.Pos, "placeholder {{%s}} is declared twice in this plugin; the later one is left out", p.Name)
 			return
 		}
 	}
@@ -210,7 +214,7 @@ func (c *compiledSchemas) put(raw []byte, sch *jsonschema.Schema) {
 func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("not JSON: %v", err)
+		return nil, fmt.Errorf("not JSON: %w", err)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)

@@ -61,7 +61,7 @@ func TestCC5_BuiltinNamesRejected(t *testing.T) {
 	if got := toolNames(set); !slices.Equal(got, []string{"reader", "bash2"}) {
 		t.Errorf("tools = %v, want [reader bash2]", got)
 	}
-	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{ToolNameReserved, ToolNameReserved, ToolNameReserved}) {
+	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{toolNameReserved, toolNameReserved, toolNameReserved}) {
 		t.Errorf("codes = %v, want three ToolNameReserved", got)
 	}
 	// A reserved name is not "seen": it does not make a later valid tool a duplicate.
@@ -85,7 +85,7 @@ func TestCC4_ToolNeedsACatalog(t *testing.T) {
 	if got := toolNames(set); !slices.Equal(got, []string{"in_plan", "in_work", "in_plan_and_work"}) {
 		t.Errorf("tools = %v", got)
 	}
-	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{ToolNoCatalog}) {
+	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{toolNoCatalog}) {
 		t.Errorf("codes = %v, want [ToolNoCatalog]", got)
 	}
 	// The left-out tool does not reserve its name.
@@ -114,7 +114,7 @@ func TestDC4_InvalidSchemaLeftOut(t *testing.T) {
 	if got := toolNames(set); !slices.Equal(got, []string{"no_params", "typed"}) {
 		t.Fatalf("tools = %v, want [no_params typed]", got)
 	}
-	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{ToolSchemaInvalid, ToolSchemaInvalid}) {
+	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{toolSchemaInvalid, toolSchemaInvalid}) {
 		t.Errorf("codes = %v, want two ToolSchemaInvalid", got)
 	}
 	for _, d := range set.Diagnostics {
@@ -144,7 +144,7 @@ func TestCC11_BuiltinVerbsWin(t *testing.T) {
 	if got := set.Commands[0].Aliases; !slices.Equal(got, []string{"h-1", "hi"}) {
 		t.Errorf("aliases = %v, want [h-1 hi]", got)
 	}
-	want := []Code{CommandShadowed, CommandShadowed, CommandNameInvalid, CommandNameInvalid}
+	want := []Code{commandShadowed, commandShadowed, commandNameInvalid, commandNameInvalid}
 	if got := codes(set.Diagnostics); !slices.Equal(got, want) {
 		t.Errorf("codes = %v, want %v", got, want)
 	}
@@ -172,7 +172,7 @@ func TestCC12_PlaceholderStaging(t *testing.T) {
 	if !slices.Equal(names, []string{"branch", "ticket"}) {
 		t.Errorf("placeholders = %v, want [branch ticket]", names)
 	}
-	want := []Code{PlaceholderReserved, PlaceholderReserved, PlaceholderTaken, PlaceholderNameInvalid}
+	want := []Code{placeholderReserved, placeholderReserved, placeholderTaken, placeholderNameInvalid}
 	if got := codes(set.Diagnostics); !slices.Equal(got, want) {
 		t.Errorf("codes = %v, want %v", got, want)
 	}

@@ -8,23 +8,23 @@ package contrib
 // requires_approval can turn the host's "allow" into "ask", never the
 // reverse.
 
-// NamespaceProblem checks a tool namespace: a letter, then letters,
-// digits, '_', '-' or '.', 1–64 characters (plugin ids fit). It returns why
-// the namespace is invalid, or "".
-func NamespaceProblem(ns string) string { return checkToken(ns, "_-.") }
+// checkNamespace checks a tool namespace: a letter, then letters,
+// digits, '_', '-' or '.', 1–64 characters (plugin ids fit). Its error reads
+// as CheckToolName's.
+func checkNamespace(ns string) error { return checkToken(ns, "_-.") }
 
-// CanonicalToolName is ns.name, or name alone without a namespace.
-func CanonicalToolName(ns, name string) string {
+// canonicalToolName is ns.name, or name alone without a namespace.
+func canonicalToolName(ns, name string) string {
 	if ns == "" {
 		return name
 	}
 	return ns + "." + name
 }
 
-// ApprovalRequired is the effective requires_approval of a tool: the
+// approvalRequired is the effective requires_approval of a tool: the
 // declared value, else true unless the tool is read-only (a tool that may
 // change something asks by default).
-func ApprovalRequired(readOnly bool, declared *bool) bool {
+func approvalRequired(readOnly bool, declared *bool) bool {
 	if declared != nil {
 		return *declared
 	}
@@ -46,6 +46,6 @@ func (v *View) ToolInfo(name string) (ToolInfo, bool) {
 func (t *toolEntry) info() ToolInfo {
 	return ToolInfo{Name: t.Name, Plugin: t.Plugin, Generation: t.Generation, ToolSet: t.ToolSet,
 		Catalogs: t.Catalogs.String(), Description: t.Description, Parameters: t.Parameters, ReadOnly: t.ReadOnly,
-		Namespace: t.Namespace, CanonicalName: CanonicalToolName(t.Namespace, t.Name), RequiresApproval: t.RequiresApproval,
+		Namespace: t.Namespace, CanonicalName: canonicalToolName(t.Namespace, t.Name), RequiresApproval: t.RequiresApproval,
 		Multimodal: t.Multimodal, OutputSchema: t.Output}
 }

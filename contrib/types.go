@@ -3,6 +3,7 @@ package contrib
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -17,17 +18,18 @@ const (
 	PlanAndWork = Plan | Work
 )
 
-// ParseCatalog reads "plan", "work" or "plan_and_work". ok is false otherwise.
-func ParseCatalog(s string) (Catalog, bool) {
+// ParseCatalog reads "plan", "work" or "plan_and_work"; any other string is
+// an error.
+func ParseCatalog(s string) (Catalog, error) {
 	switch s {
 	case "plan":
-		return Plan, true
+		return Plan, nil
 	case "work":
-		return Work, true
+		return Work, nil
 	case "plan_and_work":
-		return PlanAndWork, true
+		return PlanAndWork, nil
 	}
-	return 0, false
+	return 0, fmt.Errorf("catalog %q is not plan, work or plan_and_work", s)
 }
 
 // String returns the catalog's Starlark spelling.
@@ -173,13 +175,13 @@ const (
 	SiteImageDescription Site = "image_description"
 )
 
-// ParseSite reads a site name; ok is false for an unknown one.
-func ParseSite(s string) (Site, bool) {
+// ParseSite reads a site name; an unknown one is an error.
+func ParseSite(s string) (Site, error) {
 	switch Site(s) {
 	case SitePrompt, SiteAttachment, SiteReview, SiteCompaction, SiteImageDescription:
-		return Site(s), true
+		return Site(s), nil
 	}
-	return "", false
+	return "", fmt.Errorf("site %q is not prompt, attachment, review, compaction or image_description", s)
 }
 
 // ResolveFunc produces a placeholder's text on one bind. ok is false when it

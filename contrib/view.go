@@ -106,7 +106,7 @@ func (p *Published) toolEntries() []toolEntry {
 			p.entries[i] = toolEntry{
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
 				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
-				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: ApprovalRequired(t.ReadOnly, t.RequiresApproval),
+				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: approvalRequired(t.ReadOnly, t.RequiresApproval),
 				Multimodal: t.Multimodal, Output: t.OutputSchema,
 			}
 		}
@@ -172,7 +172,7 @@ func (v *View) buildPlaceholders() {
 		for i := range p.Set.Placeholders {
 			h := &p.Set.Placeholders[i]
 			if prev, taken := v.holders[fold(h.Name)]; taken {
-				v.addConflict(Diag(PlaceholderTaken, p.Plugin, h.Pos,
+				v.addConflict(Diag(placeholderTaken, p.Plugin, h.Pos,
 					"placeholder {{%s}} is already contributed by %s, earlier in load order; this one is left out", h.Name, prev.Plugin))
 				continue
 			}

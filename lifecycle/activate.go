@@ -26,12 +26,12 @@ func (m *Manager) preflight(p *plugin) []Blocker {
 			Remedy: "set enabled = true in " + c.Display + "/" + ManifestName})
 	case m.opts.Disabled(mf.ID):
 		bs = append(bs, Blocker{Code: contrib.PluginDisabled, Message: "the plugin is disabled in config.toml",
-			Remedy: "run: crystal-star enable " + mf.ID})
+			Remedy: "enable " + mf.ID + " in the configuration"})
 	}
 	if mf.MinHostVersion != "" && m.opts.HostVersion != "" && semver.Compare("v"+m.opts.HostVersion, "v"+mf.MinHostVersion) < 0 {
 		bs = append(bs, Blocker{Code: contrib.HostVersionTooOld,
 			Message: fmt.Sprintf("the plugin needs crystal-star %s or newer; this is %s", mf.MinHostVersion, m.opts.HostVersion),
-			Remedy:  "upgrade crystal-star, or lower min_host_version in plugin.toml"})
+			Remedy:  "upgrade the host, or lower min_host_version in plugin.toml"})
 	}
 	return append(bs, m.dependencyBlockers(p)...)
 }
@@ -45,7 +45,7 @@ func (m *Manager) admit(c *Candidate, fp string) []Blocker {
 		return nil
 	}
 	return []Blocker{{Code: contrib.PluginUntrusted, Message: "no trust grant exists for " + c.ID() + "; none of its code runs",
-		Remedy: "run: crystal-star trust grant " + c.ID()}}
+		Remedy: "review the plugin, then grant trust to its content"}}
 }
 
 // Fingerprint computes a bundle's content fingerprint (DC18) from the same
@@ -85,33 +85,36 @@ func (m *Manager) requestFor(p *plugin, c *Candidate, b *Bundle, gen string) con
 // serving; the registry then replaces the plugin's generation in one
 // publication, and only then does the previous one drain. Any failure of the
 // next generation keeps the previous one serving (AT3, attemptFailed).
-func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
+// It returns an error exactly when the candidate's content did not go live:
+// the attempt failed (*contrib.ActivationError; the previous generation, if
+// any, keeps serving) or the plugin is blocked (*BlockedError). An unchanged
+// fingerprint, a shadowed candidate, a reactivation deferred until the
+// previous teardown ends (DC26) and a disabled plugin (stopped, MC5) are not
+// errors.
+func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) error {
 	c := p.cand
 	if c.Manifest == nil || c.Shadowed {
-		return
+		return nil // nothing runs from a shadowed or unusable candidate
 	}
 	id := c.Manifest.ID
 	if p.teardown {
 		p.deferred = true // DC26: cannot reactivate until teardown finishes
-		return
+		return nil
 	}
 	p.deferred = false
 	start := time.Now()
 	prev := p.gen
 	if bs := m.preflight(p); len(bs) > 0 {
 		if prev != nil && keepsServing(bs) {
-			m.attemptFailed(p, blockerDiagnostics(id, bs))
-			return
+			return m.attemptFailed(p, blockerDiagnostics(id, bs))
 		}
-		m.block(p, bs)
-		return
+		return m.block(p, bs)
 	}
 	b := force
 	if b == nil {
 		var err error
 		if b, err = ReadBundle(c.Dir); err != nil {
-			m.attemptFailed(p, []contrib.Diagnostic{contrib.Diag(contrib.ExecutionFailed, id, contrib.Pos{File: c.Display}, "cannot read the plugin bundle: %v", err)})
-			return
+			return m.attemptFailed(p, []contrib.Diagnostic{contrib.Diag(contrib.ExecutionFailed, id, contrib.Pos{File: c.Display}, "cannot read the plugin bundle: %v", err)})
 		}
 	}
 	fp := Fingerprint(c.Manifest, b)
@@ -119,8 +122,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	p.fingerprint = fp
 	m.mu.Unlock()
 	if bs := m.admit(c, fp); len(bs) > 0 {
-		m.block(p, bs) // DC17: changed bytes without a grant stop what ran
-		return
+		return m.block(p, bs) // DC17: changed bytes without a grant stop what ran
 	}
 	if prev != nil && prev.fp == fp && p.state == Active && !p.stale {
 		// The running bytes again: diagnostics of a source in between go.
@@ -128,18 +130,17 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 		p.diags = append(slices.Clone(c.Diagnostics), prev.pub.Set.Diagnostics...)
 		m.mu.Unlock()
 		m.emit(Event{Plugin: id, Kind: "unchanged", Generation: prev.id, State: Active})
-		return // AT3: reloading an unchanged fingerprint is a no-op
+		return nil // AT3: reloading an unchanged fingerprint is a no-op
 	}
 	req := m.request(p, b, "")
 	if err := m.opts.Activator.Compile(req); err != nil {
-		m.attemptFailed(p, activationDiagnostics(p, err, contrib.SyntaxError))
-		return
+		return m.attemptFailed(p, activationDiagnostics(p, err, contrib.SyntaxError))
 	}
 	gen := m.generationFor(p) // reserved in load order when prepared ahead (parallel.go)
 	req = m.request(p, b, gen)
 	if prev == nil {
 		m.mu.Lock()
-		p.state, p.blockers, p.stopReason, p.diags = Activating, nil, nil, slices.Clone(c.Diagnostics)
+		p.state, p.blockers, p.stopReason, p.diags = activating, nil, nil, slices.Clone(c.Diagnostics)
 		m.mu.Unlock()
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.ActivationTimeout)
@@ -148,25 +149,21 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	stop()
 	cancel()
 	if err != nil {
-		m.attemptFailed(p, activationDiagnostics(p, err, contrib.ExecutionFailed))
-		return
+		return m.attemptFailed(p, activationDiagnostics(p, err, contrib.ExecutionFailed))
 	}
 	set := inst.Set()
 	if prev != nil && leavesNothing(set) {
 		inst.Close()
-		m.attemptFailed(p, set.Diagnostics)
-		return
+		return m.attemptFailed(p, set.Diagnostics)
 	}
 	// AT1: dependencies and admission once more, then publish in one step.
 	if bs := m.dependencyBlockers(p); len(bs) > 0 && prev != nil {
 		inst.Close()
-		m.attemptFailed(p, blockerDiagnostics(id, bs))
-		return
+		return m.attemptFailed(p, blockerDiagnostics(id, bs))
 	}
 	if bs := m.admit(c, fp); len(bs) > 0 {
 		inst.Close()
-		m.block(p, bs)
-		return
+		return m.block(p, bs)
 	}
 	if m.opts.Validate != nil {
 		set.Diagnostics = append(set.Diagnostics, m.opts.Validate(id, set)...)
@@ -200,12 +197,13 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) {
 	if prev != nil {
 		m.retireReplaced(p, prev)
 	}
+	return nil
 }
 
-func (m *Manager) block(p *plugin, bs []Blocker) {
+func (m *Manager) block(p *plugin, bs []Blocker) error {
 	if r := disabledReason(bs); r != nil {
 		m.stop(p, *r) // MC5: disabled is stopped, not blocked
-		return
+		return nil    // the operator's decision, carried out
 	}
 	m.mu.Lock()
 	p.stopReason = nil
@@ -229,6 +227,7 @@ func (m *Manager) block(p *plugin, bs []Blocker) {
 		}
 	}
 	m.emit(Event{Plugin: p.cand.ID(), Kind: "blocked", State: Blocked})
+	return &BlockedError{Plugin: p.cand.ID(), Blockers: bs}
 }
 
 func (m *Manager) fail(p *plugin, d contrib.Diagnostic) {

@@ -104,7 +104,7 @@ func TestDC24_CancellationNeverStrandsActivating(t *testing.T) {
 	done := make(chan struct{})
 	go func() { m.Start(ctx); close(done) }()
 	<-a.started
-	if p := only(t, m); p.State != Activating {
+	if p := only(t, m); p.State != activating {
 		t.Fatalf("while the module runs: %s, want activating", p.State)
 	}
 	cancel()

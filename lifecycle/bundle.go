@@ -12,12 +12,12 @@ import (
 	"time"
 )
 
-// BuiltinMarker marks a host-bundled plugin directory. It grants nothing
+// builtinMarker marks a host-bundled plugin directory. It grants nothing
 // (DC20) and is not part of the snapshot or the fingerprint.
-const BuiltinMarker = ".builtin"
+const builtinMarker = ".builtin"
 
-// MaxBundleBytes bounds the total size of a plugin bundle snapshot.
-const MaxBundleBytes = 32 << 20
+// maxBundleBytes bounds the total size of a plugin bundle snapshot.
+const maxBundleBytes = 32 << 20
 
 // Bundle is an immutable in-memory snapshot of a plugin directory (DC23).
 // The module and every load() run from it, never from disk, and the
@@ -48,7 +48,7 @@ func (b *Bundle) fingerprint(m *Manifest, compute func() string) string {
 
 // ReadBundle reads every regular file below dir, except the desktop/ tree
 // and the .builtin marker, which are not part of the fingerprint. Symbolic links are not
-// followed; a bundle larger than MaxBundleBytes is an error.
+// followed; a bundle larger than maxBundleBytes is an error.
 func ReadBundle(dir string) (*Bundle, error) { return readBundle(dir, "", nil, false) }
 
 // readBundle is ReadBundle where the top-level file named known, when the
@@ -107,7 +107,7 @@ func (r *bundleReader) read(rel string) error {
 			if err := r.read(name); err != nil {
 				return err
 			}
-		case name == BuiltinMarker, !e.Type().IsRegular():
+		case name == builtinMarker, !e.Type().IsRegular():
 		default:
 			data := r.data
 			if name != r.known || data == nil {
@@ -116,8 +116,8 @@ func (r *bundleReader) read(rel string) error {
 					return err
 				}
 			}
-			if r.total += len(data); r.total > MaxBundleBytes {
-				return fmt.Errorf("plugin bundle %s is larger than %d bytes", dir, MaxBundleBytes)
+			if r.total += len(data); r.total > maxBundleBytes {
+				return fmt.Errorf("plugin bundle %s is larger than %d bytes", dir, maxBundleBytes)
 			}
 			r.b.files[name] = data
 		}
@@ -131,8 +131,8 @@ func NewBundle(files map[string][]byte) *Bundle { return &Bundle{files: files} }
 // Files returns the snapshot's files. The map must not be modified.
 func (b *Bundle) Files() map[string][]byte { return b.files }
 
-// Paths returns the file paths in sorted order.
-func (b *Bundle) Paths() []string { return slices.Sorted(mapKeys(b.files)) }
+// paths returns the file paths in sorted order.
+func (b *Bundle) paths() []string { return slices.Sorted(mapKeys(b.files)) }
 
 // ReadFile returns the contents of name.
 func (b *Bundle) ReadFile(name string) ([]byte, error) {

@@ -21,7 +21,7 @@ func TestDC23_BundleSnapshotIsImmutable(t *testing.T) {
 		"desktop/app.js":      "ui",
 		"desktop/deep/x.star": "ui",
 		"docs/desktop/ok.md":  "only the top-level desktop/ is left out",
-		BuiltinMarker:         "",
+		builtinMarker:         "",
 		"lib/.builtin":        "only the top-level marker is left out",
 	})
 
@@ -42,7 +42,7 @@ func TestDC23_BundleSnapshotIsImmutable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"docs/desktop/ok.md", "lib/.builtin", "lib/util.star", "plugin.star", ManifestName}
-	if got := b.Paths(); !slices.Equal(got, want) {
+	if got := b.paths(); !slices.Equal(got, want) {
 		t.Fatalf("paths = %v\nwant %v", got, want)
 	}
 
@@ -91,7 +91,7 @@ func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 func TestDC23_BundleSizeLimit(t *testing.T) {
 	dir := t.TempDir()
-	big := make([]byte, MaxBundleBytes/2+1)
+	big := make([]byte, maxBundleBytes/2+1)
 	for _, n := range []string{"a.bin", "b.bin"} {
 		if err := os.WriteFile(filepath.Join(dir, n), big, 0o644); err != nil {
 			t.Fatal(err)
@@ -113,7 +113,7 @@ func TestDC23_SymlinkedPluginDirIsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.Paths(); !slices.Equal(got, []string{"plugin.star", ManifestName}) {
+	if got := b.paths(); !slices.Equal(got, []string{"plugin.star", ManifestName}) {
 		t.Errorf("paths = %v, want the plugin's files", got)
 	}
 }

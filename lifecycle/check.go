@@ -106,7 +106,7 @@ func CheckAdmission(cands []*Candidate, hostVersion string) map[*Candidate][]con
 			switch {
 			case q == nil:
 				report(contrib.PluginDependencyUnsatisfied, pos, "dependency %s is not installed (no plugin checked has that id)", dep)
-			case !Compatible(want, q.Manifest.Version):
+			case !compatible(want, q.Manifest.Version):
 				report(contrib.PluginDependencyUnsatisfied, pos, "dependency %s %s is not on the compatibility line of %s", dep, q.Manifest.Version, want)
 			case !q.Manifest.IsEnabled():
 				report(contrib.PluginDependencyUnsatisfied, pos, "dependency %s is disabled in its %s", dep, ManifestName)

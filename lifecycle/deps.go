@@ -11,10 +11,10 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// Compatible reports whether provider version have satisfies the minimum
+// compatible reports whether provider version have satisfies the minimum
 // want on its compatibility line (DC15): 1.2.0 accepts >=1.2.0 <2.0.0; for
 // 0.x major and minor must match (0.2.1 accepts 0.2.x >= 0.2.1).
-func Compatible(want, have string) bool {
+func compatible(want, have string) bool {
 	w, h := "v"+want, "v"+have
 	if !semver.IsValid(w) || !semver.IsValid(h) || semver.Compare(h, w) < 0 {
 		return false
@@ -45,7 +45,7 @@ func (m *Manager) dependencyBlockers(p *plugin) []Blocker {
 		switch {
 		case q == nil || q.cand.Manifest == nil:
 			bs = append(bs, unsatisfied(dep, "dependency %s is not installed", dep))
-		case !Compatible(want, q.cand.Manifest.Version):
+		case !compatible(want, q.cand.Manifest.Version):
 			bs = append(bs, unsatisfied(dep, "dependency %s %s is not on the compatibility line of %s", dep, q.cand.Manifest.Version, want))
 		case q.state != Active || q.gen == nil:
 			bs = append(bs, unsatisfied(dep, "dependency %s is %s, not active", dep, q.state))

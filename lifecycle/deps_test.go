@@ -27,7 +27,7 @@ func TestDC15_CompatibilityLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want+" "+tt.have, func(t *testing.T) {
-			if got := Compatible(tt.want, tt.have); got != tt.ok {
+			if got := compatible(tt.want, tt.have); got != tt.ok {
 				t.Errorf("Compatible(%s, %s) = %v, want %v", tt.want, tt.have, got, tt.ok)
 			}
 		})

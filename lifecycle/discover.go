@@ -134,7 +134,7 @@ func (c *Candidate) load() {
 		var named struct {
 			ID string `toml:"id"`
 		}
-		if _, err := toml.Decode(string(data), &named); err == nil && ValidID(named.ID) == "" {
+		if _, err := toml.Decode(string(data), &named); err == nil && CheckID(named.ID) == nil {
 			c.namedID = named.ID
 		}
 		return

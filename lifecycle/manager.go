@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -14,8 +15,8 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultCleanupTimeout    = 5 * time.Second
-	DefaultActivationTimeout = 30 * time.Second
+	defaultCleanupTimeout    = 5 * time.Second
+	defaultActivationTimeout = 30 * time.Second
 )
 
 // AdmitFunc decides whether a candidate with the given fingerprint may run.
@@ -124,10 +125,10 @@ type retiredGen struct {
 // NewManager returns a manager; call Start to discover and activate.
 func NewManager(opts Options) *Manager {
 	if opts.CleanupTimeout <= 0 {
-		opts.CleanupTimeout = DefaultCleanupTimeout
+		opts.CleanupTimeout = defaultCleanupTimeout
 	}
 	if opts.ActivationTimeout <= 0 {
-		opts.ActivationTimeout = DefaultActivationTimeout
+		opts.ActivationTimeout = defaultActivationTimeout
 	}
 	if opts.Display == nil {
 		opts.Display = func(dir string) string { return dir }
@@ -157,7 +158,10 @@ func (m *Manager) emit(e Event) {
 
 // Start discovers every root (AT4), activates the plugins in dependency and
 // load order, and then runs the attach stages of each active plugin (CC3).
-func (m *Manager) Start(ctx context.Context) {
+// A plugin that fails is reported in its projection and diagnostics, never
+// as Start's error: Start returns an error only when ctx ended before the
+// start finished, so some plugins were cancelled or never attempted.
+func (m *Manager) Start(ctx context.Context) error {
 	m.op.Lock()
 	defer m.op.Unlock()
 	cands := Discover(m.opts.Roots, m.opts.Display)
@@ -181,6 +185,10 @@ func (m *Manager) Start(ctx context.Context) {
 	m.finishPrepared(order)
 	done()
 	m.attachAll(ctx, nil)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	return nil
 }
 
 // manifestBlockers turns an unusable manifest into preflight blockers

@@ -199,8 +199,9 @@ func TestAT3_CompileErrorKeepsActiveGeneration(t *testing.T) {
 	}
 
 	h.setSource("acme", "contribute(\nSYNTAX error\n")
-	if !h.m.Reload(ctx, h.dir("acme")) {
-		t.Fatal("Reload did not know the plugin")
+	var ae *contrib.ActivationError
+	if err := h.m.Reload(ctx, h.dir("acme")); !errors.As(err, &ae) || !hasCode(ae.Diagnostics, contrib.SyntaxError) {
+		t.Fatalf("Reload = %v, want the attempt's SyntaxError as an *contrib.ActivationError", err)
 	}
 	after := h.plugin("acme.x")
 	if after.State != Active || after.Generation != before.Generation {
@@ -221,10 +222,28 @@ func TestAT3_CompileErrorKeepsActiveGeneration(t *testing.T) {
 
 	// Fixing the source replaces the generation and clears the diagnostic.
 	h.setSource("acme", "contribute()  # fixed\n")
-	h.m.Reload(ctx, h.dir("acme"))
+	if err := h.m.Reload(ctx, h.dir("acme")); err != nil {
+		t.Errorf("Reload of the fixed source = %v, want nil", err)
+	}
 	fixed := h.plugin("acme.x")
 	if fixed.State != Active || fixed.Generation == before.Generation || hasCode(fixed.Diagnostics, contrib.SyntaxError) {
 		t.Errorf("after the fix: %+v", fixed)
+	}
+}
+
+// Start's error is the context's, never a plugin's: a plugin that fails to
+// compile is a projection, a start whose context ended is an error.
+func TestStartFailsOnlyWithItsContext(t *testing.T) {
+	h := newHarness(t)
+	testkit.Plugin{ID: "acme.x", Version: "1.0.0"}.Write(t, h.dir("acme"))
+	h.setSource("acme", "SYNTAX")
+	if err := h.m.Start(context.Background()); err != nil {
+		t.Errorf("Start with a faulted plugin = %v, want nil", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := newHarness(t).m.Start(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Start with a cancelled context = %v, want context.Canceled", err)
 	}
 }
 
@@ -252,7 +271,9 @@ func TestAT3_UnchangedFingerprintIsNoOp(t *testing.T) {
 
 	h.setSource("acme", "contribute()\n") // same bytes, new mtime
 	for range 2 {
-		h.m.Reload(ctx, h.dir("acme"))
+		if err := h.m.Reload(ctx, h.dir("acme")); err != nil {
+			t.Errorf("Reload of unchanged content = %v, want nil (a no-op is no failure)", err)
+		}
 	}
 	again := h.plugin("acme.x")
 	if again.Generation != first.Generation || again.State != Active || again.Fingerprint != first.Fingerprint {
@@ -283,8 +304,8 @@ func TestAT3_UnchangedFingerprintIsNoOp(t *testing.T) {
 	if _, _, closed := h.act.snapshot(); !slices.Equal(closed, []string{"acme.x"}) {
 		t.Errorf("closed %v, want the first generation closed", closed)
 	}
-	if h.m.Reload(ctx, filepath.Join(h.root, "nope")) {
-		t.Errorf("Reload of an unknown directory reported true")
+	if err := h.m.Reload(ctx, filepath.Join(h.root, "nope")); !errors.Is(err, ErrUnknownPlugin) {
+		t.Errorf("Reload of an unknown directory = %v, want ErrUnknownPlugin", err)
 	}
 }
 
@@ -432,6 +453,11 @@ func TestDC15_MissingProviderBlocksConsumer(t *testing.T) {
 		if slices.Contains(compiled, id) || slices.Contains(activated, id) {
 			t.Errorf("blocked plugin %s was compiled or activated", id)
 		}
+	}
+	// Reloading a blocked plugin says why it did not go live.
+	var be *BlockedError
+	if err := h.m.Reload(context.Background(), h.dir("orphan")); !errors.As(err, &be) || be.Plugin != "acme.orphan" || be.Blockers[0].Code != contrib.PluginDependencyUnsatisfied {
+		t.Errorf("Reload of a blocked plugin = %v, want a *BlockedError with its blocker", err)
 	}
 }
 

@@ -39,8 +39,8 @@ type Manifest struct {
 // IsEnabled reports the manifest's enabled flag (default true).
 func (m *Manifest) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
 
-// HasCapability reports whether the manifest opts in to capability c.
-func (m *Manifest) HasCapability(c string) bool { return slices.Contains(m.Capabilities, c) }
+// hasCapability reports whether the manifest opts in to capability c.
+func (m *Manifest) hasCapability(c string) bool { return slices.Contains(m.Capabilities, c) }
 
 // Name returns the display name, falling back to the id.
 func (m *Manifest) Name() string {
@@ -54,12 +54,13 @@ var typeErrLine = regexp.MustCompile(`line (\d+)`)
 
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9._-]{0,63}$`)
 
-// ValidID reports why id is not a valid plugin id, or "".
-func ValidID(id string) string {
+// CheckID returns why id is not a valid plugin id, phrased to follow the id
+// ("id %q <reason>"), or nil.
+func CheckID(id string) error {
 	if !idPattern.MatchString(id) {
-		return "must be a lowercase letter followed by lowercase letters, digits, '.', '_' or '-', 1–64 characters"
+		return errors.New("must be a lowercase letter followed by lowercase letters, digits, '.', '_' or '-', 1–64 characters")
 	}
-	return ""
+	return nil
 }
 
 // validVersion reports whether v is MAJOR.MINOR.PATCH.
@@ -80,7 +81,7 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		}
 		undecoded = md.Undecoded()
 	}
-	if m.ID != "" && ValidID(m.ID) == "" {
+	if m.ID != "" && CheckID(m.ID) == nil {
 		plugin = m.ID
 	}
 	at := func(key ...string) contrib.Pos {
@@ -104,8 +105,8 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 	}
 	if m.ID == "" {
 		missing("id")
-	} else if why := ValidID(m.ID); why != "" {
-		bad(contrib.ManifestInvalid, at("id"), "id %q %s", m.ID, why)
+	} else if err := CheckID(m.ID); err != nil {
+		bad(contrib.ManifestInvalid, at("id"), "id %q %v", m.ID, err)
 	}
 	if m.Version == "" {
 		missing("version")
@@ -126,14 +127,14 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		}
 	}
 	for _, e := range m.Exports {
-		if contrib.ToolNameProblem(e) != "" {
-			bad(contrib.ManifestInvalid, at("exports"), "export name %q %s", e, contrib.ToolNameProblem(e))
+		if err := contrib.CheckToolName(e); err != nil {
+			bad(contrib.ManifestInvalid, at("exports"), "export name %q %v", e, err)
 		}
 	}
 	for _, dep := range slices.Sorted(mapKeys(m.Dependencies)) {
 		v := m.Dependencies[dep]
-		if why := ValidID(dep); why != "" {
-			bad(contrib.ManifestInvalid, at("dependencies", dep), "dependency id %q %s", dep, why)
+		if err := CheckID(dep); err != nil {
+			bad(contrib.ManifestInvalid, at("dependencies", dep), "dependency id %q %v", dep, err)
 		} else if !validVersion(v) {
 			bad(contrib.ManifestInvalid, at("dependencies", dep), "dependency %q: minimum version %q is not MAJOR.MINOR.PATCH", dep, v)
 		}

@@ -99,7 +99,7 @@ exports = ["reviewer"]
 	if m.Entry != "plugin.star" {
 		t.Errorf("entry = %q, want the default plugin.star", m.Entry)
 	}
-	if !m.IsEnabled() || !m.HasCapability("models") || m.HasCapability("network") {
+	if !m.IsEnabled() || !m.hasCapability("models") || m.hasCapability("network") {
 		t.Errorf("flags wrong: %+v", m)
 	}
 	if m.Name() != "Acme Review" || m.Dependencies["acme.core"] != "1.2.0" {
@@ -122,14 +122,14 @@ func TestAT4_ManifestDiagnosticsNameThePlugin(t *testing.T) {
 	}
 }
 
-func TestAT4_ValidID(t *testing.T) {
+func TestAT4_CheckID(t *testing.T) {
 	for id, ok := range map[string]bool{
 		"a": true, "acme.review-core_2": true, "a" + strings.Repeat("b", 63): true,
 		"a" + strings.Repeat("b", 64): false, "": false, "1acme": false, "Acme": false, "acme review": false,
 	} {
 		t.Run(id, func(t *testing.T) {
-			if got := ValidID(id) == ""; got != ok {
-				t.Errorf("ValidID(%q) valid = %v, want %v", id, got, ok)
+			if got := CheckID(id) == nil; got != ok {
+				t.Errorf("CheckID(%q) valid = %v, want %v", id, got, ok)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -23,8 +24,8 @@ func TestMC5_DisabledIsStoppedNotBlocked(t *testing.T) {
 	if p.State != Stopped || p.Generation != "" || len(p.Blockers) != 0 {
 		t.Fatalf("disabled plugin: state %s, generation %q, blockers %v; want stopped, none, none", p.State, p.Generation, p.Blockers)
 	}
-	if p.StopReason == nil || p.StopReason.Code != contrib.PluginDisabled || p.StopReason.Remedy == "" {
-		t.Fatalf("stop reason %+v, want PluginDisabled with a remedy", p.StopReason)
+	if p.StopReason == nil || p.StopReason.Code != contrib.PluginDisabled || p.StopReason.Remedy == "" || strings.Contains(p.StopReason.Remedy, "crystal-star") {
+		t.Fatalf("stop reason %+v, want PluginDisabled with a remedy that names no CLI command", p.StopReason)
 	}
 	disabled = false
 	m.Reevaluate(context.Background())

@@ -195,7 +195,7 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 			return
 		}
 		if execute {
-			m.setState(p, Activating) // DC24: being built, nothing published
+			m.setState(p, activating) // DC24: being built, nothing published
 		}
 		ahead.run(ctx, m.request(p, b, p.reserved), execute, m.opts.ActivationTimeout)
 	})
@@ -216,7 +216,7 @@ func (m *Manager) finishPrepared(ps []*plugin) {
 	defer m.mu.Unlock()
 	for _, p := range ps {
 		p.reserved = ""
-		if p.state == Activating && p.gen == nil {
+		if p.state == activating && p.gen == nil {
 			p.state = Stopped // every activate settles its plugin; this is a guard
 		}
 	}

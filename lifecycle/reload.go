@@ -2,8 +2,11 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+
+	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // Reload re-reads the plugin in dir and, when its content fingerprint
@@ -11,12 +14,22 @@ import (
 // generation is built while the current one serves and replaces it in one
 // publication. Any failure of the next generation keeps the current one
 // serving (AT3). Consumers of a replaced provider are rebuilt on its new
-// exports the same way, providers first (DC13). It reports whether dir is a
-// known plugin.
-func (m *Manager) Reload(ctx context.Context, dir string) bool {
+// exports the same way, providers first (DC13).
+//
+// It returns an error exactly when the content found in dir did not go
+// live: ErrUnknownPlugin (wrapped) when dir holds no known plugin, an
+// *contrib.ActivationError with the attempt's diagnostics when the manifest
+// or the next generation failed (the previous generation, if any, keeps
+// serving), a *BlockedError when the plugin is blocked. An unchanged
+// fingerprint, or a reload deferred until the previous generation's
+// teardown ends (DC26), is not an error.
+func (m *Manager) Reload(ctx context.Context, dir string) error {
 	m.op.Lock()
 	defer m.op.Unlock()
-	abs, _ := filepath.Abs(dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("reload %s: %w", dir, err)
+	}
 	var p *plugin
 	m.mu.RLock()
 	for _, q := range m.plugins {
@@ -26,7 +39,7 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	}
 	m.mu.RUnlock()
 	if p == nil {
-		return false
+		return fmt.Errorf("reload %s: %w", dir, ErrUnknownPlugin)
 	}
 	fresh := &Candidate{Dir: p.cand.Dir, Name: p.cand.Name, Display: p.cand.Display, Source: p.cand.Source,
 		Rank: p.cand.Rank, Shadowed: p.cand.Shadowed, KnownID: p.cand.ID()}
@@ -43,7 +56,7 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 			p.cand, p.state, p.blockers = fresh, Blocked, manifestBlockers(fresh)
 		}
 		m.mu.Unlock()
-		return true
+		return &contrib.ActivationError{Diagnostics: slices.Clone(fresh.Diagnostics)}
 	}
 	bundle, err := ReadBundle(fresh.Dir)
 	if err != nil {
@@ -54,7 +67,7 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 	m.mu.Unlock()
 	before := p.gen
 	changed := map[string]bool{}
-	m.activate(ctx, p, bundle)
+	attempt := m.activate(ctx, p, bundle)
 	if p.gen != before && before != nil {
 		// Replaced: consumers rebuild on the new exports. Stopped: they
 		// stopped first and are now blocked on it.
@@ -74,7 +87,7 @@ func (m *Manager) Reload(ctx context.Context, dir string) bool {
 		m.attachAll(ctx, changed)
 	}
 	m.reevaluate(ctx)
-	return true
+	return attempt
 }
 
 // Close deactivates every plugin, consumers before providers, and waits for
@@ -93,8 +106,8 @@ func (m *Manager) Close(ctx context.Context) {
 	m.pending.Wait()
 }
 
-// Dirs returns the directories of every discovered plugin (for watching).
-func (m *Manager) Dirs() []string {
+// dirs returns the directories of every discovered plugin (for watching).
+func (m *Manager) dirs() []string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	out := make([]string, len(m.plugins))

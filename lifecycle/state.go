@@ -16,7 +16,7 @@ type State string
 const (
 	Stopped      State = "stopped"
 	Blocked      State = "blocked"
-	Activating   State = "activating"
+	activating   State = "activating"
 	Active       State = "active"
 	Deactivating State = "deactivating"
 	Faulted      State = "faulted"

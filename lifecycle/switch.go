@@ -16,8 +16,9 @@ import (
 // attemptFailed records a failed attempt at p's next generation. With a
 // generation serving, it keeps serving (AT3): the plugin stays active on
 // the candidate that generation came from, with the attempt's diagnostics
-// and a "kept" event. Without one the plugin is faulted. m.op is held.
-func (m *Manager) attemptFailed(p *plugin, ds []contrib.Diagnostic) {
+// and a "kept" event. Without one the plugin is faulted. m.op is held. It
+// returns the attempt's diagnostics as an *contrib.ActivationError.
+func (m *Manager) attemptFailed(p *plugin, ds []contrib.Diagnostic) error {
 	m.mu.Lock()
 	p.diags = append(slices.Clone(p.cand.Diagnostics), ds...)
 	g := p.gen
@@ -33,9 +34,10 @@ func (m *Manager) attemptFailed(p *plugin, ds []contrib.Diagnostic) {
 	}
 	if g != nil {
 		m.emit(Event{Plugin: g.pub.Plugin, Kind: "kept", Generation: g.id, State: Active})
-		return
+	} else {
+		m.emit(Event{Plugin: p.cand.ID(), Kind: "faulted", State: Faulted})
 	}
-	m.emit(Event{Plugin: p.cand.ID(), Kind: "faulted", State: Faulted})
+	return &contrib.ActivationError{Diagnostics: ds}
 }
 
 // activationDiagnostics returns the diagnostics of a failed Compile or

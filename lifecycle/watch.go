@@ -11,9 +11,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// DefaultDebounce is how long the watcher waits after the last event of a
+// defaultDebounce is how long the watcher waits after the last event of a
 // burst before it acts: editors write a file in several steps.
-const DefaultDebounce = 10 * time.Millisecond
+const defaultDebounce = 10 * time.Millisecond
 
 // WatchOptions configure Watch. The zero value watches the plugin roots only.
 type WatchOptions struct {
@@ -39,7 +39,7 @@ type WatchOptions struct {
 // in a root rescans the roots.
 func (m *Manager) Watch(ctx context.Context, opts WatchOptions) error {
 	if opts.Debounce <= 0 {
-		opts.Debounce = DefaultDebounce
+		opts.Debounce = defaultDebounce
 	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -145,7 +145,7 @@ func (w *watcher) classify(ev fsnotify.Event, b *batch) bool {
 			return true
 		}
 	}
-	for _, dir := range w.m.Dirs() {
+	for _, dir := range w.m.dirs() {
 		if within(path, dir) && path != dir {
 			b.plugins[dir] = true
 			return true
@@ -177,6 +177,6 @@ func (w *watcher) apply(ctx context.Context, b *batch) {
 		w.m.Rescan(ctx)
 	}
 	for dir := range b.plugins {
-		w.m.Reload(ctx, dir)
+		_ = w.m.Reload(ctx, dir) // its outcome is in the events and the projection
 	}
 }

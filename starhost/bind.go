@@ -37,7 +37,7 @@ func (h *Host) Bind(ctx context.Context, template string, site Site) string {
 		name := rest[i+2 : i+2+j]
 		token := rest[i : i+2+j+2]
 		b.WriteString(rest[:i])
-		if contrib.PlaceholderNameProblem(name) != "" {
+		if contrib.CheckPlaceholderName(name) != nil {
 			// Not a token: emit "{{" and rescan after it, so "{{{{x}}" works.
 			b.WriteString("{{")
 			rest = rest[i+2:]

@@ -98,7 +98,7 @@ func CheckLine(d Note) string { return d.String() }
 // admission rules that need no trust (host version, dependencies, cycles,
 // export clashes); the conflicts with plugins earlier in load order (tool,
 // placeholder and status-field names); and the curated style warnings of
-// builtins.StyleWarnings.
+// builtins' style warnings.
 //
 // The sandbox is a worker process (CheckWorkers: one serves every plugin
 // of the run, and a fault ends only the dry run that caused it, as that

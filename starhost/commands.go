@@ -116,7 +116,7 @@ func (h *Host) markdownCommands() []markdownCmd {
 	var out []markdownCmd
 	for _, e := range entries {
 		base, isMD := strings.CutSuffix(e.Name(), ".md")
-		if !isMD || e.IsDir() || contrib.ToolNameProblem(base) != "" {
+		if !isMD || e.IsDir() || contrib.CheckToolName(base) != nil {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))

@@ -89,7 +89,7 @@ func (h *Host) isBuiltinCommand(name string) bool {
 // markdownCommand reads <workspace>/.crystal/commands/NAME.md, which shadows
 // plugin commands of the same name (DC8). It is read on every call.
 func (h *Host) markdownCommand(name string) (markdownCmd, bool) {
-	if contrib.ToolNameProblem(name) != "" {
+	if contrib.CheckToolName(name) != nil {
 		return markdownCmd{}, false
 	}
 	for _, md := range h.markdownCommands() {

@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -106,7 +107,7 @@ type Options struct {
 	// providers-kept when a bad edit keeps the previous providers).
 	Events func(Event)
 
-	// Steps is the Starlark step budget of each run (builtins.DefaultSteps).
+	// Steps is the Starlark step budget of each run (0: 10,000,000 steps).
 	Steps uint64
 	// Isolation is where plugin code runs: IsolationInProcess (the default,
 	// "" too) or IsolationProcess, a worker subprocess per plugin
@@ -125,7 +126,7 @@ type Options struct {
 	// off in process.
 	CallbackTimeout time.Duration
 	// CleanupTimeout bounds the drain of a deactivated generation
-	// (lifecycle.DefaultCleanupTimeout).
+	// (0: 5s).
 	CleanupTimeout time.Duration
 	// HostVersion overrides Version (for tests of min_host_version).
 	HostVersion string
@@ -368,7 +369,9 @@ func (h *Host) faultedWhy(plugin string) string {
 // content changed, make-before-break (AT2): any failure of the next
 // generation keeps the running one serving (AT3). It reports whether dir is
 // a known plugin.
-func (h *Host) Reload(ctx context.Context, dir string) bool { return h.manager.Reload(ctx, dir) }
+func (h *Host) Reload(ctx context.Context, dir string) bool {
+	return !errors.Is(h.manager.Reload(ctx, dir), lifecycle.ErrUnknownPlugin)
+}
 
 // Tools returns a frozen snapshot of catalog c in catalog order (CC6).
 // Calls through it re-resolve every time; after a plugin is revoked they

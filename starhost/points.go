@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -435,8 +435,8 @@ func outboundValue(thread string, c OutboundCall) map[string]any {
 
 func outboundOf(v any) (OutboundCall, error) {
 	m, _ := v.(map[string]any)
-	if why := contrib.ModelItemsProblem(m["items"]); why != "" {
-		return OutboundCall{}, errors.New("items: " + why)
+	if err := contrib.CheckModelItems(m["items"]); err != nil {
+		return OutboundCall{}, fmt.Errorf("items: %w", err)
 	}
 	purpose, _ := m["purpose"].(string)
 	return OutboundCall{Purpose: purpose, Items: modelItemsOf(m["items"])}, nil

@@ -228,8 +228,8 @@ func middlewareAnswer(in, out any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("returned a %s; want the request with its items, or None", contrib.JSONKind(out))
 	}
-	if why := contrib.ModelItemsProblem(m["items"]); why != "" {
-		return nil, fmt.Errorf("returned items the host cannot send: %s", why)
+	if err := contrib.CheckModelItems(m["items"]); err != nil {
+		return nil, fmt.Errorf("returned items the host cannot send: %w", err)
 	}
 	next := map[string]any{}
 	for k, v := range in.(map[string]any) {

@@ -21,7 +21,6 @@ var (
 	_ contrib.Services           = services{}
 	_ builtins.SessionSource     = services{}
 	_ builtins.ModelSource       = services{}
-	_ builtins.ClockSource       = services{}
 	_ builtins.EnvironmentSource = services{}
 )
 

@@ -29,7 +29,7 @@ func (c ToolSetConfig) IsEnabled() bool { return c.Enabled == nil || *c.Enabled 
 
 // Catalog returns the catalogs the set's tools are listed in (default work).
 func (c ToolSetConfig) Catalog() contrib.Catalog {
-	if cat, ok := contrib.ParseCatalog(c.Catalogs); ok {
+	if cat, err := contrib.ParseCatalog(c.Catalogs); err == nil {
 		return cat
 	}
 	return contrib.Work
@@ -43,7 +43,7 @@ func (c ToolSetConfig) Problem() string {
 	case len(c.Command) == 0 && c.URL == "":
 		return "declares neither command nor url"
 	case c.Catalogs != "":
-		if _, ok := contrib.ParseCatalog(c.Catalogs); !ok {
+		if _, err := contrib.ParseCatalog(c.Catalogs); err != nil {
 			return fmt.Sprintf("catalogs = %q; want \"plan\", \"work\" or \"plan_and_work\"", c.Catalogs)
 		}
 	}

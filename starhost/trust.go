@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -100,7 +101,7 @@ func (h *Host) Grant(ctx context.Context, id string) (OpResult, error) {
 	if c.Source == contrib.SourceDev {
 		return h.opResult(id, NotApplied, "development plugins run without a grant (DC22); nothing was written"), nil
 	}
-	applied, err := h.trustStore().Grant(id, fp, time.Now())
+	applied, err := storeOutcome(h.trustStore().Grant(id, fp, time.Now()))
 	if err != nil {
 		return h.opResult(id, NotApplied, err.Error()), err
 	}
@@ -119,7 +120,7 @@ func (h *Host) Revoke(ctx context.Context, id, fingerprint string) (OpResult, er
 		}
 		fingerprint = fp
 	}
-	applied, err := h.trustStore().Revoke(id, fingerprint)
+	applied, err := storeOutcome(h.trustStore().Revoke(id, fingerprint))
 	if err != nil {
 		return h.opResult(id, NotApplied, err.Error()), err
 	}
@@ -134,6 +135,15 @@ func (h *Host) Grants() ([]trust.Grant, error) {
 		return nil, err
 	}
 	return f.Grants, nil
+}
+
+// storeOutcome reads a trust store's answer: trust.ErrNoChange is no
+// failure, only nothing to write.
+func storeOutcome(err error) (applied bool, _ error) {
+	if errors.Is(err, trust.ErrNoChange) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 func outcome(applied bool) Result {

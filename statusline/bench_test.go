@@ -76,6 +76,6 @@ func BenchmarkSanitizeDirty(b *testing.B) {
 	in := "\x1b[32m12 open\x1b[0m\t3 mine\n"
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = Sanitize(in)
+		_ = sanitizeText(in)
 	}
 }

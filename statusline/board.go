@@ -11,7 +11,7 @@ import (
 // plugin, and its text comes from the host when the line is rendered.
 type BuiltinField struct {
 	Name        string // compared case-insensitively, stored lowercase
-	Description string // sanitised to MaxDescription runes
+	Description string // sanitised to maxDescription runes
 }
 
 // FieldDecl is one status_field(name=..., description=...) as a plugin wrote it.
@@ -91,7 +91,7 @@ func NewBoard(builtin []BuiltinField) *Board {
 		}
 		b.isBuiltin[name] = true
 		b.builtinName = append(b.builtinName, name)
-		b.builtin = append(b.builtin, BuiltinField{Name: name, Description: SanitizeDescription(f.Description)})
+		b.builtin = append(b.builtin, BuiltinField{Name: name, Description: sanitizeDescription(f.Description)})
 	}
 	return b
 }
@@ -110,7 +110,7 @@ func (b *Board) Declare(plugin string, fields []FieldDecl) (accepted []Field, re
 	b.mu.Lock()
 	old, subs := b.release(plugin)
 	for i, d := range fields {
-		name, err := AdmitName(d.Name, b.builtinName)
+		name, err := admitName(d.Name, b.builtinName)
 		if err == nil {
 			err = b.taken(name, plugin)
 		}
@@ -119,7 +119,7 @@ func (b *Board) Declare(plugin string, fields []FieldDecl) (accepted []Field, re
 			continue
 		}
 		b.owner[name] = plugin
-		accepted = append(accepted, Field{Name: name, Description: SanitizeDescription(d.Description), Plugin: plugin})
+		accepted = append(accepted, Field{Name: name, Description: sanitizeDescription(d.Description), Plugin: plugin})
 	}
 	if len(accepted) > 0 {
 		if !slices.Contains(b.plugins, plugin) {
@@ -202,10 +202,10 @@ func notify(subs []subscriber) {
 	}
 }
 
-// Text returns the published text of a plugin field (name is compared
+// text returns the published text of a plugin field (name is compared
 // case-insensitively) and whether there is one. Built-in fields have no text
 // on the board. Safe for concurrent use.
-func (b *Board) Text(name string) (string, bool) {
+func (b *Board) text(name string) (string, bool) {
 	key := strings.ToLower(name)
 	b.mu.RLock()
 	text, ok := b.texts[key]

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// Separator joins the parts of the operator's line. A middle dot keeps the
+// separator joins the parts of the operator's line. A middle dot keeps the
 // line light and cannot be confused with text a plugin would write, which is
 // itself free of marks the host did not choose (CC18).
-const Separator = " · "
+const separator = " · "
 
 // Line is the operator's placement of fields (CC16): the status_line list of
 // config.toml as edited by /statusline. Names are field names in the order
@@ -51,7 +51,7 @@ func (l Line) Apply(verb, arg string, known func(string) bool) (Line, bool, erro
 	i := slices.IndexFunc(l.Names, func(n string) bool { return strings.EqualFold(n, arg) })
 	switch verb {
 	case "add":
-		name, err := AdmitName(arg, nil)
+		name, err := admitName(arg, nil)
 		if err != nil {
 			return l, false, err
 		}
@@ -111,7 +111,7 @@ func (b *Board) Render(l Line, builtin func(name string) string) string {
 			parts[i] = ""
 			continue
 		}
-		size += len(parts[i]) + len(Separator)
+		size += len(parts[i]) + len(separator)
 	}
 	var out strings.Builder
 	out.Grow(size)
@@ -120,7 +120,7 @@ func (b *Board) Render(l Line, builtin func(name string) string) string {
 			continue
 		}
 		if out.Len() > 0 {
-			out.WriteString(Separator)
+			out.WriteString(separator)
 		}
 		out.WriteString(text)
 	}
@@ -141,7 +141,7 @@ type ViewRow struct {
 }
 
 // View returns the /statusline listing: every field in Fields order with its
-// description (at most MaxDescription runes) and whether it is on l, then each
+// description (at most maxDescription runes) and whether it is on l, then each
 // saved name of l that no field has, marked Unavailable, in line order. Safe
 // for concurrent use.
 func (b *Board) View(l Line) []ViewRow {

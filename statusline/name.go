@@ -7,18 +7,18 @@ import (
 	"unicode/utf8"
 )
 
-// ReservedWords are the words that can never be field names, because
-// /statusline uses them as subcommands. AdmitName rejects them. The slice is
+// reservedWords are the words that can never be field names, because
+// /statusline uses them as subcommands. admitName rejects them. The slice is
 // read-only; changing it is a data race with every admission.
-var ReservedWords = []string{"on", "off", "reset"}
+var reservedWords = []string{"on", "off", "reset"}
 
 // maxName is the longest field name CC15 admits, in characters.
 const maxName = 32
 
-// AdmitName checks a status field name against CC15 and returns its stored,
+// admitName checks a status field name against CC15 and returns its stored,
 // lowercase form. A name is a letter, then letters, digits or single hyphens
 // (no "--", no trailing "-"), at most 32 characters; letters are ASCII. The
-// comparison with ReservedWords and with builtin (the host-owned field names)
+// comparison with reservedWords and with builtin (the host-owned field names)
 // is case-insensitive.
 //
 // The error is an English sentence naming the rule that failed, for example
@@ -27,8 +27,8 @@ const maxName = 32
 // first in this order is reported: empty, length, first character, characters,
 // "--", trailing "-", reserved word, built-in name.
 //
-// AdmitName is a pure function and safe for concurrent use.
-func AdmitName(name string, builtin []string) (string, error) {
+// admitName is a pure function and safe for concurrent use.
+func admitName(name string, builtin []string) (string, error) {
 	q := quoteName(name)
 	if name == "" {
 		return "", fmt.Errorf("status field %s is invalid: a name is required", q)
@@ -58,7 +58,7 @@ func AdmitName(name string, builtin []string) (string, error) {
 		return "", fmt.Errorf("status field %s is invalid: it must not end with \"-\"", q)
 	}
 	lower := strings.ToLower(name)
-	for _, w := range ReservedWords {
+	for _, w := range reservedWords {
 		if lower == w {
 			return "", fmt.Errorf("status field %s is reserved: /statusline %s is a subcommand", q, w)
 		}

@@ -37,22 +37,22 @@ func TestCC15_NameRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := AdmitName(tt.name, hostFields)
+			got, err := admitName(tt.name, hostFields)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
-					t.Errorf("AdmitName(%q) error = %v, want %s", tt.name, err, tt.err)
+					t.Errorf("admitName(%q) error = %v, want %s", tt.name, err, tt.err)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Errorf("AdmitName(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
+				t.Errorf("admitName(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
 			}
 		})
 	}
 }
 
 func TestCC15_LongNameQuotedShort(t *testing.T) {
-	_, err := AdmitName(strings.Repeat("y", 10000), nil)
+	_, err := admitName(strings.Repeat("y", 10000), nil)
 	if err == nil || len(err.Error()) > 200 {
 		t.Fatalf("error for a huge name must be short, got %d bytes", len(err.Error()))
 	}

@@ -6,14 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// MaxText is the longest status text, in runes (CC18). Sanitize truncates to it.
-const MaxText = 64
+// maxText is the longest status text, in runes (CC18). Sanitize truncates to it.
+const maxText = 64
 
-// MaxDescription is the longest field description shown by /statusline, in
-// runes (CC18). SanitizeDescription truncates to it.
-const MaxDescription = 80
+// maxDescription is the longest field description shown by /statusline, in
+// runes (CC18). sanitizeDescription truncates to it.
+const maxDescription = 80
 
-// Sanitize turns plugin text into one clean line of at most MaxText runes.
+// sanitizeText turns plugin text into one clean line of at most maxText runes.
 //
 // It drops escape sequences (CSI "ESC [ … final byte 0x40–0x7E"; OSC, DCS, SOS,
 // PM and APC strings up to BEL or ST; other ESC sequences; a lone ESC), C0 and
@@ -23,16 +23,16 @@ const MaxDescription = 80
 // override and isolate controls (U+202A–U+202E, U+2066–U+2069) and invalid
 // UTF-8. A run of tabs, CR, LF, VT, FF, U+2028 and U+2029 becomes one space.
 // Leading and trailing white space (unicode.IsSpace) is trimmed, then the text
-// is cut to MaxText runes (never inside a rune) and trimmed again.
+// is cut to maxText runes (never inside a rune) and trimmed again.
 //
 // An already clean string is returned as is, without allocating, and
-// Sanitize(Sanitize(x)) == Sanitize(x). Sanitize is pure and safe for
+// sanitizeText(sanitizeText(x)) == sanitizeText(x). sanitizeText is pure and safe for
 // concurrent use.
-func Sanitize(text string) string { return sanitize(text, MaxText) }
+func sanitizeText(text string) string { return sanitize(text, maxText) }
 
-// SanitizeDescription is Sanitize with the MaxDescription limit, for the
+// sanitizeDescription is Sanitize with the maxDescription limit, for the
 // description of a field. It is pure and safe for concurrent use.
-func SanitizeDescription(text string) string { return sanitize(text, MaxDescription) }
+func sanitizeDescription(text string) string { return sanitize(text, maxDescription) }
 
 func sanitize(s string, max int) string {
 	if isClean(s, max) {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestCC18_Sanitize: what a plugin sets is shown as one line of at most
-// MaxText runes of valid UTF-8 — escapes, controls and bidi overrides
+// maxText runes of valid UTF-8 — escapes, controls and bidi overrides
 // dropped, whitespace folded, the rest truncated.
 func TestCC18_Sanitize(t *testing.T) {
 	tests := []struct{ name, in, want string }{
@@ -61,9 +61,9 @@ func TestCC18_Sanitize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Sanitize(tt.in)
-			if got != tt.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > MaxText {
-				t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+			got := sanitizeText(tt.in)
+			if got != tt.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > maxText {
+				t.Errorf("sanitizeText(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -72,21 +72,21 @@ func TestCC18_Sanitize(t *testing.T) {
 func TestCC18_DescriptionLimit(t *testing.T) {
 	in := strings.Repeat("d", 79) + "\n" + strings.Repeat("界", 10)
 	want := strings.Repeat("d", 79)
-	if got := SanitizeDescription(in); got != want {
+	if got := sanitizeDescription(in); got != want {
 		t.Errorf("SanitizeDescription = %q, want %q", got, want)
 	}
 	in = strings.Repeat("界", 81)
-	if got := SanitizeDescription(in); utf8.RuneCountInString(got) != MaxDescription {
-		t.Errorf("SanitizeDescription kept %d runes, want %d", utf8.RuneCountInString(got), MaxDescription)
+	if got := sanitizeDescription(in); utf8.RuneCountInString(got) != maxDescription {
+		t.Errorf("SanitizeDescription kept %d runes, want %d", utf8.RuneCountInString(got), maxDescription)
 	}
 }
 
 func TestCC18_SanitizeCleanDoesNotAllocate(t *testing.T) {
 	for _, s := range []string{"12 reviews", "界 queue: 3 ✓", strings.Repeat("x", 64)} {
 		var out string
-		allocs := testing.AllocsPerRun(100, func() { out = Sanitize(s) })
+		allocs := testing.AllocsPerRun(100, func() { out = sanitizeText(s) })
 		if allocs != 0 || out != s {
-			t.Errorf("Sanitize(%q): %v allocs, result %q", s, allocs, out)
+			t.Errorf("sanitizeText(%q): %v allocs, result %q", s, allocs, out)
 		}
 	}
 }
@@ -101,25 +101,25 @@ func FuzzSanitize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out := Sanitize(in)
+		out := sanitizeText(in)
 		if !utf8.ValidString(out) {
-			t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", in, out)
+			t.Fatalf("sanitizeText(%q) = %q is not valid UTF-8", in, out)
 		}
-		if n := utf8.RuneCountInString(out); n > MaxText {
-			t.Fatalf("Sanitize(%q) has %d runes", in, n)
+		if n := utf8.RuneCountInString(out); n > maxText {
+			t.Fatalf("sanitizeText(%q) has %d runes", in, n)
 		}
 		for _, r := range out {
 			if unicode.IsControl(r) || isDropped(r) || isBreak(r) {
-				t.Fatalf("Sanitize(%q) = %q contains %U", in, out, r)
+				t.Fatalf("sanitizeText(%q) = %q contains %U", in, out, r)
 			}
 		}
 		if out != strings.TrimFunc(out, unicode.IsSpace) {
-			t.Fatalf("Sanitize(%q) = %q is not trimmed", in, out)
+			t.Fatalf("sanitizeText(%q) = %q is not trimmed", in, out)
 		}
-		if again := Sanitize(out); again != out {
+		if again := sanitizeText(out); again != out {
 			t.Fatalf("Sanitize not idempotent: %q -> %q -> %q", in, out, again)
 		}
-		if d := SanitizeDescription(in); utf8.RuneCountInString(d) > MaxDescription || !strings.HasPrefix(d, out) {
+		if d := sanitizeDescription(in); utf8.RuneCountInString(d) > maxDescription || !strings.HasPrefix(d, out) {
 			t.Fatalf("SanitizeDescription(%q) = %q, Sanitize = %q", in, d, out)
 		}
 	})

@@ -110,10 +110,10 @@ func (s *Sink) Retire() {
 	notify(subs)
 }
 
-// Retired reports whether the sink has been retired, by Retire or because
+// isRetired reports whether the sink has been retired, by Retire or because
 // its plugin was redeclared, withdrawn or given a newer sink. Safe for
 // concurrent use.
-func (s *Sink) Retired() bool { return s.retired.Load() }
+func (s *Sink) isRetired() bool { return s.retired.Load() }
 
 // String names the sink as plugin@generation, for logs. Safe for concurrent use.
 func (s *Sink) String() string { return s.plugin + "@" + s.generation }
@@ -141,7 +141,7 @@ func (s *Sink) update(name, text string) {
 		return
 	}
 	s.mu.Unlock()
-	clean := Sanitize(text) // outside the lock: the text may be long
+	clean := sanitizeText(text) // outside the lock: the text may be long
 	s.mu.Lock()
 	subs := s.publish(key, text, clean)
 	s.mu.Unlock()

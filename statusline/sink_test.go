@@ -25,7 +25,7 @@ func newAcme(t *testing.T) (*Board, *Sink, *testkit.Log[string]) {
 	return b, s, notes
 }
 
-func text(b *Board, name string) string { s, _ := b.Text(name); return s }
+func text(b *Board, name string) string { s, _ := b.text(name); return s }
 
 func TestCC18_SetAndClear(t *testing.T) {
 	b, s, _ := newAcme(t)
@@ -34,12 +34,12 @@ func TestCC18_SetAndClear(t *testing.T) {
 		t.Fatalf("text = %q", got)
 	}
 	s.Set("queue", " \t\n")
-	if _, ok := b.Text("queue"); ok {
+	if _, ok := b.text("queue"); ok {
 		t.Fatal("blank text must clear the field")
 	}
 	s.Set("queue", "2 open")
 	s.Clear("QUEUE")
-	if _, ok := b.Text("queue"); ok {
+	if _, ok := b.text("queue"); ok {
 		t.Fatal("Clear must remove the field")
 	}
 }
@@ -124,7 +124,7 @@ func TestCC18_SinkReachesOnlyItsPluginsFields(t *testing.T) {
 	s.Set("queue", "hijack")
 	s.Set("model", "hijack")
 	s.Set("branch", "main")
-	if _, ok := b.Text("queue"); ok || text(b, "branch") != "main" || len(notes) != 2 {
+	if _, ok := b.text("queue"); ok || text(b, "branch") != "main" || len(notes) != 2 {
 		t.Fatalf("queue=%q branch=%q notes=%q", text(b, "queue"), text(b, "branch"), notes)
 	}
 }
@@ -133,16 +133,16 @@ func TestCC17_RetiredSinkIgnoresCalls(t *testing.T) {
 	b, s, notes := newAcme(t)
 	s.Set("queue", "3")
 	s.Retire()
-	if !s.Retired() {
+	if !s.isRetired() {
 		t.Fatal("Retired() = false after Retire")
 	}
-	if _, ok := b.Text("queue"); ok {
+	if _, ok := b.text("queue"); ok {
 		t.Fatal("Retire must remove the texts the sink published")
 	}
 	s.Set("queue", "4")
 	s.Set("unknown", "4")
 	s.Clear("queue")
-	if _, ok := b.Text("queue"); ok || notes.Len() != 0 {
+	if _, ok := b.text("queue"); ok || notes.Len() != 0 {
 		t.Fatalf("retired sink acted: text %q notes %q", text(b, "queue"), notes.All())
 	}
 }
@@ -151,10 +151,10 @@ func TestCC17_NewGenerationStartsEmpty(t *testing.T) {
 	b, s1, _ := newAcme(t)
 	s1.Set("queue", "gen1")
 	s2 := b.NewSink("acme.x", "2", []string{"queue"}, nil)
-	if !s1.Retired() {
+	if !s1.isRetired() {
 		t.Fatal("the previous generation's sink must be retired")
 	}
-	if _, ok := b.Text("queue"); ok {
+	if _, ok := b.text("queue"); ok {
 		t.Fatal("the new generation must start empty")
 	}
 	s1.Set("queue", "stale")
@@ -169,7 +169,7 @@ func TestCC18_FailedAttachRemovesText(t *testing.T) {
 	b, s, _ := newAcme(t)
 	s.Set("queue", "partial") // attach_status published, then failed
 	s.Retire()                // the host closes the sink
-	if _, ok := b.Text("queue"); ok {
+	if _, ok := b.text("queue"); ok {
 		t.Fatal("text of a failed attach_status must be removed")
 	}
 	if f := b.Fields(); f[1].Available {
@@ -181,10 +181,10 @@ func TestCC16_WithdrawRetiresAndRemoves(t *testing.T) {
 	b, s, _ := newAcme(t)
 	s.Set("queue", "3")
 	b.Withdraw("acme.x")
-	if !s.Retired() || b.Known("queue") {
+	if !s.isRetired() || b.Known("queue") {
 		t.Fatal("withdraw must retire the sink and release the names")
 	}
-	if _, ok := b.Text("queue"); ok {
+	if _, ok := b.text("queue"); ok {
 		t.Fatal("withdraw must remove the texts")
 	}
 }
@@ -234,7 +234,7 @@ func TestCC17_ConcurrentSetsAndRetire(t *testing.T) {
 				default:
 					s.Set(n, fmt.Sprintf("g%d-%d", g, i%7))
 				}
-				b.Text(n)
+				b.text(n)
 			}
 		})
 	}
@@ -258,7 +258,7 @@ func TestCC17_ConcurrentSetsAndRetire(t *testing.T) {
 	last := current.Load()
 	last.Retire()
 	for _, n := range names {
-		if _, ok := b.Text(n); ok {
+		if _, ok := b.text(n); ok {
 			t.Fatalf("text %q survived the retirement of every sink", n)
 		}
 	}

@@ -34,14 +34,14 @@ func ExampleStore() {
 	before, _ := store.Load()
 	fmt.Println(before.Verdict("acme.review-core", fp))
 
-	applied, _ := store.Grant("acme.review-core", fp, time.Now())
+	err := store.Grant("acme.review-core", fp, time.Now())
 	after, _ := store.Load()
-	fmt.Println(applied, after.Verdict("acme.review-core", fp))
+	fmt.Println(err, after.Verdict("acme.review-core", fp))
 
 	newer := trust.Fingerprint(trust.Declarations{ID: "acme.review-core", Version: "1.3.0"}, nil)
 	fmt.Println(after.Verdict("acme.review-core", newer))
 	// Output:
 	// untrusted
-	// true trusted
+	// <nil> trusted
 	// modified
 }

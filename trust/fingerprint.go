@@ -22,9 +22,9 @@ type Declarations struct {
 	Dependencies                       map[string]string // provider id -> minimum version
 }
 
-// StreamVersion is the version of the canonical fingerprint stream. It is written into the
+// streamVersion is the version of the canonical fingerprint stream. It is written into the
 // stream's header, so a future layout can never collide with this one.
-const StreamVersion = 1
+const streamVersion = 1
 
 // streamMagic opens every fingerprint stream.
 const streamMagic = "crystal-star/fingerprint"
@@ -61,7 +61,7 @@ func writeStream(w io.Writer, d Declarations, files map[string][]byte) {
 	s := &stream{w: w, buf: make([]byte, 0, 256)}
 
 	s.str(streamMagic)
-	s.u64(StreamVersion)
+	s.u64(streamVersion)
 
 	s.str("declarations")
 	s.field("id", d.ID)

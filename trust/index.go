@@ -30,7 +30,7 @@ func (x *Index) Verdict(id, fingerprint string) Verdict {
 	fps, ok := x.byID[id]
 	switch {
 	case !ok:
-		return Untrusted
+		return untrusted
 	case fps[fingerprint]:
 		return Trusted
 	}

@@ -24,7 +24,7 @@ func TestDC17_IndexAgreesWithVerdict(t *testing.T) {
 			}
 		}
 	}
-	if v := (*File)(nil).Index().Verdict("acme.x", "sha256:x"); v != Untrusted {
+	if v := (*File)(nil).Index().Verdict("acme.x", "sha256:x"); v != untrusted {
 		t.Errorf("a nil file's index: %v, want untrusted", v)
 	}
 }

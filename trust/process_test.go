@@ -37,7 +37,7 @@ func helperGrant() int {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if _, err := NewStore(os.Getenv(helperFileEnv)).Grant(os.Getenv(helperIDEnv), fpA, time.Now()); err != nil {
+	if err := NewStore(os.Getenv(helperFileEnv)).Grant(os.Getenv(helperIDEnv), fpA, time.Now()); err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		return 1
 	}

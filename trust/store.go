@@ -14,22 +14,22 @@ import (
 	"github.com/crystal-star/crystal-star/internal/safefile"
 )
 
-// UnreadableError reports a trust file that exists but cannot be read or parsed, or that
+// unreadableError reports a trust file that exists but cannot be read or parsed, or that
 // has a version this host does not understand. It names the file. The store never
 // overwrites such a file: a grant written over it would silently drop every grant the
 // operator cannot see any more.
-type UnreadableError struct {
+type unreadableError struct {
 	Path string // the trust file
 	Err  error  // the cause; a syntax error carries its line and column
 }
 
 // Error says which file is unreadable, why, and what to do.
-func (e *UnreadableError) Error() string {
+func (e *unreadableError) Error() string {
 	return fmt.Sprintf("trust file %s is unreadable: %v; fix or remove it by hand", e.Path, e.Err)
 }
 
 // Unwrap returns the cause, so errors.As reaches a *json.SyntaxError or an fs error.
-func (e *UnreadableError) Unwrap() error { return e.Err }
+func (e *unreadableError) Unwrap() error { return e.Err }
 
 // Store reads and writes one trust file ({home}/plugin-trust.json, DC19). A Store holds
 // only the path; it is safe for concurrent use by goroutines and by processes: Grant and
@@ -54,51 +54,65 @@ func (s *Store) lockPath() string { return s.path + ".lock" }
 
 // Load reads the trust file. A missing file is an empty File{Version: 1}. A file that
 // cannot be read, is not valid JSON, has unknown keys, trailing data, a version other
-// than 1, or a grant without id or fingerprint yields an *UnreadableError.
+// than 1, or a grant without id or fingerprint yields an *unreadableError.
 func (s *Store) Load() (*File, error) {
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &File{Version: fileVersion, Grants: []Grant{}}, nil
 	}
 	if err != nil {
-		return nil, &UnreadableError{Path: s.path, Err: err}
+		return nil, &unreadableError{Path: s.path, Err: err}
 	}
 	f, err := decodeFile(data)
 	if err != nil {
-		return nil, &UnreadableError{Path: s.path, Err: err}
+		return nil, &unreadableError{Path: s.path, Err: err}
 	}
 	return f, nil
 }
 
+// ErrNoChange is what Grant and Revoke return, writing nothing, when the
+// trust file already says what they were asked to make it say. Test it with
+// errors.Is; a caller usually reports it as no_change, not as a failure.
+var ErrNoChange = errors.New("no change")
+
 // Grant records (id, fingerprint) as trusted, stamped with now (UTC, whole seconds). It
-// reports applied=false, without writing, when the pair is already granted (no_change).
-// It creates the trust file's directory if needed. If the existing file is unreadable it
-// returns the *UnreadableError and writes nothing. fingerprint must have the form
-// Fingerprint returns.
-func (s *Store) Grant(id, fingerprint string, now time.Time) (applied bool, err error) {
+// returns nil exactly when it wrote the grant: ErrNoChange, without writing, when the pair
+// is already granted; any other error when nothing was written either. It creates the
+// trust file's directory if needed. If the existing file is unreadable it returns the
+// *unreadableError. fingerprint must have the form Fingerprint returns.
+func (s *Store) Grant(id, fingerprint string, now time.Time) error {
 	if id == "" {
-		return false, errors.New("grant: empty plugin id")
+		return errors.New("grant: empty plugin id")
 	}
 	if !validFingerprint(fingerprint) {
-		return false, fmt.Errorf("grant %s: malformed fingerprint %q (want sha256: and 64 lowercase hex digits)", id, fingerprint)
+		return fmt.Errorf("grant %s: malformed fingerprint %q (want sha256: and 64 lowercase hex digits)", id, fingerprint)
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return false, fmt.Errorf("grant %s: %w", id, err)
+		return fmt.Errorf("grant %s: %w", id, err)
 	}
 	stamp := now.UTC().Truncate(time.Second)
-	return s.update(func(f *File) bool { return f.add(id, fingerprint, stamp) })
+	return changed(s.update(func(f *File) bool { return f.add(id, fingerprint, stamp) }))
 }
 
-// Revoke removes exactly (id, fingerprint); other grants of the id stay (DC21). It reports
-// applied=false, without writing, when the pair is not granted (no_change), including when
-// the trust file or its directory does not exist. If the existing file is unreadable it
-// returns the *UnreadableError and writes nothing. Stopping a generation that depended on
-// the grant is the caller's job.
-func (s *Store) Revoke(id, fingerprint string) (applied bool, err error) {
+// Revoke removes exactly (id, fingerprint); other grants of the id stay (DC21). It returns
+// nil exactly when it removed the grant: ErrNoChange, without writing, when the pair is
+// not granted, including when the trust file or its directory does not exist; any other
+// error when nothing was written either (the *unreadableError for an unreadable file).
+// Stopping a generation that depended on the grant is the caller's job.
+func (s *Store) Revoke(id, fingerprint string) error {
 	if _, err := os.Stat(filepath.Dir(s.path)); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return ErrNoChange
 	}
-	return s.update(func(f *File) bool { return f.remove(id, fingerprint) })
+	return changed(s.update(func(f *File) bool { return f.remove(id, fingerprint) }))
+}
+
+// changed is update's answer as one error: ErrNoChange when nothing needed
+// writing.
+func changed(applied bool, err error) error {
+	if err == nil && !applied {
+		return ErrNoChange
+	}
+	return err
 }
 
 // update runs one locked read-modify-write: lock, re-read inside the lock, change, write

@@ -13,9 +13,9 @@ type Verdict int
 const (
 	// Trusted means exactly this (id, fingerprint) is granted.
 	Trusted Verdict = iota
-	// Untrusted means there is no grant at all for the id; the lifecycle reports it as
+	// untrusted means there is no grant at all for the id; the lifecycle reports it as
 	// PluginUntrusted.
-	Untrusted
+	untrusted
 	// Modified means grants exist for the id, but not for this fingerprint; the lifecycle
 	// reports it as PluginTrustModified.
 	Modified
@@ -27,7 +27,7 @@ func (v Verdict) String() string {
 	switch v {
 	case Trusted:
 		return "trusted"
-	case Untrusted:
+	case untrusted:
 		return "untrusted"
 	case Modified:
 		return "modified"
@@ -58,9 +58,9 @@ type File struct {
 // grants nothing.
 func (f *File) Verdict(id, fingerprint string) Verdict {
 	if f == nil {
-		return Untrusted
+		return untrusted
 	}
-	v := Untrusted
+	v := untrusted
 	for _, g := range f.Grants {
 		if g.ID != id {
 			continue
@@ -73,9 +73,9 @@ func (f *File) Verdict(id, fingerprint string) Verdict {
 	return v
 }
 
-// GrantsFor returns a copy of the grants of one id, in file order. It returns nil when the
+// grantsFor returns a copy of the grants of one id, in file order. It returns nil when the
 // id has none.
-func (f *File) GrantsFor(id string) []Grant {
+func (f *File) grantsFor(id string) []Grant {
 	if f == nil {
 		return nil
 	}

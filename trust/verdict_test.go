@@ -24,8 +24,8 @@ func TestDC17_Verdict(t *testing.T) {
 		{"acme.one", fpB, Modified},
 		{"acme.two", fpB, Trusted},
 		{"acme.two", fpA, Modified},
-		{"acme.three", fpA, Untrusted},
-		{"", fpA, Untrusted},
+		{"acme.three", fpA, untrusted},
+		{"", fpA, untrusted},
 	}
 	for _, c := range cases {
 		t.Run(c.id+" "+c.fp[7:10], func(t *testing.T) {
@@ -35,10 +35,10 @@ func TestDC17_Verdict(t *testing.T) {
 		})
 	}
 	var none *File
-	if got := none.Verdict("acme.one", fpA); got != Untrusted {
+	if got := none.Verdict("acme.one", fpA); got != untrusted {
 		t.Errorf("nil File: %v, want untrusted", got)
 	}
-	if got := (&File{Version: 1}).Verdict("acme.one", fpA); got != Untrusted {
+	if got := (&File{Version: 1}).Verdict("acme.one", fpA); got != untrusted {
 		t.Errorf("empty File: %v, want untrusted", got)
 	}
 }
@@ -57,7 +57,7 @@ func TestDC17_OneIDMayHaveSeveralFingerprints(t *testing.T) {
 	if got := f.Verdict("acme.one", fpC); got != Modified {
 		t.Errorf("another id's fingerprint: %v, want modified", got)
 	}
-	grants := f.GrantsFor("acme.one")
+	grants := f.grantsFor("acme.one")
 	if len(grants) != 2 || grants[0].Fingerprint != fpA || grants[1].Fingerprint != fpB {
 		t.Fatalf("GrantsFor = %+v", grants)
 	}
@@ -65,13 +65,13 @@ func TestDC17_OneIDMayHaveSeveralFingerprints(t *testing.T) {
 	if f.Grants[0].Fingerprint != fpA {
 		t.Error("GrantsFor returned the File's own slice")
 	}
-	if got := f.GrantsFor("acme.none"); got != nil {
+	if got := f.grantsFor("acme.none"); got != nil {
 		t.Errorf("GrantsFor(unknown) = %+v, want nil", got)
 	}
 }
 
 func TestDC17_VerdictStrings(t *testing.T) {
-	for v, want := range map[Verdict]string{Trusted: "trusted", Untrusted: "untrusted", Modified: "modified", Verdict(9): "Verdict(9)"} {
+	for v, want := range map[Verdict]string{Trusted: "trusted", untrusted: "untrusted", Modified: "modified", Verdict(9): "Verdict(9)"} {
 		if v.String() != want {
 			t.Errorf("%d.String() = %q, want %q", int(v), v.String(), want)
 		}

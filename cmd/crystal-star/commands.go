@@ -303,7 +303,8 @@ func runRender(e *env, args []string) error {
 	}
 	site := starhost.SitePrompt
 	if s, ok := f.set["site"]; ok {
-		if site, ok = contrib.ParseSite(s); !ok {
+		var err error
+		if site, err = contrib.ParseSite(s); err != nil {
 			return usagef("--site must be prompt, attachment, review, compaction or image_description")
 		}
 	}
@@ -330,8 +331,8 @@ func catalogFlag(f *cmdFlags) (contrib.Catalog, error) {
 	if !ok {
 		return contrib.PlanAndWork, nil
 	}
-	c, valid := contrib.ParseCatalog(name)
-	if !valid || c == contrib.PlanAndWork {
+	c, err := contrib.ParseCatalog(name)
+	if err != nil || c == contrib.PlanAndWork {
 		return 0, usagef("--catalog must be plan or work")
 	}
 	return c, nil

@@ -30,7 +30,7 @@ func (e *RemoteError) Error() string { return e.Message }
 // Conn is one end of a worker channel: it sends calls and notifications and
 // serves the other side's. It is safe for concurrent use.
 type Conn struct {
-	r      *Reader
+	r      *frameReader
 	handle Handler
 	notify Notifier
 
@@ -40,14 +40,14 @@ type Conn struct {
 
 	mu      sync.Mutex
 	next    uint64
-	pending map[uint64]chan Frame
+	pending map[uint64]chan frame
 	running map[uint64]context.CancelFunc
 	// progress holds the receivers of calls whose context carries one
-	// (contrib.WithProgress): the other side's NotifyProgress for the call
+	// (contrib.WithProgress): the other side's notifyProgress for the call
 	// reaches it.
 	progress map[uint64]contrib.Progress
 	// origins holds the contexts of this side's calls in flight: a call the
-	// other side makes while serving one (KindCallWithin) is served with
+	// other side makes while serving one (kindCallWithin) is served with
 	// its values.
 	origins map[uint64]context.Context
 	closed  error
@@ -56,8 +56,8 @@ type Conn struct {
 // NewConn returns a channel end reading frames from r and writing to w.
 // Serve must run for calls to be answered.
 func NewConn(r io.Reader, w io.Writer, handle Handler, notify Notifier) *Conn {
-	return &Conn{r: NewReader(r), w: w, handle: handle, notify: notify,
-		pending: map[uint64]chan Frame{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
+	return &Conn{r: newReader(r), w: w, handle: handle, notify: notify,
+		pending: map[uint64]chan frame{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
 }
 
 // Serve reads frames until the stream ends or carries garbage and returns
@@ -70,10 +70,10 @@ func (c *Conn) Serve() error {
 			return err
 		}
 		switch f.Kind {
-		case KindCall, KindCallWithin:
+		case kindCall, kindCallWithin:
 			base, body := context.Background(), f.Body
 			c.mu.Lock()
-			if f.Kind == KindCallWithin && len(body) >= 8 {
+			if f.Kind == kindCallWithin && len(body) >= 8 {
 				if origin := c.origins[binary.BigEndian.Uint64(body)]; origin != nil {
 					// The values, not the deadline: the call in flight
 					// bounds its callbacks through its own cancellation.
@@ -85,7 +85,7 @@ func (c *Conn) Serve() error {
 			c.running[f.ID] = cancel
 			c.mu.Unlock()
 			go c.serveCall(ctx, f.ID, f.Method, clone(body))
-		case KindReply, KindError:
+		case kindReply, kindError:
 			c.mu.Lock()
 			ch := c.pending[f.ID]
 			delete(c.pending, f.ID)
@@ -94,15 +94,15 @@ func (c *Conn) Serve() error {
 				f.Body = clone(f.Body)
 				ch <- f
 			}
-		case KindCancel:
+		case kindCancel:
 			c.mu.Lock()
 			cancel := c.running[f.ID]
 			c.mu.Unlock()
 			if cancel != nil {
 				cancel()
 			}
-		case KindNotify:
-			if f.Method == NotifyProgress {
+		case kindNotify:
+			if f.Method == notifyProgress {
 				c.deliverProgress(f.Body)
 			} else if c.notify != nil {
 				c.notify(f.Method, f.Body)
@@ -121,12 +121,12 @@ func (c *Conn) serveCall(ctx context.Context, id uint64, method string, body []b
 		delete(c.running, id)
 	}
 	c.mu.Unlock()
-	reply := Frame{Kind: KindReply, ID: id}
+	reply := frame{Kind: kindReply, ID: id}
 	if err == nil {
 		reply.Body, err = marshal(out)
 	}
 	if err != nil {
-		reply = Frame{Kind: KindError, ID: id, Body: []byte(err.Error())}
+		reply = frame{Kind: kindError, ID: id, Body: []byte(err.Error())}
 	}
 	_ = c.write(reply) // a closed channel fails the caller's side anyway
 }
@@ -144,7 +144,7 @@ func (c *Conn) Close(err error) {
 	}
 	c.closed = err
 	for id, ch := range c.pending {
-		ch <- Frame{} // kind 0: failed by Close
+		ch <- frame{} // kind 0: failed by Close
 		delete(c.pending, id)
 	}
 	for id, cancel := range c.running {
@@ -169,7 +169,7 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	ch := make(chan Frame, 1)
+	ch := make(chan frame, 1)
 	c.mu.Lock()
 	if c.closed != nil {
 		c.mu.Unlock()
@@ -188,9 +188,9 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 		defer c.forgetProgress(id)
 	}
 	c.mu.Unlock()
-	f := Frame{Kind: KindCall, ID: id, Method: method, Body: body}
+	f := frame{Kind: kindCall, ID: id, Method: method, Body: body}
 	if parent, ok := ctx.Value(callKey{}).(uint64); ok {
-		f.Kind, f.Body = KindCallWithin, append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(body)), parent), body...)
+		f.Kind, f.Body = kindCallWithin, append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(body)), parent), body...)
 	}
 	if err := c.write(f); err != nil {
 		c.forget(id)
@@ -202,7 +202,7 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	select {
 	case f := <-ch:
 		switch {
-		case f.Kind == KindReply:
+		case f.Kind == kindReply:
 			if out == nil {
 				return nil
 			}
@@ -216,7 +216,7 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 		return &RemoteError{Message: string(f.Body)}
 	case <-ctx.Done():
 		c.forget(id)
-		_ = c.write(Frame{Kind: KindCancel, ID: id})
+		_ = c.write(frame{Kind: kindCancel, ID: id})
 		return context.Cause(ctx)
 	}
 }
@@ -239,14 +239,14 @@ func (c *Conn) Notify(method string, in any) error {
 	if err != nil {
 		return err
 	}
-	return c.write(Frame{Kind: KindNotify, Method: method, Body: body})
+	return c.write(frame{Kind: kindNotify, Method: method, Body: body})
 }
 
-func (c *Conn) write(f Frame) error {
+func (c *Conn) write(f frame) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	var err error
-	c.wbuf, err = AppendFrame(c.wbuf[:0], f)
+	c.wbuf, err = appendFrame(c.wbuf[:0], f)
 	if err != nil {
 		return err
 	}
@@ -270,12 +270,12 @@ func marshal(v any) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// NotifyProgress is one ctx.progress report of a tool the other side is
-// running for a call of this side: ProgressReport.
-const NotifyProgress = "progress"
+// notifyProgress is one ctx.progress report of a tool the other side is
+// running for a call of this side: progressReport.
+const notifyProgress = "progress"
 
-// ProgressReport is a progress report for call Call.
-type ProgressReport struct {
+// progressReport is a progress report for call Call.
+type progressReport struct {
 	Call    uint64  `json:"call"`
 	Done    float64 `json:"done"`
 	Total   float64 `json:"total,omitempty"`
@@ -292,14 +292,14 @@ func (c *Conn) Progress(ctx context.Context) contrib.Progress {
 		return nil
 	}
 	return func(done, total float64, message string) {
-		_ = c.Notify(NotifyProgress, ProgressReport{Call: id, Done: done, Total: total, Message: message})
+		_ = c.Notify(notifyProgress, progressReport{Call: id, Done: done, Total: total, Message: message})
 	}
 }
 
 // deliverProgress hands a report to its call's receiver; a report for a
 // call that ended or never asked is dropped.
 func (c *Conn) deliverProgress(body []byte) {
-	var r ProgressReport
+	var r progressReport
 	if json.Unmarshal(body, &r) != nil {
 		return
 	}

@@ -7,7 +7,7 @@
 // A frame is a 4-byte big-endian length followed by that many bytes: a kind
 // byte, an 8-byte big-endian call id, a 1-byte method length, the method, and
 // the body (JSON for every method of this package). Frames longer than
-// MaxFrame, an unknown kind or a method running past the frame are garbage:
+// maxFrame, an unknown kind or a method running past the frame are garbage:
 // the reader stops and the host kills the worker.
 package wire
 
@@ -19,39 +19,39 @@ import (
 	"io"
 )
 
-// Kind says what a frame is.
-type Kind uint8
+// kind says what a frame is.
+type kind uint8
 
 // The frame kinds.
 const (
-	// KindCall asks the other side to run Method with Body; a KindReply or
-	// KindError with the same ID answers it.
-	KindCall Kind = 1 + iota
-	// KindReply answers a call with its result body.
-	KindReply
-	// KindError answers a call with an error message as body.
-	KindError
-	// KindCancel asks the other side to cancel the call ID it is running.
-	KindCancel
-	// KindNotify is a one-way message: no reply.
-	KindNotify
-	// KindCallWithin is a KindCall made while serving the other side's
+	// kindCall asks the other side to run Method with Body; a kindReply or
+	// kindError with the same ID answers it.
+	kindCall kind = 1 + iota
+	// kindReply answers a call with its result body.
+	kindReply
+	// kindError answers a call with an error message as body.
+	kindError
+	// kindCancel asks the other side to cancel the call ID it is running.
+	kindCancel
+	// kindNotify is a one-way message: no reply.
+	kindNotify
+	// kindCallWithin is a kindCall made while serving the other side's
 	// call P: the body starts with P's 8-byte big-endian id, then the
 	// call's body. The receiver serves it with the values of the context
 	// it called P with (the MCP request a sampling model call needs).
-	KindCallWithin
+	kindCallWithin
 	kindEnd
 )
 
-// MaxFrame bounds one frame (a bundle snapshot travels in one frame).
-const MaxFrame = 64 << 20
+// maxFrame bounds one frame (a bundle snapshot travels in one frame).
+const maxFrame = 64 << 20
 
 // headerLen is kind + id + method length.
 const headerLen = 1 + 8 + 1
 
-// Frame is one message on the channel.
-type Frame struct {
-	Kind   Kind
+// frame is one message on the channel.
+type frame struct {
+	Kind   kind
 	ID     uint64
 	Method string
 	Body   []byte
@@ -60,14 +60,14 @@ type Frame struct {
 // ErrGarbage is wrapped by every error about a malformed frame.
 var ErrGarbage = errors.New("garbage on the worker channel")
 
-// AppendFrame appends f, length prefix included, to buf.
-func AppendFrame(buf []byte, f Frame) ([]byte, error) {
+// appendFrame appends f, length prefix included, to buf.
+func appendFrame(buf []byte, f frame) ([]byte, error) {
 	if len(f.Method) > 255 {
 		return buf, fmt.Errorf("method %q is too long", f.Method)
 	}
 	n := headerLen + len(f.Method) + len(f.Body)
-	if n > MaxFrame {
-		return buf, fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, MaxFrame)
+	if n > maxFrame {
+		return buf, fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, maxFrame)
 	}
 	buf = binary.BigEndian.AppendUint32(buf, uint32(n))
 	buf = append(buf, byte(f.Kind))
@@ -77,43 +77,43 @@ func AppendFrame(buf []byte, f Frame) ([]byte, error) {
 	return append(buf, f.Body...), nil
 }
 
-// Decode parses one frame's payload (the bytes after the length prefix).
+// decode parses one frame's payload (the bytes after the length prefix).
 // The frame's Body aliases p.
-func Decode(p []byte) (Frame, error) {
+func decode(p []byte) (frame, error) {
 	if len(p) < headerLen {
-		return Frame{}, fmt.Errorf("%w: a frame of %d bytes is shorter than its header", ErrGarbage, len(p))
+		return frame{}, fmt.Errorf("%w: a frame of %d bytes is shorter than its header", ErrGarbage, len(p))
 	}
-	k := Kind(p[0])
+	k := kind(p[0])
 	if k == 0 || k >= kindEnd {
-		return Frame{}, fmt.Errorf("%w: unknown frame kind %d", ErrGarbage, p[0])
+		return frame{}, fmt.Errorf("%w: unknown frame kind %d", ErrGarbage, p[0])
 	}
 	m := int(p[9])
 	if headerLen+m > len(p) {
-		return Frame{}, fmt.Errorf("%w: method length %d runs past the frame", ErrGarbage, m)
+		return frame{}, fmt.Errorf("%w: method length %d runs past the frame", ErrGarbage, m)
 	}
-	return Frame{Kind: k, ID: binary.BigEndian.Uint64(p[1:9]), Method: string(p[headerLen : headerLen+m]), Body: p[headerLen+m:]}, nil
+	return frame{Kind: k, ID: binary.BigEndian.Uint64(p[1:9]), Method: string(p[headerLen : headerLen+m]), Body: p[headerLen+m:]}, nil
 }
 
-// Reader reads frames from a stream.
-type Reader struct {
+// frameReader reads frames from a stream.
+type frameReader struct {
 	r   *bufio.Reader
 	buf []byte
 }
 
-// NewReader returns a frame reader over r.
-func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+// newReader returns a frame reader over r.
+func newReader(r io.Reader) *frameReader { return &frameReader{r: bufio.NewReaderSize(r, 64<<10)} }
 
 // Read returns the next frame. Its Body is valid until the next Read. At a
 // clean end of stream it returns io.EOF; a stream cut inside a frame is
 // io.ErrUnexpectedEOF; a malformed frame wraps ErrGarbage.
-func (r *Reader) Read() (Frame, error) {
+func (r *frameReader) Read() (frame, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
-		return Frame{}, err
+		return frame{}, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n > MaxFrame {
-		return Frame{}, fmt.Errorf("%w: a frame of %d bytes exceeds the limit of %d", ErrGarbage, n, MaxFrame)
+	if n > maxFrame {
+		return frame{}, fmt.Errorf("%w: a frame of %d bytes exceeds the limit of %d", ErrGarbage, n, maxFrame)
 	}
 	if cap(r.buf) < int(n) {
 		r.buf = make([]byte, n)
@@ -123,7 +123,7 @@ func (r *Reader) Read() (Frame, error) {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return Frame{}, err
+		return frame{}, err
 	}
-	return Decode(p)
+	return decode(p)
 }

@@ -10,12 +10,12 @@ import (
 )
 
 func TestFrameRoundTrip(t *testing.T) {
-	f := Frame{Kind: KindCall, ID: 1<<40 + 7, Method: "tool", Body: []byte(`{"index":1}`)}
-	buf, err := AppendFrame(nil, f)
+	f := frame{Kind: kindCall, ID: 1<<40 + 7, Method: "tool", Body: []byte(`{"index":1}`)}
+	buf, err := appendFrame(nil, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := NewReader(bytes.NewReader(buf)).Read()
+	got, err := newReader(bytes.NewReader(buf)).Read()
 	if err != nil || got.Kind != f.Kind || got.ID != f.ID || got.Method != f.Method || !bytes.Equal(got.Body, f.Body) {
 		t.Fatalf("Read = %+v, %v; want %+v", got, err, f)
 	}
@@ -29,12 +29,12 @@ func TestGarbageFrames(t *testing.T) {
 		"method past":  "\x00\x00\x00\x0a\x01\x00\x00\x00\x00\x00\x00\x00\x01\x05",
 		"kind zero":    "\x00\x00\x00\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00",
 	} {
-		_, err := NewReader(strings.NewReader(in)).Read()
+		_, err := newReader(strings.NewReader(in)).Read()
 		if !errors.Is(err, ErrGarbage) {
 			t.Errorf("%s: err = %v, want garbage", name, err)
 		}
 	}
-	if _, err := NewReader(strings.NewReader("\x00\x00\x00\x0a\x01")).Read(); err != io.ErrUnexpectedEOF {
+	if _, err := newReader(strings.NewReader("\x00\x00\x00\x0a\x01")).Read(); err != io.ErrUnexpectedEOF {
 		t.Errorf("cut frame: err = %v, want io.ErrUnexpectedEOF", err)
 	}
 }
@@ -42,19 +42,19 @@ func TestGarbageFrames(t *testing.T) {
 // FuzzDecode: no input panics the frame reader; whatever it accepts
 // encodes back to the same bytes.
 func FuzzDecode(f *testing.F) {
-	seed, _ := AppendFrame(nil, Frame{Kind: KindReply, ID: 3, Method: "m", Body: []byte("{}")})
+	seed, _ := appendFrame(nil, frame{Kind: kindReply, ID: 3, Method: "m", Body: []byte("{}")})
 	f.Add(seed)
 	f.Add([]byte("\x00\x00\x00\x0a\x09\x00\x00\x00\x00\x00\x00\x00\x01\x00"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := NewReader(bytes.NewReader(data))
+		r := newReader(bytes.NewReader(data))
 		var consumed int
 		for {
 			fr, err := r.Read()
 			if err != nil {
 				return
 			}
-			again, err := AppendFrame(nil, fr)
+			again, err := appendFrame(nil, fr)
 			if err != nil {
 				t.Fatalf("re-encoding an accepted frame: %v", err)
 			}
@@ -115,7 +115,7 @@ func TestConnCallsBothWays(t *testing.T) {
 type originKey struct{}
 
 // TestConnCallWithinCarriesTheCallersValues: a callback made while serving
-// a call (KindCallWithin) is served with the values of the context that
+// a call (kindCallWithin) is served with the values of the context that
 // call was made with — an MCP request's session for a sampling model call —
 // and a call made outside one is served without them.
 func TestConnCallWithinCarriesTheCallersValues(t *testing.T) {

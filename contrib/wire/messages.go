@@ -191,7 +191,7 @@ type Invoke struct {
 	Args  json.RawMessage `json:"args,omitempty"` // tools
 	// Group numbers the tool_provider answer a provided tool came from
 	// (0: the generation's own tools); Progress says the caller listens to
-	// ctx.progress (NotifyProgress).
+	// ctx.progress (notifyProgress).
 	Group    uint64             `json:"group,omitempty"`
 	Progress bool               `json:"progress,omitempty"`
 	Inv      contrib.Invocation `json:"inv,omitzero"`   // commands

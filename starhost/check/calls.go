@@ -168,8 +168,8 @@ func (c *checker) checkStaged(k *call, given map[string]syntax.Expr) {
 	switch name := k.name(); {
 	case name == "hook" || name == "raw_hook":
 		if ev, ok := lit("event"); ok && ev != "" {
-			if why := contrib.HookEventProblem(contrib.HookEvent(ev), name == "raw_hook"); why != "" {
-				c.report(contrib.PointEntryInvalid, k.x.Lparen, "%s; it is left out", why)
+			if err := contrib.CheckHookEvent(contrib.HookEvent(ev), name == "raw_hook"); err != nil {
+				c.report(contrib.PointEntryInvalid, k.x.Lparen, "%v; it is left out", err)
 			}
 		}
 	case contrib.LookupPoint(contrib.PointName(name)) != nil && !contrib.LookupPoint(contrib.PointName(name)).Kind:
@@ -186,8 +186,8 @@ func (c *checker) checkStaged(k *call, given map[string]syntax.Expr) {
 			scope = string(contrib.ScopeWorkspace)
 		}
 		e := contrib.PointEntry{Point: p.Name, Replace: replace, Scope: contrib.Scope(scope)}
-		if why := contrib.PointEntryProblem(e, true); why != "" {
-			c.report(contrib.PointEntryInvalid, k.x.Lparen, "%s entry %s; it is left out", p.Name, why)
+		if err := contrib.CheckPointEntry(e, true); err != nil {
+			c.report(contrib.PointEntryInvalid, k.x.Lparen, "%s entry %v; it is left out", p.Name, err)
 		}
 	}
 }

@@ -155,8 +155,8 @@ func (ps *Providers) validate(fail func(path, format string, args ...any) error)
 			return fail(at+".name", "provider name %q must be a letter, then letters, digits, '.', '_' or '-' (at most 64)", p.Name)
 		case names[p.Name]:
 			return fail(at+".name", "provider %q is listed twice", p.Name)
-		case contrib.ProtocolProblem(p.Protocol) != "":
-			return fail(at+".protocol", "protocol %q %s", p.Protocol, contrib.ProtocolProblem(p.Protocol))
+		case contrib.CheckProtocol(p.Protocol) != nil:
+			return fail(at+".protocol", "protocol %q %v", p.Protocol, contrib.CheckProtocol(p.Protocol))
 		case p.APIKeyEnv != "" && !envNameRE.MatchString(p.APIKeyEnv):
 			return fail(at+".api_key_env", "api_key_env %q is not an environment variable name", p.APIKeyEnv)
 		}

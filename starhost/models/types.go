@@ -86,8 +86,8 @@ func Builtin() *Adapters {
 // protocol token follows CC8 (a letter, then letters, digits, '_' or '-').
 func (a *Adapters) Register(ad Adapter) error {
 	proto := strings.ToLower(ad.Protocol())
-	if p := contrib.ProtocolProblem(proto); p != "" {
-		return fmt.Errorf("adapter protocol %q %s", proto, p)
+	if err := contrib.CheckProtocol(proto); err != nil {
+		return fmt.Errorf("adapter protocol %q %w", proto, err)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
