@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -134,15 +133,15 @@ contribute(tools = [tool(
 	defer cleanup()
 	ctx := context.Background()
 
-	var snap *contrib.ToolSnapshot = h.Tools(starhost.Work)
+	snap := h.Tools(ctx, "", starhost.Work)
 	for _, t := range snap.List() {
 		fmt.Printf("%s (%s) from %q\n", t.Name, t.Catalogs, t.Plugin)
 	}
 
-	show := func(res contrib.Result) {
+	show := func(res starhost.ToolResult) {
 		switch {
 		case !res.OK():
-			fmt.Printf("error %s: %s\n", res.Err.Code, res.Err.Message)
+			fmt.Printf("error %s: %s\n", res.Error.Code, res.Error.Message)
 		case res.Data != nil:
 			fmt.Println("data:", string(res.Data))
 		default:

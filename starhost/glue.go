@@ -23,8 +23,8 @@ func Arguments(raw json.RawMessage) json.RawMessage { return contrib.Arguments(r
 // error, so the stable code reaches the model (DC6).
 func ResultText(res ToolResult) string {
 	switch {
-	case res.Err != nil:
-		return res.Err.Code + ": " + res.Err.Message
+	case res.Error != nil:
+		return res.Error.Error()
 	case res.Data != nil:
 		return string(res.Data)
 	}

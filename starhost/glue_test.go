@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -40,7 +39,7 @@ func TestGlue_ResultText(t *testing.T) {
 	}{
 		{starhost.ToolResult{Text: "hi"}, "hi"},
 		{starhost.ToolResult{Data: json.RawMessage(`{"n":1}`)}, `{"n":1}`},
-		{contrib.Failure("not_found", "no item"), "not_found: no item"},
+		{starhost.ToolResult{Error: &starhost.ToolError{Code: "not_found", Message: "no item"}}, "not_found: no item"},
 	} {
 		if got := starhost.ResultText(c.res); got != c.want {
 			t.Errorf("ResultText(%+v) = %q, want %q", c.res, got, c.want)
