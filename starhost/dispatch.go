@@ -113,7 +113,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
 		normalizer: rn.resolve(contrib.PointDispatchNormalizer, thread),
 	}
-	var r contrib.Result        // the result so far, converted once at the end
+	var r contrib.Result       // the result so far, converted once at the end
 	args, bad := d.check(call) // once; again only for a rewritten call
 	if bad == nil {
 		res.Approved, r = d.decide(&res, args)
