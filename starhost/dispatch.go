@@ -75,8 +75,9 @@ type DispatchResult struct {
 //
 //  0. a call that cannot run is answered before any stage or hook: a done
 //     ctx (cancelled; nothing runs), a name that is neither in the thread's
-//     snapshot (Tools(ctx, thread, PlanAndWork)) nor one of Options.BuiltinTools (unknown_tool; with no
-//     BuiltinTools and a non-nil invoke, the invoker answers other names),
+//     snapshot (Tools(ctx, thread, PlanAndWork)) nor one of
+//     Options.BuiltinTools (unknown_tool; with no BuiltinTools and a
+//     non-nil invoke, the invoker answers other names),
 //     arguments that are not JSON or break the tool's schema
 //     (invalid_arguments). The approver is asked only about calls that can
 //     run;
