@@ -158,7 +158,10 @@ contribute(tools = [tool(
 	if err := h.Close(ctx); err != nil {
 		log.Fatal(err)
 	}
-	show(snap.Invoke(ctx, "word_count", json.RawMessage(`{"text": "late"}`)))
+	late := snap.Invoke(ctx, "word_count", json.RawMessage(`{"text": "late"}`))
+	show(late)
+	// Res.Err is the one error vocabulary: errors.Is matches the code.
+	fmt.Println("never started:", errors.Is(late.Err(), starhost.ErrToolUnavailable))
 	// Output:
 	// word_count (plan_and_work) from "acme.words"
 	// skill (plan_and_work) from ""
@@ -167,6 +170,7 @@ contribute(tools = [tool(
 	// error invalid_arguments: invalid arguments: /text: got number, want string
 	// error unknown_tool: no tool named "nope" in this snapshot
 	// error tool_unavailable: tool "word_count" is not available; its plugin stopped or no longer offers it
+	// never started: true
 }
 
 // Binding a template: host-owned names come from the facts set with
