@@ -160,7 +160,7 @@ contribute(tools = [tool(
 	}
 	late := snap.Invoke(ctx, "word_count", json.RawMessage(`{"text": "late"}`))
 	show(late)
-	// Res.Err is the one error vocabulary: errors.Is matches the code.
+	// res.Err() speaks the one error vocabulary: errors.Is matches the code.
 	fmt.Println("never started:", errors.Is(late.Err(), starhost.ErrToolUnavailable))
 	// Output:
 	// word_count (plan_and_work) from "acme.words"
