@@ -96,11 +96,14 @@ type DispatchResult struct {
 //     a failing entry fails the call with point_failed or the entry's own
 //     error(code, message) (DC3).
 //
-// A refused call returns error call_denied and is recorded, not invoked. A
+// Empty or null arguments are {} for every stage, the approver and the
+// invoker (Arguments). A refused call returns error call_denied and is
+// recorded, not invoked. A
 // stage that fails because ctx ended yields cancelled.
 // Every stage is resolved when Dispatch starts: the call finishes with the
 // entries it started with (DC12).
 func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
+	call.Arguments = contrib.Arguments(call.Arguments) // one rule: hooks, approver and invoker see {}
 	res := DispatchResult{Call: call}
 	if ctx.Err() != nil {
 		res.Result = fromResult(contrib.Cancelled(ctx)) // nothing runs
