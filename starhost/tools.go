@@ -27,9 +27,10 @@ const (
 func (c Catalog) String() string { return contrib.Catalog(c).String() }
 
 // ToolInfo describes one tool of a snapshot (DC4): a copy of its
-// definition and where its calls go. The fields keep the order and JSON
-// names of the registry's projection, which converts to it directly.
+// definition and where its calls go. Its JSON is the shape of
+// `crystal-star tools --json`.
 type ToolInfo struct {
+
 	// Name is the model-facing name, unique in a snapshot.
 	Name string `json:"name"`
 	// Plugin is the plugin that contributes the tool; "" for an external
