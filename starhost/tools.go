@@ -30,7 +30,6 @@ func (c Catalog) String() string { return contrib.Catalog(c).String() }
 // definition and where its calls go. Its JSON is the shape of
 // `crystal-star tools --json`.
 type ToolInfo struct {
-
 	// Name is the model-facing name, unique in a snapshot.
 	Name string `json:"name"`
 	// Plugin is the plugin that contributes the tool; "" for an external
