@@ -43,7 +43,7 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 			for range calls {
 				res := h.Dispatch(context.Background(), "thread-1", call, nil)
 				if !res.Result.OK() {
-					failures <- string(res.Result.Err.Code) + ": " + res.Result.Err.Message
+					failures <- string(res.Result.Error.Code) + ": " + res.Result.Error.Message
 				}
 			}
 		}()
@@ -66,7 +66,7 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 	if n > 0 {
 		t.Errorf("%d of %d calls failed during %d reloads; first: %s", n, workers*calls, reloads, first)
 	}
-	res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 	if res.Text != "v50:X" {
 		t.Errorf("after %d reloads: %+v, want v50:X", reloads, res)
 	}
@@ -133,7 +133,7 @@ func TestAT3_FailedReloadKeepsServing(t *testing.T) {
 	} {
 		testkit.WriteTree(t, dir, map[string]string{"plugin.star": c.src})
 		h.Reload(context.Background(), dir)
-		res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+		res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 		if res.Text != "v1:X" {
 			t.Errorf("%s: echo answered %+v, want g1 still serving", c.name, res)
 		}
@@ -168,14 +168,14 @@ func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
 	if p := pluginState(t, h, "acme.sample"); p.State != lifecycle.Active {
 		t.Fatalf("granted plugin: %s %v", p.State, p.Blockers)
 	}
-	snap := h.Tools(starhost.Work)
+	snap := h.Tools(context.Background(), "", starhost.Work)
 	testkit.WriteTree(t, dir, map[string]string{"lib/a.star": "x = \"tampered\"\n"})
 	h.Reload(context.Background(), dir)
 	p := pluginState(t, h, "acme.sample")
 	if p.State != lifecycle.Blocked || len(p.Blockers) == 0 || p.Blockers[0].Code != contrib.PluginTrustModified {
 		t.Fatalf("after changing its bytes: %s %v, want blocked PluginTrustModified", p.State, p.Blockers)
 	}
-	if res := snap.Invoke(context.Background(), "t", nil); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {
+	if res := snap.Invoke(context.Background(), "t", nil); res.Error == nil || res.Error.Code != starhost.ErrToolUnavailable {
 		t.Fatalf("its tool after the change: %+v, want tool_unavailable", res)
 	}
 }

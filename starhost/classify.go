@@ -12,17 +12,30 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// Classification is a tool call's risk (low, medium, high) and permission
-// (allow, ask, deny) (CC10).
-type Classification = contrib.Classification
+// Classification is the risk and permission the host assigns to one tool
+// call before approval (CC10).
+type Classification struct {
+	// Risk is "low", "medium" or "high".
+	Risk string `json:"risk"`
+	// Permission is "allow" (run without asking), "ask" (the approver
+	// prompts) or "deny" (refused with call_denied).
+	Permission string `json:"permission"`
+}
 
 // Classified is the result of Classify: the classification, and who gave
-// it — Source is "builtin" (Options.Classifications), "plugin" (Plugin
-// names which) or "" when nobody knows the tool (Known is false).
+// it.
 type Classified struct {
 	Classification
-	Known  bool
+	// Known is false when nobody classifies the tool (Classification is
+	// then zero).
+	Known bool
+	// Source is "builtin" (Options.Classifications or a built-in tool
+	// name), "plugin" (Plugin names which) or "" when nobody knows the
+	// tool; Dispatch sets "hints" for a classification taken from the
+	// tool's read_only and requires_approval hints (MC4).
 	Source string
+	// Plugin is the plugin whose classifier answered, when Source is
+	// "plugin".
 	Plugin string
 }
 
@@ -55,7 +68,7 @@ func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) 
 	}
 	for _, p := range pubs {
 		for _, cl := range p.Set.Classifiers {
-			var c Classification
+			var c contrib.Classification
 			var ok bool
 			var err error
 			p.Gate.Do(ctx, func(ctx context.Context) { c, ok, err = cl.Classify(ctx, tool, decoded) })
@@ -64,7 +77,7 @@ func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) 
 				continue
 			}
 			if ok {
-				return Classified{Classification: c, Known: true, Source: "plugin", Plugin: p.Plugin}, nil
+				return Classified{Classification: Classification(c), Known: true, Source: "plugin", Plugin: p.Plugin}, nil
 			}
 		}
 	}

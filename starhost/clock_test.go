@@ -31,8 +31,8 @@ func TestCC18_ManualClockRunsTimersWithoutSleeping(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(ctx)
-	if res := h.Tools(starhost.Work).Invoke(ctx, "queue_add", json.RawMessage(`{"item":"a"}`)); !res.OK() {
-		t.Fatal(res.Err)
+	if res := h.Tools(context.Background(), "", starhost.Work).Invoke(ctx, "queue_add", json.RawMessage(`{"item":"a"}`)); !res.OK() {
+		t.Fatal(res.Error)
 	}
 	if got := clock.Advance(999 * time.Millisecond); got != 0 {
 		t.Fatalf("Advance(999ms) ran %d ticks, want 0", got)

@@ -6,23 +6,57 @@ import (
 
 // ContentPart is one typed part of a multimodal tool result (MC1):
 // ToolResult.Parts holds them in order, ToolResult.Text their text parts.
-type ContentPart = contrib.Part
+// Each result's parts together stay within the host's size limits
+// (content_too_large otherwise).
+type ContentPart struct {
+	// Type is the kind of part; it says which of the other fields are set.
+	Type PartType `json:"type"`
+	// Text is the text of a text part or of a text resource.
+	Text string `json:"text,omitempty"`
+	// Data is the bytes of an image or audio part (base64 in JSON).
+	Data []byte `json:"data,omitempty"`
+	// MIME is the media type, required for images (image/*) and audio
+	// (audio/*).
+	MIME string `json:"mime,omitempty"`
+	// URI names a resource (required for resources).
+	URI string `json:"uri,omitempty"`
+	// Blob is the body of a binary resource (base64 in JSON).
+	Blob []byte `json:"blob,omitempty"`
+}
+
+// Size is the number of payload bytes of p (Text, Data and Blob).
+func (p ContentPart) Size() int { return len(p.Text) + len(p.Data) + len(p.Blob) }
+
+// PartType is the kind of one ContentPart.
+type PartType string
 
 // The content part types.
 const (
-	PartText     = contrib.PartText
-	PartImage    = contrib.PartImage
-	PartAudio    = contrib.PartAudio
-	PartResource = contrib.PartResource
+	PartText     PartType = "text"
+	PartImage    PartType = "image"
+	PartAudio    PartType = "audio"
+	PartResource PartType = "resource"
 )
 
 // ForModel adapts a tool result to the session model before it goes into a
 // model request (MC1): a model that takes no image input gets no image
 // parts, one without declared audio input no audio parts; the text parts
 // and resources stay. What was dropped is reported in one note (nil when
-// nothing was). Dispatch applies it; an embedder calling Invoke directly
-// calls it before building the request.
+// nothing was). Dispatch applies it; an embedder calling
+// ToolSnapshot.Invoke directly calls it before building the request.
 func (h *Host) ForModel(res ToolResult, tool string) (ToolResult, *Note) {
+	if len(res.Parts) == 0 {
+		return res, nil
+	}
+	out, note := h.forModel(toResult(res), tool)
+	if note == nil {
+		return res, nil
+	}
+	return fromResult(out), note
+}
+
+// forModel is ForModel on the registry's result.
+func (h *Host) forModel(res contrib.Result, tool string) (contrib.Result, *Note) {
 	if len(res.Parts) == 0 {
 		return res, nil
 	}
@@ -49,7 +83,7 @@ func (h *Host) ForModel(res ToolResult, tool string) (ToolResult, *Note) {
 // partsValue is what the recorder and normalizer stages see of content
 // parts: type, mime, uri and size, never the bytes (only JSON crosses to
 // plugins, and a screenshot in every record would be waste).
-func partsValue(parts []ContentPart) []any {
+func partsValue(parts []contrib.Part) []any {
 	out := make([]any, len(parts))
 	for i, p := range parts {
 		out[i] = map[string]any{"type": string(p.Type), "mime": p.MIME, "uri": p.URI, "size": p.Size()}
@@ -60,7 +94,7 @@ func partsValue(parts []ContentPart) []any {
 // keepParts carries the content parts of the invoked result through the
 // normalizer, which sees and returns only text, data and error: a failed
 // or data result replaces them, a changed text replaces the text parts.
-func keepParts(invoked, normalized ToolResult) ToolResult {
+func keepParts(invoked, normalized contrib.Result) contrib.Result {
 	switch {
 	case len(invoked.Parts) == 0 || !normalized.OK() || normalized.Data != nil:
 		return normalized

@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,29 +10,74 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// Invoker runs one tool call for Dispatch: the host's built-in tools, and
-// plugin and external tools through a snapshot.
+// ToolCall is one tool call of the model, as Dispatch runs it
+// (ToolCallsFromOpenAI and ToolCallsFromAnthropic build them).
+type ToolCall struct {
+	// ID is the model's id of the call, passed through unchanged.
+	ID string `json:"id"`
+	// Name is the tool's model-facing name (ToolInfo.Name).
+	Name string `json:"name"`
+	// Arguments is the JSON the model wrote; empty or null mean {}
+	// (Arguments).
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ApprovalRequest is what the approval stage decides on (Dispatch,
+// PointDefaults.Approve).
+type ApprovalRequest struct {
+	// Thread is the thread the call belongs to.
+	Thread string
+	// Call is the call to approve, as the tool_call hooks left it.
+	Call ToolCall
+	// Risk is low, medium or high, after the approval hooks.
+	Risk string
+	// Prompt says the user must be asked: the classification's permission
+	// is "ask" (or an approval hook requires it).
+	Prompt bool
+}
+
+// Approval is the approval stage's decision.
+type Approval struct {
+	// Approved lets the call run.
+	Approved bool `json:"approved"`
+	// Reason says why, shown in the call_denied message of a refusal.
+	Reason string `json:"reason"`
+}
+
+// Invoker runs one tool call for Dispatch in place of the thread's
+// snapshot: the host's built-in tools, and plugin and external tools
+// through ToolSnapshot.Invoke.
 type Invoker func(ctx context.Context, call ToolCall) ToolResult
 
 // DispatchResult is what Dispatch did with one call.
 type DispatchResult struct {
 	// Call is the call as invoked: a tool_call hook may have replaced its
 	// name or arguments, never its id.
-	Call           ToolCall
+	Call ToolCall
+	// Classification is the call's risk and permission before approval
+	// (Classify, the tool's hints).
 	Classification Classification
-	Risk           string // after approval hooks
-	Approved       bool
-	Result         ToolResult
-	Notes          []Note // the notes of this dispatch
+	// Risk is the risk after the approval hooks.
+	Risk string
+	// Approved says the call passed policy and approval and was invoked.
+	Approved bool
+	// Result is the call's result; a refused call's is call_denied.
+	Result ToolResult
+	// Notes are the notes of this dispatch (failing hooks and entries,
+	// dropped content).
+	Notes []Note
 }
 
-// Dispatch runs one tool call of thread through the dispatch pipeline, the
+// Dispatch calls a tool with the host's policy: one tool call of thread runs
+// through hooks, policy and approval — the one difference from
+// ToolSnapshot.Invoke, which calls the same tool bare. The pipeline is the
 // same for built-in, plugin and external tools (HK1):
 //
 //  0. a call that cannot run is answered before any stage or hook: a done
 //     ctx (cancelled; nothing runs), a name that is neither in the thread's
-//     snapshot nor one of Options.BuiltinTools (unknown_tool; with no
-//     BuiltinTools and a non-nil invoke, the invoker answers other names),
+//     snapshot (Tools(ctx, thread, PlanAndWork)) nor one of
+//     Options.BuiltinTools (unknown_tool; with no BuiltinTools and a
+//     non-nil invoke, the invoker answers other names),
 //     arguments that are not JSON or break the tool's schema
 //     (invalid_arguments). The approver is asked only about calls that can
 //     run;
@@ -43,36 +89,40 @@ type DispatchResult struct {
 //     the first answer decides);
 //  2. the tool_call hooks, which may replace the name or arguments; a
 //     rewritten call is classified and approved again (HK2);
-//  3. invoke (nil: the thread's tool snapshot, ThreadTools);
+//  3. invoke (nil: the thread's tool snapshot);
 //  4. the tool_result hooks, which may replace a successful result's text;
 //  5. the recorder stage (dispatch_recorder, observers);
 //  6. the normalizer stage (dispatch_normalizer, a fold): authoritative, so
 //     a failing entry fails the call with point_failed or the entry's own
 //     error(code, message) (DC3).
 //
-// A refused call returns error call_denied and is recorded, not invoked. A
+// Empty or null arguments are {} for every stage, the approver and the
+// invoker (Arguments). A refused call returns error call_denied and is
+// recorded, not invoked. A
 // stage that fails because ctx ended yields cancelled.
 // Every stage is resolved when Dispatch starts: the call finishes with the
 // entries it started with (DC12).
 func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
+	call.Arguments = contrib.Arguments(call.Arguments) // one rule: hooks, approver and invoker see {}
 	res := DispatchResult{Call: call}
 	if ctx.Err() != nil {
-		res.Result = contrib.Cancelled(ctx) // nothing runs
+		res.Result = fromResult(contrib.Cancelled(ctx)) // nothing runs
 		return res
 	}
 	rn := &runNotes{h: h}
 	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil,
-		snap:       h.PlanTools(ctx, thread, PlanAndWork), // MC2: the tools valid for this planning
+		snap:       h.planTools(ctx, thread, contrib.PlanAndWork), // MC2: the tools valid for this planning
 		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
 		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
 		normalizer: rn.resolve(contrib.PointDispatchNormalizer, thread),
 	}
+	var r contrib.Result       // the result so far, converted once at the end
 	args, bad := d.check(call) // once; again only for a rewritten call
 	if bad == nil {
-		res.Approved, res.Result = d.decide(&res, args)
+		res.Approved, r = d.decide(&res, args)
 	} else {
-		res.Result = *bad
+		r = *bad
 	}
 	if res.Approved && d.hasHooks(contrib.HookToolCall) {
 		payload := d.hooks(contrib.HookToolCall, toolCallValue(thread, call, args))
@@ -80,34 +130,34 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		if name != call.Name || !contrib.SameJSON(payload["arguments"], args) {
 			res.Call = ToolCall{ID: call.ID, Name: name, Arguments: encodeValue(payload["arguments"])}
 			if args, bad = d.check(res.Call); bad != nil {
-				res.Approved, res.Result = false, *bad
+				res.Approved, r = false, *bad
 			} else {
-				res.Approved, res.Result = d.decide(&res, args) // HK2: classified and approved again
+				res.Approved, r = d.decide(&res, args) // HK2: classified and approved again
 			}
 		}
 	}
 	if !res.Approved && ctx.Err() != nil {
-		res.Result = contrib.Cancelled(ctx) // the stage failed because the caller gave up
+		r = contrib.Cancelled(ctx) // the stage failed because the caller gave up
 	}
 	if res.Approved {
-		res.Result = d.invoke(res.Call, args, invoke)
+		r = d.invoke(res.Call, args, invoke)
 	}
 	if d.recorder.Idle() && d.normalizer.Idle() {
-		res.Notes = rn.notes() // nobody records or normalizes: the result stands
+		res.Result, res.Notes = fromResult(r), rn.notes() // nobody records or normalizes: the result stands
 		return res
 	}
-	rec := map[string]any{"thread": thread, "call": toolCallValue(thread, res.Call, args), "result": toolResultValue(res.Result)}
+	rec := map[string]any{"thread": thread, "call": toolCallValue(thread, res.Call, args), "result": toolResultValue(r)}
 	_, _ = d.recorder.Collect(ctx, rec, nil)
 	if res.Approved && !d.normalizer.Idle() {
 		out, err := d.normalizer.Fold(ctx, rec, normalizedAnswer)
 		var pe *contrib.PointError
 		if errors.As(err, &pe) {
-			res.Result = contrib.Failure(pe.Code, pe.Message)
+			r = contrib.Failure(pe.Code, pe.Message)
 		} else {
-			res.Result = keepParts(res.Result, toolResultOf(out.(map[string]any)["result"]))
+			r = keepParts(r, toolResultOf(out.(map[string]any)["result"]))
 		}
 	}
-	res.Notes = rn.notes()
+	res.Result, res.Notes = fromResult(r), rn.notes()
 	return res
 }
 
@@ -118,8 +168,8 @@ type dispatch struct {
 	thread                                 string
 	rn                                     *runNotes
 	view                                   *contrib.View
-	snap                                   *ToolSnapshot // the thread's tools
-	custom                                 bool          // the host passed its own Invoker
+	snap                                   *contrib.ToolSnapshot // the thread's tools
+	custom                                 bool                  // the host passed its own Invoker
 	policy, approval, recorder, normalizer *Resolution
 }
 
@@ -129,7 +179,7 @@ type dispatch struct {
 // tools (Options.BuiltinTools, or any other name when the host names none
 // and passes its own Invoker) needs well-formed JSON; every other name is
 // unknown_tool. It returns the decoded arguments, or the failure.
-func (d *dispatch) check(call ToolCall) (any, *ToolResult) {
+func (d *dispatch) check(call ToolCall) (any, *contrib.Result) {
 	args, res, ok := d.snap.Check(call.Name, call.Arguments)
 	if ok {
 		return args, nil
@@ -168,7 +218,7 @@ func (d *dispatch) hooks(event contrib.HookEvent, payload map[string]any) map[st
 
 // decide classifies res.Call and runs the policy, the approval hooks and
 // the approval stage. A refusal comes with its call_denied result.
-func (d *dispatch) decide(res *DispatchResult, args any) (bool, ToolResult) {
+func (d *dispatch) decide(res *DispatchResult, args any) (bool, contrib.Result) {
 	call := res.Call
 	cl, err := d.h.Classify(d.ctx, call.Name, call.Arguments)
 	if err != nil || !cl.Known {
@@ -226,26 +276,26 @@ func (d *dispatch) decide(res *DispatchResult, args any) (bool, ToolResult) {
 		}
 		return false, denied("%s", why)
 	}
-	return true, ToolResult{}
+	return true, contrib.Result{}
 }
 
-func denied(format string, args ...any) ToolResult {
+func denied(format string, args ...any) contrib.Result {
 	return contrib.Failure(string(ErrCallDenied), fmt.Sprintf(format, args...))
 }
 
 // invoke runs the call, whose arguments check accepted as args, and its
 // tool_result hooks.
-func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) ToolResult {
-	var res ToolResult
+func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) contrib.Result {
+	var res contrib.Result
 	if invoke != nil {
-		res = invoke(d.ctx, call)
+		res = toResult(invoke(d.ctx, call))
 	} else {
 		res = d.snap.InvokeChecked(d.ctx, call.Name, args)
 	}
 	if !res.OK() {
 		return res
 	}
-	if adapted, note := d.h.ForModel(res, call.Name); note != nil { // MC1: only what the model takes
+	if adapted, note := d.h.forModel(res, call.Name); note != nil { // MC1: only what the model takes
 		res = adapted
 		d.rn.add(*note)
 	}

@@ -28,12 +28,12 @@ func BenchmarkDispatchVsInvoke(b *testing.B) {
 	var invoke, dispatch time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		if res := h.Tools(starhost.Work).Invoke(ctx, "echo", benchCall.Arguments); !res.OK() {
-			b.Fatal(res.Err)
+		if res := h.Tools(context.Background(), "", starhost.Work).Invoke(ctx, "echo", benchCall.Arguments); !res.OK() {
+			b.Fatal(res.Error)
 		}
 		t1 := time.Now()
 		if res := h.Dispatch(ctx, "t", benchCall, nil); !res.Result.OK() {
-			b.Fatal(res.Result.Err)
+			b.Fatal(res.Result.Error)
 		}
 		dispatch += time.Since(t1)
 		invoke += t1.Sub(t0)

@@ -61,14 +61,14 @@ func TestHK1_DispatchAnswersCallsThatCannotRunFirst(t *testing.T) {
 	bg := context.Background()
 	for _, c := range []struct {
 		call starhost.ToolCall
-		code string
+		code starhost.Code
 	}{
-		{starhost.ToolCall{ID: "1", Name: "nope", Arguments: json.RawMessage(`{}`)}, contrib.ErrUnknownTool},
-		{starhost.ToolCall{ID: "2", Name: "echo", Arguments: json.RawMessage(`{"text":`)}, contrib.ErrInvalidArguments},
-		{starhost.ToolCall{ID: "3", Name: "echo", Arguments: json.RawMessage(`{"text": 1}`)}, contrib.ErrInvalidArguments},
+		{starhost.ToolCall{ID: "1", Name: "nope", Arguments: json.RawMessage(`{}`)}, starhost.ErrUnknownTool},
+		{starhost.ToolCall{ID: "2", Name: "echo", Arguments: json.RawMessage(`{"text":`)}, starhost.ErrInvalidArguments},
+		{starhost.ToolCall{ID: "3", Name: "echo", Arguments: json.RawMessage(`{"text": 1}`)}, starhost.ErrInvalidArguments},
 	} {
 		res := h.Dispatch(bg, "t", c.call, nil)
-		if res.Approved || res.Result.Err == nil || res.Result.Err.Code != c.code {
+		if res.Approved || res.Result.Error == nil || res.Result.Error.Code != c.code {
 			t.Errorf("%s %s: %+v, want %s", c.call.Name, c.call.Arguments, res.Result, c.code)
 		}
 	}
@@ -91,7 +91,7 @@ func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	res := h.Dispatch(done, "t", starhost.ToolCall{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
-	if res.Approved || res.Result.Err == nil || res.Result.Err.Code != contrib.ErrCancelled || len(log.All()) != 0 {
+	if res.Approved || res.Result.Error == nil || res.Result.Error.Code != starhost.ErrCancelled || len(log.All()) != 0 {
 		t.Errorf("Dispatch on a done context: %+v, asked %v; want cancelled, nobody asked", res.Result, log.All())
 	}
 	if _, ok, err := h.Expand(done, "hello", "x"); ok || !errors.Is(err, starhost.ErrCancelled) || !errors.Is(err, context.Canceled) {
@@ -116,7 +116,7 @@ func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	ctx, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer stop()
 	res = h.Dispatch(ctx, "t", starhost.ToolCall{ID: "2", Name: "spin"}, nil)
-	if res.Result.Err == nil || res.Result.Err.Code != contrib.ErrCancelled {
+	if res.Result.Error == nil || res.Result.Error.Code != starhost.ErrCancelled {
 		t.Errorf("deadline during the call: %+v, want cancelled", res.Result)
 	}
 }

@@ -13,7 +13,7 @@
 // SetReview and the token rules), CC24–CC27 (model clients, ModelCalls) and
 // CC29 (DataDirs); and the contribution points and hooks, each called at its
 // moment of a turn: DC1–DC3 and DC9–DC12 (PointDefaults, AssemblePrompt,
-// ThreadTools, PrepareModelCall, Dispatch, the thread and turn methods,
+// Tools, PrepareModelCall, Dispatch, the thread and turn methods,
 // Resolve, SubscribePoints) and HK1–HK3 (RunHook and the stages the other
 // methods run).
 package starhost

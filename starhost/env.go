@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 )
 
@@ -25,7 +26,7 @@ func (h *Host) environment() *builtins.Environment {
 		}
 		env.Plugins = append(env.Plugins, ep)
 	}
-	for _, t := range h.Tools(PlanAndWork).List() {
+	for _, t := range h.registry.Tools(contrib.PlanAndWork).List() {
 		if t.Plugin != "" || t.Name == "skill" && t.ToolSet == "" {
 			continue
 		}

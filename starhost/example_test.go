@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -129,15 +128,15 @@ contribute(tools = [tool(
 	defer cleanup()
 	ctx := context.Background()
 
-	var snap *contrib.ToolSnapshot = h.Tools(starhost.Work)
+	snap := h.Tools(ctx, "", starhost.Work)
 	for _, t := range snap.List() {
 		fmt.Printf("%s (%s) from %q\n", t.Name, t.Catalogs, t.Plugin)
 	}
 
-	show := func(res contrib.Result) {
+	show := func(res starhost.ToolResult) {
 		switch {
 		case !res.OK():
-			fmt.Printf("error %s: %s\n", res.Err.Code, res.Err.Message)
+			fmt.Printf("error %s: %s\n", res.Error.Code, res.Error.Message)
 		case res.Data != nil:
 			fmt.Println("data:", string(res.Data))
 		default:
@@ -154,7 +153,10 @@ contribute(tools = [tool(
 	if err := h.Close(ctx); err != nil {
 		log.Fatal(err)
 	}
-	show(snap.Invoke(ctx, "word_count", json.RawMessage(`{"text": "late"}`)))
+	late := snap.Invoke(ctx, "word_count", json.RawMessage(`{"text": "late"}`))
+	show(late)
+	// res.Err() speaks the one error vocabulary: errors.Is matches the code.
+	fmt.Println("never started:", errors.Is(late.Err(), starhost.ErrToolUnavailable))
 	// Output:
 	// word_count (plan_and_work) from "acme.words"
 	// skill (plan_and_work) from ""
@@ -163,6 +165,7 @@ contribute(tools = [tool(
 	// error invalid_arguments: invalid arguments: /text: got number, want string
 	// error unknown_tool: no tool named "nope" in this snapshot
 	// error tool_unavailable: tool "word_count" is not available; its plugin stopped or no longer offers it
+	// never started: true
 }
 
 // Binding a template: host-owned names come from the facts set with

@@ -12,10 +12,11 @@ import (
 // sees for a result, the /name args line of a command, and a model's tool
 // calls as ToolCalls. None of these run plugin code.
 
-// Arguments applies the one rule for missing tool-call arguments used by
-// Invoke, Dispatch, the MCP server and the helpers below: empty, blank or
-// JSON null arguments mean the empty object {}; anything else is returned as
-// it is (and validated by the call).
+// Arguments applies the one rule for missing tool-call arguments, the rule
+// ToolSnapshot.Invoke and Dispatch apply themselves (so the MCP server
+// too) and the helpers below apply to a model's calls: empty, blank or
+// JSON null arguments mean the empty object {}; anything else is returned
+// as it is (and validated by the call).
 func Arguments(raw json.RawMessage) json.RawMessage { return contrib.Arguments(raw) }
 
 // ResultText is the text a model sees for a tool result: the text of a
@@ -23,8 +24,8 @@ func Arguments(raw json.RawMessage) json.RawMessage { return contrib.Arguments(r
 // error, so the stable code reaches the model (DC6).
 func ResultText(res ToolResult) string {
 	switch {
-	case res.Err != nil:
-		return res.Err.Code + ": " + res.Err.Message
+	case res.Error != nil:
+		return res.Error.Error()
 	case res.Data != nil:
 		return string(res.Data)
 	}
@@ -59,15 +60,21 @@ func toolParameters(t ToolInfo) json.RawMessage {
 // OpenAITool is one tool definition in the shape of the OpenAI Chat
 // Completions "tools" array.
 type OpenAITool struct {
-	Type     string         `json:"type"` // always "function"
+	// Type is always "function".
+	Type string `json:"type"`
+	// Function is the tool's name, description and parameters.
 	Function OpenAIFunction `json:"function"`
 }
 
 // OpenAIFunction is the function part of an OpenAITool.
 type OpenAIFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
+	// Name is the tool's model-facing name (ToolInfo.Name).
+	Name string `json:"name"`
+	// Description is what the model reads about the tool.
+	Description string `json:"description,omitempty"`
+	// Parameters is the tool's JSON Schema, {"type":"object"} when it has
+	// none.
+	Parameters json.RawMessage `json:"parameters"`
 }
 
 // OpenAITools returns the tools of a catalog (ToolSnapshot.List) as OpenAI
@@ -90,8 +97,12 @@ func convert[In, Out any](in []In, f func(In) Out) []Out {
 // AnthropicTool is one tool definition in the shape of the Anthropic
 // Messages API "tools" array.
 type AnthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
+	// Name is the tool's model-facing name (ToolInfo.Name).
+	Name string `json:"name"`
+	// Description is what the model reads about the tool.
+	Description string `json:"description,omitempty"`
+	// InputSchema is the tool's JSON Schema, {"type":"object"} when it has
+	// none.
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
@@ -105,8 +116,12 @@ func AnthropicTools(tools []ToolInfo) []AnthropicTool {
 
 // MCPTool is one tool definition in the shape of an MCP tools/list entry.
 type MCPTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
+	// Name is the tool's model-facing name (ToolInfo.Name).
+	Name string `json:"name"`
+	// Description is what the model reads about the tool.
+	Description string `json:"description,omitempty"`
+	// InputSchema is the tool's JSON Schema, {"type":"object"} when it has
+	// none.
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// ReadOnly is the read_only policy hint (annotations.readOnlyHint).
 	ReadOnly bool `json:"-"`
@@ -126,8 +141,12 @@ func MCPTools(tools []ToolInfo) []MCPTool {
 // OpenAIToolCall is one entry of the "tool_calls" of an OpenAI assistant
 // message; Arguments is the JSON text the model wrote.
 type OpenAIToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
+	// ID is the call's id, to answer with in the tool message.
+	ID string `json:"id"`
+	// Type is "function".
+	Type string `json:"type"`
+	// Function is the called tool's name and the arguments as the model
+	// wrote them (JSON text).
 	Function struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
@@ -137,9 +156,13 @@ type OpenAIToolCall struct {
 // AnthropicToolUse is one "tool_use" content block of an Anthropic
 // assistant message.
 type AnthropicToolUse struct {
-	Type  string          `json:"type"`
-	ID    string          `json:"id"`
-	Name  string          `json:"name"`
+	// Type is "tool_use"; ToolCallsFromAnthropic skips other blocks.
+	Type string `json:"type"`
+	// ID is the call's id, to answer with in the tool_result block.
+	ID string `json:"id"`
+	// Name is the called tool's name.
+	Name string `json:"name"`
+	// Input is the arguments as JSON.
 	Input json.RawMessage `json:"input"`
 }
 

@@ -29,32 +29,6 @@ type Note = contrib.Diagnostic
 // Event is a lifecycle change of one plugin.
 type Event = lifecycle.Event
 
-// Catalog selects a tool catalog (CC4).
-type Catalog = contrib.Catalog
-
-// The catalogs.
-const (
-	Plan        = contrib.Plan
-	Work        = contrib.Work
-	PlanAndWork = contrib.PlanAndWork
-)
-
-// ToolSnapshot is a frozen, ordered catalog of tool proxies (DC4).
-type ToolSnapshot = contrib.ToolSnapshot
-
-// ToolInfo is the projection of one tool.
-type ToolInfo = contrib.ToolInfo
-
-// ToolResult is what a tool call returns: text, structured JSON or an error
-// with a stable code.
-type ToolResult = contrib.Result
-
-// ToolError is a tool failure with a stable code.
-type ToolError = contrib.ToolError
-
-// ExternalTool is a tool the embedder brings from outside the plugin system.
-type ExternalTool = contrib.ExternalTool
-
 // Site is where a template is bound (CC13).
 type Site = contrib.Site
 
@@ -273,7 +247,7 @@ func (h *Host) activator() contrib.Activator {
 // lifecycle manager; no plugin is discovered and nothing runs.
 func (h *Host) build() {
 	h.reloadConfig()
-	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note,
+	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: externalTools(h.opts.External), Skill: h.skillTool(), Notes: h.Note,
 		Defaults: h.pointDefaults(), Unavailable: h.faultedWhy})
 	h.registry.Subscribe(h.points.invalidate) // first: captured state goes before embedders rebuild (DC12)
 	h.manager = lifecycle.NewManager(lifecycle.Options{
@@ -372,11 +346,6 @@ func (h *Host) faultedWhy(plugin string) string {
 func (h *Host) Reload(ctx context.Context, dir string) bool {
 	return !errors.Is(h.manager.Reload(ctx, dir), lifecycle.ErrUnknownPlugin)
 }
-
-// Tools returns a frozen snapshot of catalog c in catalog order (CC6).
-// Calls through it re-resolve every time; after a plugin is revoked they
-// yield tool_unavailable (DC4).
-func (h *Host) Tools(c Catalog) *ToolSnapshot { return h.registry.Tools(c) }
 
 // Close deactivates every plugin and waits for teardown, even past the
 // cleanup timeout (DC27). It is idempotent.

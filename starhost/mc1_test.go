@@ -2,6 +2,7 @@ package starhost_test
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ contribute(tools = [
 // model without image input only the text and resources, with a note.
 func TestMC1_ContentParts(t *testing.T) {
 	h, notes, _ := pointsHost(t, starhost.Options{}, map[string]string{"a": mc1Plugin})
-	snap := h.Tools(starhost.Work)
+	snap := h.Tools(context.Background(), "", starhost.Work)
 	res := snap.Invoke(bg, "shot", nil)
 	if !res.OK() || len(res.Parts) != 4 || res.Text != "a red square" {
 		t.Fatalf("shot = %+v", res)
@@ -52,11 +53,11 @@ func TestMC1_ContentParts(t *testing.T) {
 			t.Errorf("%s: multimodal = %v", ti.Name, ti.Multimodal)
 		}
 	}
-	if r := snap.Invoke(bg, "big", nil); r.Err == nil || r.Err.Code != contrib.ErrContentTooLarge {
-		t.Errorf("big = %+v; want content_too_large", r.Err)
+	if r := snap.Invoke(bg, "big", nil); r.Error == nil || r.Error.Code != starhost.ErrContentTooLarge {
+		t.Errorf("big = %+v; want content_too_large", r.Error)
 	}
 	for _, name := range []string{"undeclared", "badmime"} {
-		if r := snap.Invoke(bg, name, nil); r.Err == nil || r.Err.Code != contrib.ErrToolFailed {
+		if r := snap.Invoke(bg, name, nil); r.Error == nil || r.Error.Code != starhost.ErrToolFailed {
 			t.Errorf("%s = %+v; want tool_failed", name, r)
 		}
 	}

@@ -36,7 +36,7 @@ contribute(
 func TestMC2_ToolsPerPlanning(t *testing.T) {
 	h, notes, root := pointsHost(t, starhost.Options{}, map[string]string{"a": mc2Source})
 	h.Session().SetFacts(starhost.Facts{Mode: "work"})
-	plan := h.PlanTools(bg, "t", starhost.Work)
+	plan := h.Tools(bg, "t", starhost.Work)
 	names := []string{}
 	for _, ti := range plan.List() {
 		names = append(names, ti.Name+"/"+ti.Plugin)
@@ -59,19 +59,15 @@ func TestMC2_ToolsPerPlanning(t *testing.T) {
 	}
 	// A new planning asks again, with its own context.
 	h.Session().SetFacts(starhost.Facts{Mode: "plan"})
-	if r := h.PlanTools(bg, "t", starhost.Plan).Invoke(bg, "for_plan", nil); r.Text != "planning 2, mode plan, v1" {
+	if r := h.Tools(bg, "t", starhost.Plan).Invoke(bg, "for_plan", nil); r.Text != "planning 2, mode plan, v1" {
 		t.Errorf("second planning: %+v", r)
-	}
-	// The static catalog never lists provided tools.
-	if h.Tools(starhost.Work).Len() != 2 {
-		t.Errorf("Tools(work) lists %d tools; provided tools belong to a planning only", h.Tools(starhost.Work).Len())
 	}
 	// Reload: the old planning's proxy answers tool_unavailable.
 	testkit.WriteTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": mc2Source + "\n# v2\n"})
 	if !h.Reload(bg, filepath.Join(root, "a")) {
 		t.Fatal("reload")
 	}
-	if r := plan.Invoke(bg, "for_work", nil); r.Err == nil || r.Err.Code != contrib.ErrToolUnavailable {
+	if r := plan.Invoke(bg, "for_work", nil); r.Error == nil || r.Error.Code != starhost.ErrToolUnavailable {
 		t.Errorf("old planning after reload: %+v; want tool_unavailable", r)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // prompt and memory are back.
 func TestMC3_MemoryTargetTakesOverThePrompt(t *testing.T) {
 	ext := starhost.ExternalTool{Name: "gh_search", ToolSet: "github", Catalogs: starhost.Work,
-		Run: func(context.Context, any) contrib.Result { return contrib.Result{Text: "x"} }}
+		Run: func(context.Context, any) starhost.ToolResult { return starhost.ToolResult{Text: "x"} }}
 	h, _, _ := pointsHost(t, starhost.Options{External: []starhost.ExternalTool{ext},
 		Points: starhost.PointDefaults{Sections: testSections, Memory: func(context.Context, string) string { return "host memory" }}},
 		map[string]string{"a": `
@@ -68,7 +68,7 @@ contribute(
 	}
 
 	// None gives up: the host's sections and memory are back.
-	h.Tools(starhost.Work).Invoke(bg, "give_up", nil)
+	h.Tools(context.Background(), "", starhost.Work).Invoke(bg, "give_up", nil)
 	h.ThreadEnded(bg, "t")
 	p = h.AssemblePrompt(bg, "t")
 	if p.Memory != "" || strings.HasPrefix(p.Text, "PROMPT") || len(p.Sections) < 2 {

@@ -1,6 +1,7 @@
 package starhost_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -26,7 +27,7 @@ contribute(tools = [
 ])`,
 	})
 	infos := map[string]starhost.ToolInfo{}
-	for _, ti := range h.Tools(starhost.PlanAndWork).List() {
+	for _, ti := range h.Tools(context.Background(), "", starhost.PlanAndWork).List() {
 		infos[ti.Name] = ti
 	}
 	if ti := infos["look"]; ti.CanonicalName != "acme.fs.look" || ti.Namespace != "acme.fs" || !ti.ReadOnly || ti.RequiresApproval {
@@ -40,7 +41,7 @@ contribute(tools = [
 	for name, approved := range map[string]bool{"look": true, "change": false, "sensitive": false, "trusted": true, "classified": false} {
 		res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: name}, nil)
 		if res.Approved != approved {
-			t.Errorf("%s: approved %v (%+v); want %v", name, res.Approved, res.Result.Err, approved)
+			t.Errorf("%s: approved %v (%+v); want %v", name, res.Approved, res.Result.Error, approved)
 		}
 	}
 	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "look"}, nil); res.Classification.Risk != "low" || res.Result.Text != "ok" {
@@ -49,11 +50,11 @@ contribute(tools = [
 
 	// Plan mode: read-only tools only.
 	h.Session().SetFacts(starhost.Facts{Mode: starhost.PlanMode})
-	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "trusted"}, nil); res.Approved || res.Result.Err == nil ||
-		res.Result.Err.Code != string(starhost.ErrCallDenied) || res.Result.Err.Message != "plan mode runs only read-only tools; acme.a.trusted is not read_only" {
+	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "trusted"}, nil); res.Approved || res.Result.Error == nil ||
+		res.Result.Error.Code != starhost.ErrCallDenied || res.Result.Error.Message != "plan mode runs only read-only tools; acme.a.trusted is not read_only" {
 		t.Errorf("trusted in plan mode: %+v; want call_denied", res.Result)
 	}
 	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "look"}, nil); !res.Approved {
-		t.Errorf("look in plan mode refused: %+v", res.Result.Err)
+		t.Errorf("look in plan mode refused: %+v", res.Result.Error)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // them under "inputs".
 func (h *Host) memoryInputs(ctx context.Context, thread string) map[string]any {
 	tools := []any{}
-	for _, t := range h.ThreadTools(ctx, thread, PlanAndWork).List() {
+	for _, t := range h.threadTools(ctx, thread, contrib.PlanAndWork).List() {
 		tools = append(tools, t.Name)
 	}
 	servers := []any{}

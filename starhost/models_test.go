@@ -91,9 +91,9 @@ func modelsHost(t *testing.T, url string, plugins map[string]map[string]string, 
 
 func invoke(t *testing.T, h *starhost.Host, tool, args string) string {
 	t.Helper()
-	res := h.Tools(starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
-	if res.Err != nil {
-		return "error " + res.Err.Code + ": " + res.Err.Message
+	res := h.Tools(context.Background(), "", starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
+	if res.Error != nil {
+		return "error " + res.Error.Error()
 	}
 	return res.Text + string(res.Data)
 }
@@ -440,8 +440,8 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	res := h.Tools(starhost.Work).Invoke(ctx, "wait", json.RawMessage(`{}`))
-	if res.Err == nil || time.Since(start) > 5*time.Second {
+	res := h.Tools(context.Background(), "", starhost.Work).Invoke(ctx, "wait", json.RawMessage(`{}`))
+	if res.Error == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("res = %+v after %s", res, time.Since(start))
 	}
 	if !strings.Contains(notes.String(), "complete: cancelled: local/echo: the call was cancelled") {
@@ -453,7 +453,7 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 		"plugin.star": "contribute(tools = [tool(name = \"wait\", catalogs = \"work\", run = lambda ctx, args: ctx.models.session.complete(\"hang\"))])\n",
 	}}, starhost.Options{ModelTimeout: 100 * time.Millisecond})
 	start = time.Now()
-	if res := h2.Tools(starhost.Work).Invoke(context.Background(), "wait", json.RawMessage(`{}`)); res.Err == nil || time.Since(start) > 5*time.Second {
+	if res := h2.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "wait", json.RawMessage(`{}`)); res.Error == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("with ModelTimeout: %+v after %s", res, time.Since(start))
 	}
 }

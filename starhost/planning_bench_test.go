@@ -23,7 +23,7 @@ contribute(tools = [tool(name = "t", catalogs = "work", run = lambda ctx, args: 
 			h, _, _ := pointsHost(b, starhost.Options{}, map[string]string{"a": c.src})
 			b.ReportAllocs()
 			for b.Loop() {
-				if h.PlanTools(bg, "t", starhost.Work).Len() == 0 {
+				if h.Tools(bg, "t", starhost.Work).Len() == 0 {
 					b.Fatal("no tools")
 				}
 			}

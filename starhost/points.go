@@ -28,27 +28,6 @@ type Resolution = contrib.Resolution
 // Invalidation says which points changed, for which thread (DC12).
 type Invalidation = contrib.Invalidation
 
-// ToolCall is one tool call of the model, as Dispatch runs it.
-type ToolCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-// ApprovalRequest is what the approval stage decides on (Dispatch).
-type ApprovalRequest struct {
-	Thread string
-	Call   ToolCall
-	Risk   string // low, medium or high, after approval hooks
-	Prompt bool   // the user must be asked
-}
-
-// Approval is the approval stage's decision.
-type Approval struct {
-	Approved bool   `json:"approved"`
-	Reason   string `json:"reason"`
-}
-
 // PointDefaults are the host's own entries for the named defaults of the
 // contribution points (DC1): what a plugin's replace = TARGET shadows. Every
 // field is optional; a nil one makes its default produce nothing (a
@@ -128,16 +107,16 @@ func (h *Host) pointDefaults() []contrib.Default {
 	})
 	add(contrib.PointDispatchRecorder, contrib.TargetRecorder, d.Record != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
 		in := c.Input.(map[string]any)
-		d.Record(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), toolResultOf(in["result"]))
+		d.Record(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), fromResult(toolResultOf(in["result"])))
 		return nil, nil
 	})
 	add(contrib.PointDispatchNormalizer, contrib.TargetNormalizer, d.Normalize != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
 		in := c.Input.(map[string]any)
-		res, err := d.Normalize(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), toolResultOf(in["result"]))
+		res, err := d.Normalize(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), fromResult(toolResultOf(in["result"])))
 		if err != nil {
 			return nil, err
 		}
-		return toolResultValue(res), nil
+		return toolResultValue(toResult(res)), nil
 	})
 	add(contrib.PointCompactionSummary, contrib.TargetCompactionSummary, d.Summarize != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
 		in := c.Input.(map[string]any)
@@ -206,7 +185,7 @@ func (h *Host) Points(thread string) []PointInfo {
 // plugin published or revoked, an entry added or released, a thread ended.
 // Rebuild what you captured from the affected points then (a tool snapshot,
 // a middleware pipeline, instructions). The host drops its own captured
-// state (AssemblePrompt, ThreadTools, the middleware of PrepareModelCall)
+// state (AssemblePrompt, Tools, the middleware of PrepareModelCall)
 // before fn runs. fn runs on the goroutine that made the change and must
 // not block. The returned function cancels the subscription.
 func (h *Host) SubscribePoints(fn func(Invalidation)) (cancel func()) {
@@ -226,7 +205,7 @@ func (h *Host) ReleaseEntry(plugin, id string) bool { return h.registry.ReleaseE
 type pointsState struct {
 	prompts threadCache[*Prompt]
 	pipes   threadCache[*Resolution]
-	tools   threadCache[*ToolSnapshot]
+	tools   threadCache[*contrib.ToolSnapshot]
 }
 
 // invalidate drops what an invalidation makes stale.
@@ -378,7 +357,7 @@ func toolCallOf(m map[string]any) ToolCall {
 	return c
 }
 
-func toolResultValue(r ToolResult) map[string]any {
+func toolResultValue(r contrib.Result) map[string]any {
 	m := map[string]any{"text": r.Text, "data": nil, "error": nil}
 	if r.Data != nil {
 		m["data"], _ = decodeValue(r.Data)
@@ -392,9 +371,9 @@ func toolResultValue(r ToolResult) map[string]any {
 	return m
 }
 
-func toolResultOf(v any) ToolResult {
+func toolResultOf(v any) contrib.Result {
 	m, _ := v.(map[string]any)
-	var r ToolResult
+	var r contrib.Result
 	r.Text, _ = m["text"].(string)
 	if d := m["data"]; d != nil {
 		r.Data = encodeValue(d)

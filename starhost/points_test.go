@@ -84,8 +84,8 @@ func TestHK1_FailingHookIsSkippedWithANote(t *testing.T) {
 func TestHK1_OnePipelineWrapsBuiltinPluginAndExternalTools(t *testing.T) {
 	h, _, _ := pointsHost(t, starhost.Options{
 		BuiltinTools: []string{"read"},
-		External: []contrib.ExternalTool{{Name: "lint", Catalogs: contrib.Work,
-			Run: func(context.Context, any) contrib.Result { return contrib.Result{Text: "lint ok"} }}},
+		External: []starhost.ExternalTool{{Name: "lint", Catalogs: starhost.Work,
+			Run: func(context.Context, any) starhost.ToolResult { return starhost.ToolResult{Text: "lint ok"} }}},
 		Points: starhost.PointDefaults{Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval {
 			return starhost.Approval{Approved: true}
 		}},
@@ -105,7 +105,7 @@ contribute(hooks = [
 		if call.Name == "read" {
 			return starhost.ToolResult{Text: "read ok"}
 		}
-		return h.ThreadTools(ctx, "t", starhost.Work).Invoke(ctx, call.Name, call.Arguments)
+		return h.Tools(ctx, "t", starhost.Work).Invoke(ctx, call.Name, call.Arguments)
 	}
 	for _, name := range []string{"read", "echo", "lint"} {
 		res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c-" + name, Name: name}, builtin)
@@ -343,7 +343,7 @@ contribute(
     tools = [tool(name = "attrs", catalogs = "work", run = attrs)],
     thread_signals = [thread_signal(run = signal)],
 )`})
-	res := h.Tools(starhost.Work).Invoke(bg, "attrs", nil)
+	res := h.Tools(context.Background(), "", starhost.Work).Invoke(bg, "attrs", nil)
 	if strings.Contains(string(res.Data), "contributions") || strings.Contains(string(res.Data), `"thread"`) {
 		t.Errorf("a tool's ctx has %s", res.Data)
 	}
@@ -480,16 +480,16 @@ contribute(
 	if r := run("ok"); r.Text != "out (normalized)" {
 		t.Errorf("normalized %+v", r)
 	}
-	if r := run("big"); r.Err == nil || r.Err.Code != "result_too_large" {
+	if r := run("big"); r.Error == nil || r.Error.Code != "result_too_large" {
 		t.Errorf("expected failure %+v; want the entry's own code as the call's result", r)
 	}
-	if r := run("crash"); r.Err == nil || r.Err.Code != contrib.ErrPointFailed || strings.Contains(r.Err.Message, "broke") {
+	if r := run("crash"); r.Error == nil || r.Error.Code != starhost.ErrPointFailed || strings.Contains(r.Error.Message, "broke") {
 		t.Errorf("raised failure %+v; want point_failed without the raised text", r)
 	}
 	if ds := notes.with(contrib.PointOperationFailed); len(ds) != 2 || !strings.Contains(ds[1].Message, "normalizer broke") {
 		t.Errorf("authoritative failures %v", ds)
 	}
-	if r := run("delete"); r.Err == nil || r.Err.Code != string(starhost.ErrCallDenied) || r.Err.Message != "no deletes" {
+	if r := run("delete"); r.Error == nil || r.Error.Code != starhost.ErrCallDenied || r.Error.Message != "no deletes" {
 		t.Errorf("policy %+v", r)
 	}
 }
@@ -573,13 +573,13 @@ contribute(
 		t.Errorf("Signals = %q", got)
 	}
 	var names []string
-	for _, ti := range h.ThreadTools(bg, "t", starhost.Work).List() {
+	for _, ti := range h.Tools(bg, "t", starhost.Work).List() {
 		names = append(names, ti.Name)
 	}
 	if slices.Contains(names, "hidden") || !slices.Contains(names, "seen") {
 		t.Errorf("ThreadTools = %v; want hidden withheld", names)
 	}
-	if res := h.ThreadTools(bg, "t", starhost.Work).Invoke(bg, "hidden", nil); res.Err == nil || res.Err.Code != contrib.ErrUnknownTool {
+	if res := h.Tools(bg, "t", starhost.Work).Invoke(bg, "hidden", nil); res.Error == nil || res.Error.Code != starhost.ErrUnknownTool {
 		t.Errorf("a withheld tool was invoked: %+v", res)
 	}
 	h.Trace(bg, "t", "turn.start", nil)

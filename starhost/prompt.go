@@ -98,13 +98,13 @@ func (h *Host) promptHooks(ctx context.Context, p *Prompt, rn *runNotes) *Prompt
 	return p
 }
 
-// ThreadTools returns the tool snapshot of catalog c for thread: Tools(c)
-// without the names the tool_restriction entries withhold for the thread.
-// It is captured per thread (DC12) until a plugin reload or a change of
-// tool_restriction entries for the thread.
-func (h *Host) ThreadTools(ctx context.Context, thread string, c Catalog) *ToolSnapshot {
-	return h.points.tools.get(thread+"\x00"+c.String(), func() (*ToolSnapshot, bool) {
-		snap := h.Tools(c)
+// threadTools is the tool snapshot of catalog c for thread: every tool of
+// c without the names the tool_restriction entries withhold for the
+// thread. It is captured per thread (DC12) until a plugin reload or a
+// change of tool_restriction entries for the thread.
+func (h *Host) threadTools(ctx context.Context, thread string, c contrib.Catalog) *contrib.ToolSnapshot {
+	return h.points.tools.get(thread+"\x00"+c.String(), func() (*contrib.ToolSnapshot, bool) {
+		snap := h.registry.Tools(c)
 		names := []any{}
 		for _, t := range snap.List() {
 			names = append(names, t.Name)

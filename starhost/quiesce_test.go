@@ -60,7 +60,7 @@ func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
 	if _, err := h.Grant(ctx, "acme.p"); err != nil {
 		t.Fatal(err)
 	}
-	go h.Tools(Work).Invoke(ctx, "stuck", nil)
+	go h.Tools(context.Background(), "", Work).Invoke(ctx, "stuck", nil)
 	<-a.entered
 	if _, err := h.Disable(ctx, "acme.p", false); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
@@ -57,15 +56,15 @@ func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
 					return
 				default:
 				}
-				snap := h.Tools(starhost.Work)
+				snap := h.Tools(context.Background(), "", starhost.Work)
 				res := snap.Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 				switch {
 				case res.OK():
 					ok.Add(1)
-				case res.Err.Code == contrib.ErrToolUnavailable || res.Err.Code == contrib.ErrUnknownTool:
+				case res.Error.Code == starhost.ErrToolUnavailable || res.Error.Code == starhost.ErrUnknownTool:
 					unavailable.Add(1)
 				default:
-					t.Errorf("call failed: %+v", res.Err)
+					t.Errorf("call failed: %+v", res.Error)
 					return
 				}
 			}
@@ -79,7 +78,7 @@ func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 	if res.Text != "v200:X" {
 		t.Fatalf("after 200 reloads: %+v, want v200:X", res)
 	}
@@ -109,8 +108,8 @@ func TestDC27_SoakReloadsLeakNothing(t *testing.T) {
 	cycle := func(i int) {
 		testkit.WriteTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
 		h.Reload(context.Background(), dir)
-		if res := h.Tools(starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"a"}`)); !res.OK() {
-			t.Fatalf("cycle %d: %+v", i, res.Err)
+		if res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"a"}`)); !res.OK() {
+			t.Fatalf("cycle %d: %+v", i, res.Error)
 		}
 	}
 	for i := 1; i <= 100; i++ { // warm up

@@ -1,5 +1,7 @@
 package starhost
 
+import "github.com/crystal-star/crystal-star/contrib"
+
 // The dispatch pipeline consults a tool's read_only and requires_approval
 // (MC4). The rule, for plugin and external tools (the host's own tools have
 // no hints):
@@ -20,10 +22,10 @@ const PlanMode = "plan"
 
 // toolHints applies the rule above to cl; it returns a refusal when plan
 // mode refuses the tool.
-func (d *dispatch) toolHints(name string, cl *Classified) (ToolResult, bool) {
+func (d *dispatch) toolHints(name string, cl *Classified) (contrib.Result, bool) {
 	info, ok := d.view.ToolInfo(name)
 	if !ok {
-		return ToolResult{}, false
+		return contrib.Result{}, false
 	}
 	if d.h.Session().Facts().Mode == PlanMode && !info.ReadOnly {
 		return denied("plan mode runs only read-only tools; %s is not read_only", info.CanonicalName), true
@@ -40,5 +42,5 @@ func (d *dispatch) toolHints(name string, cl *Classified) (ToolResult, bool) {
 	case info.RequiresApproval && cl.Permission == "allow":
 		cl.Permission = "ask"
 	}
-	return ToolResult{}, false
+	return contrib.Result{}, false
 }

@@ -28,11 +28,11 @@ type ToolSetConfig struct {
 func (c ToolSetConfig) IsEnabled() bool { return c.Enabled == nil || *c.Enabled }
 
 // Catalog returns the catalogs the set's tools are listed in (default work).
-func (c ToolSetConfig) Catalog() contrib.Catalog {
+func (c ToolSetConfig) Catalog() Catalog {
 	if cat, err := contrib.ParseCatalog(c.Catalogs); err == nil {
-		return cat
+		return Catalog(cat)
 	}
-	return contrib.Work
+	return Work
 }
 
 // Problem says why the declaration cannot start, or "".

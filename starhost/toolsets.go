@@ -67,7 +67,7 @@ func (h *Host) SetToolSet(ctx context.Context, st ToolSetState, tools []External
 	if !changed {
 		return
 	}
-	h.registry.SetExternal(all)
+	h.registry.SetExternal(externalTools(all))
 	if h.attached.Load() {
 		h.manager.Reattach(ctx) // CC3: the external catalog reloaded
 	}

@@ -176,10 +176,10 @@ func runTools(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	list := h.PlanTools(e.ctx, "", cat).List() // one tool planning (MC2)
+	list := h.Tools(e.ctx, "", cat).List() // one tool planning (MC2)
 	if f.has("json") {
 		if list == nil {
-			list = []contrib.ToolInfo{}
+			list = []starhost.ToolInfo{}
 		}
 		return e.printJSON(list)
 	}
@@ -196,11 +196,11 @@ func runTools(e *env, args []string) error {
 
 // callJSON is the stable shape of `call --json`.
 type callJSON struct {
-	OK    bool               `json:"ok"`
-	Text  string             `json:"text"`
-	Data  json.RawMessage    `json:"data"`
-	Parts []contrib.Part     `json:"parts,omitempty"` // a multimodal tool's content (MC1)
-	Error *contrib.ToolError `json:"error"`
+	OK    bool                   `json:"ok"`
+	Text  string                 `json:"text"`
+	Data  json.RawMessage        `json:"data"`
+	Parts []starhost.ContentPart `json:"parts,omitempty"` // a multimodal tool's content (MC1)
+	Error *starhost.ToolError    `json:"error"`
 }
 
 var callCmd = command{name: "call", args: "TOOL [JSON]", summary: "invoke one tool; exit 1 on a tool error",
@@ -222,9 +222,10 @@ func runCall(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := h.PlanTools(e.ctx, "", contrib.PlanAndWork).Invoke(e.ctx, f.args[0], raw)
+	snap := h.Tools(e.ctx, "", starhost.PlanAndWork)
+	res := snap.Invoke(e.ctx, f.args[0], raw)
 	if f.has("json") {
-		if err := e.printJSON(callJSON{OK: res.OK(), Text: res.Text, Data: nullIfEmpty(res.Data), Parts: res.Parts, Error: res.Err}); err != nil {
+		if err := e.printJSON(callJSON{OK: res.OK(), Text: res.Text, Data: nullIfEmpty(res.Data), Parts: res.Parts, Error: res.Error}); err != nil {
 			return err
 		}
 	} else if res.OK() {
@@ -237,9 +238,9 @@ func runCall(e *env, args []string) error {
 		}
 	} else {
 		hint := ""
-		if res.Err.Code == contrib.ErrUnknownTool {
+		if errors.Is(res.Err(), starhost.ErrUnknownTool) {
 			var names []string
-			for _, t := range h.Tools(contrib.PlanAndWork).List() {
+			for _, t := range snap.List() {
 				names = append(names, t.Name)
 			}
 			hint = didYouMean(f.args[0], names, "")
@@ -318,7 +319,7 @@ func runRender(e *env, args []string) error {
 
 // toolOwner is the plugin that contributes a tool, or "external" for the
 // host's own: `tools` and the console's /tools show the same word.
-func toolOwner(t contrib.ToolInfo) string {
+func toolOwner(t starhost.ToolInfo) string {
 	if t.Plugin == "" {
 		return "external"
 	}
@@ -326,14 +327,14 @@ func toolOwner(t contrib.ToolInfo) string {
 }
 
 // catalogFlag reads --catalog plan|work; without it, both catalogs.
-func catalogFlag(f *cmdFlags) (contrib.Catalog, error) {
+func catalogFlag(f *cmdFlags) (starhost.Catalog, error) {
 	name, ok := f.set["catalog"]
 	if !ok {
-		return contrib.PlanAndWork, nil
+		return starhost.PlanAndWork, nil
 	}
 	c, err := contrib.ParseCatalog(name)
 	if err != nil || c == contrib.PlanAndWork {
 		return 0, usagef("--catalog must be plan or work")
 	}
-	return c, nil
+	return starhost.Catalog(c), nil
 }

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -260,7 +259,7 @@ func (c *console) plugins(string) {
 
 // tools is /tools: the tool catalog, in order.
 func (c *console) tools(string) {
-	for _, t := range c.h.PlanTools(c.e.ctx, devThread, contrib.PlanAndWork).List() {
+	for _, t := range c.h.Tools(c.e.ctx, devThread, starhost.PlanAndWork).List() {
 		c.printf("%s (%s) %s %s", t.Name, toolOwner(t), t.Catalogs, toolFlags(t))
 	}
 }
@@ -276,10 +275,10 @@ func (c *console) call(rest string) {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	res := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
+	res := c.h.Tools(ctx, devThread, starhost.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
 	switch {
-	case res.Err != nil:
-		c.printf("error %s: %s%s", res.Err.Code, res.Err.Message, c.toolHint(name, res.Err))
+	case res.Error != nil:
+		c.printf("error %s: %s%s", res.Error.Code, res.Error.Message, c.toolHint(name, res.Error))
 	case len(res.Parts) > 0:
 		for _, line := range partLines(res.Parts) {
 			c.printf("%s", line)
@@ -376,8 +375,8 @@ func (c *console) reload(id string) {
 }
 
 // toolHint suggests the nearest tool name when a call names no tool.
-func (c *console) toolHint(name string, err *contrib.ToolError) string {
-	if err.Code != contrib.ErrUnknownTool || slices.Contains(c.toolNames(), name) {
+func (c *console) toolHint(name string, err *starhost.ToolError) string {
+	if !errors.Is(err, starhost.ErrUnknownTool) || slices.Contains(c.toolNames(), name) {
 		return ""
 	}
 	return didYouMean(name, c.toolNames(), "")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -209,7 +210,7 @@ func (c *console) argumentNames(verb string) []string {
 
 func (c *console) toolNames() []string {
 	var names []string
-	for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
+	for _, t := range c.h.Tools(context.Background(), devThread, starhost.PlanAndWork).List() {
 		names = append(names, t.Name)
 	}
 	return names

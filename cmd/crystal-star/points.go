@@ -123,7 +123,7 @@ func (c *console) points(string) {
 		c.printf("%s [%s] %s; %s; %s", p.Name, p.Tiers, p.Eval, p.Combine, p.Failure)
 		switch p.Name {
 		case contrib.PointTools:
-			c.printf("  %d tools (see /tools)", c.h.Tools(contrib.PlanAndWork).Len())
+			c.printf("  %d tools (see /tools)", c.h.Tools(c.e.ctx, devThread, starhost.PlanAndWork).Len())
 		case contrib.PointCommands:
 			c.printf("  %d commands (see /help)", len(c.h.Commands()))
 		}
@@ -197,7 +197,7 @@ func (c *console) dispatch(rest string) {
 	ctx := c.e.ctx
 	res := c.h.Dispatch(ctx, devThread, starhost.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)},
 		func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
-			snap := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork)
+			snap := c.h.Tools(ctx, devThread, starhost.PlanAndWork)
 			for _, t := range snap.List() {
 				if t.Name == call.Name {
 					return snap.Invoke(ctx, call.Name, call.Arguments)
@@ -205,10 +205,10 @@ func (c *console) dispatch(rest string) {
 			}
 			return starhost.ToolResult{Text: fmt.Sprintf("(the dev console does not run the host's %s)", call.Name)}
 		})
-	if res.Risk == "" && res.Result.Err != nil {
+	if res.Risk == "" && res.Result.Error != nil {
 		// Answered before any stage (an unknown tool, arguments that are
 		// not JSON, a cancelled call): there is no risk or verdict to show.
-		c.printf("dispatch %s %s: not run: %s: %s", id, name, res.Result.Err.Code, res.Result.Err.Message)
+		c.printf("dispatch %s %s: not run: %s: %s", id, name, res.Result.Error.Code, res.Result.Error.Message)
 		return
 	}
 	verdict := "approved"
@@ -218,8 +218,8 @@ func (c *console) dispatch(rest string) {
 	c.printf("dispatch %s %s: risk %s, %s", id, name, res.Risk, verdict)
 	c.printf("  call: %s %s", res.Call.Name, res.Call.Arguments)
 	switch r := res.Result; {
-	case r.Err != nil:
-		c.printf("  error %s: %s", r.Err.Code, r.Err.Message)
+	case r.Error != nil:
+		c.printf("  error %s: %s", r.Error.Code, r.Error.Message)
 	case r.Data != nil:
 		c.printf("  result: %s", r.Data)
 	default:

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,7 +23,7 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/list":
 			// The cache hints are the SDK's own defaults (its listTools):
 			// cacheFieldsMiddleware drops them before 2026-07-28.
-			return &mcp.ListToolsResult{Tools: s.tools(), Cacheable: mcp.Cacheable{CacheScope: "public"}}, nil
+			return &mcp.ListToolsResult{Tools: s.tools(ctx), Cacheable: mcp.Cacheable{CacheScope: "public"}}, nil
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok {
 				return s.call(ctx, r)
@@ -32,10 +33,11 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// tools is the catalog now, in catalog order.
-func (s *Server) tools() []*mcp.Tool {
+// tools is the catalog now, in catalog order: the host's tools of thread
+// "" (Host.Tools), the same snapshot a call goes through.
+func (s *Server) tools(ctx context.Context) []*mcp.Tool {
 	out := []*mcp.Tool{}
-	for _, t := range starhost.MCPTools(s.h.Tools(s.cat).List()) {
+	for _, t := range starhost.MCPTools(s.h.Tools(ctx, "", s.cat).List()) {
 		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if len(t.OutputSchema) > 0 {
 			tool.OutputSchema = t.OutputSchema
@@ -52,7 +54,7 @@ func (s *Server) tools() []*mcp.Tool {
 // make the SDK send tools/list_changed.
 func (s *Server) syncTools() {
 	want := map[string]*mcp.Tool{}
-	for _, t := range s.tools() {
+	for _, t := range s.tools(context.Background()) {
 		want[t.Name] = t
 	}
 	applyMirror(s.mirror.tools, want, func(t *mcp.Tool) {
@@ -73,8 +75,8 @@ func (s *Server) call(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToo
 			_ = r.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message})
 		})
 	}
-	res := s.h.Tools(s.cat).Invoke(ctx, p.Name, starhost.Arguments(p.Arguments))
-	if res.Err != nil && res.Err.Code == "unknown_tool" {
+	res := s.h.Tools(ctx, "", s.cat).Invoke(ctx, p.Name, p.Arguments)
+	if errors.Is(res.Err(), starhost.ErrUnknownTool) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
 	return toolResult(res), nil

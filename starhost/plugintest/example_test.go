@@ -45,7 +45,7 @@ func ExampleHost_Call() {
 	}
 	defer h.Close()
 	res := h.Call("review_summary", `{"text": "   "}`)
-	fmt.Println(res.Err.Code, res.Err.Message)
+	fmt.Println(res.Error.Code, res.Error.Message)
 	// Output: empty_text text is empty
 }
 

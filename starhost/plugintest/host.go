@@ -211,7 +211,7 @@ func (h *Host) Call(tool, args string) starhost.ToolResult {
 	if args == "" {
 		args = "{}"
 	}
-	return h.Host.Tools(starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
+	return h.Host.Tools(context.Background(), "", starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
 }
 
 // Expand runs a command (with or without its "/") and returns the turn
@@ -242,7 +242,7 @@ func (h *Host) invoke(ctx context.Context, call starhost.ToolCall) starhost.Tool
 	if slices.Contains(h.builtin, call.Name) {
 		return starhost.ToolResult{Text: call.Name + " " + string(call.Arguments)}
 	}
-	return h.Host.ThreadTools(ctx, "test", starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
+	return h.Host.Tools(ctx, "test", starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
 }
 
 // Advance moves the plugin timers' clock (ManualClock.Advance) and returns

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/toolsets"
 )
@@ -19,7 +18,7 @@ func BenchmarkToolSetCall(b *testing.B) {
 	home := b.TempDir()
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte("[tool_sets.srv]\ncommand = [\"x\"]\n"), 0o644)
 	direct := starhost.ExternalTool{Name: "direct", Catalogs: starhost.Work,
-		Run: func(context.Context, any) contrib.Result { return contrib.Result{Text: "direct ok"} }}
+		Run: func(context.Context, any) starhost.ToolResult { return starhost.ToolResult{Text: "direct ok"} }}
 	h, err := starhost.New(starhost.Options{Home: home, Workspace: b.TempDir(), External: []starhost.ExternalTool{direct}})
 	if err != nil {
 		b.Fatal(err)
@@ -29,13 +28,13 @@ func BenchmarkToolSetCall(b *testing.B) {
 	f := &fakeSets{toolDefs: []string{"echo"}}
 	r := toolsets.Start(context.Background(), h, toolsets.Options{Dial: f.dial})
 	defer r.Close()
-	snap := h.Tools(starhost.Work)
+	snap := h.Tools(context.Background(), "", starhost.Work)
 	for _, name := range []string{"direct", "echo"} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if res := snap.Invoke(context.Background(), name, nil); !res.OK() {
-					b.Fatal(res.Err)
+					b.Fatal(res.Error)
 				}
 			}
 		})

@@ -8,13 +8,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // ErrToolError is the code of a tool set's answer with isError: the
 // server's text is the message.
-const ErrToolError = "tool_error"
+const ErrToolError starhost.Code = "tool_error"
 
 // externalTool is the catalog entry of one MCP tool of the set. Its Run
 // calls the live session; while the set is down it answers
@@ -30,18 +29,17 @@ func (s *set) externalTool(t *mcp.Tool) starhost.ExternalTool {
 		x.ReadOnly = a.ReadOnlyHint
 	}
 	name := t.Name
-	x.Run = func(ctx context.Context, args any) contrib.Result {
+	x.Run = func(ctx context.Context, args any) starhost.ToolResult {
 		cs := s.current()
 		if cs == nil {
-			return contrib.Failure(contrib.ErrToolUnavailable,
-				fmt.Sprintf("tool set %q is not running; the host is restarting it", s.name))
+			return failure(starhost.ErrToolUnavailable, fmt.Sprintf("tool set %q is not running; the host is restarting it", s.name))
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			if s.current() != cs {
-				return contrib.Failure(contrib.ErrToolUnavailable, fmt.Sprintf("tool set %q went down during the call", s.name))
+				return failure(starhost.ErrToolUnavailable, fmt.Sprintf("tool set %q went down during the call", s.name))
 			}
-			return contrib.Failure(contrib.ErrToolFailed, fmt.Sprintf("tool set %q: %v", s.name, err))
+			return failure(starhost.ErrToolFailed, fmt.Sprintf("tool set %q: %v", s.name, err))
 		}
 		return result(res)
 	}
@@ -50,38 +48,43 @@ func (s *set) externalTool(t *mcp.Tool) starhost.ExternalTool {
 
 // result converts an MCP tool result (MC1): text stays text, images, audio
 // and embedded resources become content parts, structured content JSON.
-func result(res *mcp.CallToolResult) contrib.Result {
-	var parts []contrib.Part
+func result(res *mcp.CallToolResult) starhost.ToolResult {
+	var parts []starhost.ContentPart
 	var texts []string
 	binary := false
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			texts = append(texts, c.Text)
-			parts = append(parts, contrib.Part{Type: contrib.PartText, Text: c.Text})
+			parts = append(parts, starhost.ContentPart{Type: starhost.PartText, Text: c.Text})
 		case *mcp.ImageContent:
 			binary = true
-			parts = append(parts, contrib.Part{Type: contrib.PartImage, Data: c.Data, MIME: c.MIMEType})
+			parts = append(parts, starhost.ContentPart{Type: starhost.PartImage, Data: c.Data, MIME: c.MIMEType})
 		case *mcp.AudioContent:
 			binary = true
-			parts = append(parts, contrib.Part{Type: contrib.PartAudio, Data: c.Data, MIME: c.MIMEType})
+			parts = append(parts, starhost.ContentPart{Type: starhost.PartAudio, Data: c.Data, MIME: c.MIMEType})
 		case *mcp.EmbeddedResource:
 			if r := c.Resource; r != nil {
 				binary = true
-				parts = append(parts, contrib.Part{Type: contrib.PartResource, URI: r.URI, MIME: r.MIMEType, Text: r.Text, Blob: r.Blob})
+				parts = append(parts, starhost.ContentPart{Type: starhost.PartResource, URI: r.URI, MIME: r.MIMEType, Text: r.Text, Blob: r.Blob})
 			}
 		}
 	}
 	text := strings.Join(texts, "\n")
 	switch {
 	case res.IsError:
-		return contrib.Failure(ErrToolError, text)
+		return failure(ErrToolError, text)
 	case binary:
-		return contrib.PartsResult(parts)
+		return starhost.ToolResult{Text: text, Parts: parts} // the host checks the parts' sizes
 	case res.StructuredContent != nil:
 		if data, err := json.Marshal(res.StructuredContent); err == nil {
-			return contrib.Result{Data: data}
+			return starhost.ToolResult{Data: data}
 		}
 	}
-	return contrib.Result{Text: text}
+	return starhost.ToolResult{Text: text}
+}
+
+// failure is a failed result with code and message.
+func failure(code starhost.Code, message string) starhost.ToolResult {
+	return starhost.ToolResult{Error: &starhost.ToolError{Code: code, Message: message}}
 }
