@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -72,6 +73,13 @@ func (d *DryRunner) DryRun(ctx context.Context, req contrib.ActivationRequest) (
 		return nil, d.a.failed(req, false, asFailure(err))
 	}
 	if out.Failed {
+		if slices.ContainsFunc(out.Diagnostics, func(d contrib.Diagnostic) bool { return d.Code == contrib.ResourceExhausted }) {
+			// A run stopped at its memory budget leaves a heap the Go
+			// runtime returns to the system only later; the next plugin
+			// must not be killed for it (the watchdog's reading lags).
+			p.close()
+			d.p = nil
+		}
 		return nil, &contrib.ActivationError{Compile: out.Compile, Diagnostics: own(req.Plugin, out.Diagnostics)}
 	}
 	return dryInstance{newInstance(p, req, b, out)}, nil
