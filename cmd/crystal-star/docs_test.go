@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -307,5 +308,40 @@ func TestDocsCurlExchange(t *testing.T) {
 	}
 	if script == "" || !strings.Contains(string(doc), "```sh\n"+script+"\n```") {
 		t.Errorf("docs/mcp.md does not show exchange.sh of testdata/script/mcp_http_curl.txtar as written:\n%s", script)
+	}
+}
+
+// TestDocsHaveNoMergeLeftovers fails on a line a half-resolved merge left
+// in a tracked text file: docs and code alike must read as one text.
+func TestDocsHaveNoMergeLeftovers(t *testing.T) {
+	markers := []string{strings.Repeat("<", 7) + " ", strings.Repeat(">", 7) + " ", strings.Repeat("=", 7) + "\n"}
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".txtar", ".star", ".toml":
+		default:
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.SplitAfter(string(data), "\n") {
+			for _, m := range markers {
+				if strings.HasPrefix(line, m) {
+					t.Errorf("%s:%d: a merge conflict marker %q", path, i+1, strings.TrimSpace(m))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
