@@ -69,9 +69,9 @@ func (h *Host) resolveToken(ctx context.Context, view *contrib.View, facts Facts
 			d := builtins.FailureDiagnostic(err)
 			d.Code, d.Severity = contrib.PlaceholderFailed, contrib.PlaceholderFailed.Severity()
 			d.Message = "{{" + name + "}} was left in place: " + d.Message
-			h.Note(d)
+			h.note(d)
 		case !produced:
-			h.Note(contrib.Diag(contrib.PlaceholderFailed, e.Plugin, e.Placeholder.Pos,
+			h.note(contrib.Diag(contrib.PlaceholderFailed, e.Plugin, e.Placeholder.Pos,
 				"{{%s}} was left in place: resolve returned nothing", name))
 		default:
 			out = text

@@ -11,10 +11,6 @@ import (
 // clock.
 type Clock = builtins.Clock
 
-// TimerClock returns the clock of Options.Clock, nil for the real clock. It
-// implements builtins.ClockSource.
-func (h *Host) TimerClock() builtins.Clock { return h.opts.Clock }
-
 // ManualClock is a Clock that moves only when Advance is called, so a test
 // runs plugin timers without sleeping and without races against the real
 // clock. Its time starts at zero. It is safe for concurrent use.

@@ -145,7 +145,7 @@ func (h *Host) Config() Config {
 
 // reloadConfig reads both layers again.
 func (h *Host) reloadConfig() {
-	c := loadConfig(h.opts.Home, h.opts.Workspace, h.baseLimits(), h.Note)
+	c := loadConfig(h.opts.Home, h.opts.Workspace, h.baseLimits(), h.note)
 	h.config.Store(&c)
 }
 

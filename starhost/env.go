@@ -7,11 +7,11 @@ import (
 	"github.com/crystal-star/crystal-star/lifecycle"
 )
 
-// Environment returns what plugins see on ctx.env (CC19), or nil before the
+// environment returns what plugins see on ctx.env (CC19), or nil before the
 // first attach (CC3, CC14). It lists every discovered plugin directory (no
 // paths), the external tool sets and loaded external tools, and the skills;
 // built-in tools are never listed.
-func (h *Host) Environment() *builtins.Environment {
+func (h *Host) environment() *builtins.Environment {
 	if !h.attached.Load() {
 		return nil
 	}

@@ -26,13 +26,13 @@ contribute(attach = attach, tools = [tool(name = "count", catalogs = "work", run
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
-	if env := h.Environment(); env != nil {
+	if env := starhost.EnvironmentOf(h); env != nil {
 		t.Fatalf("before Start: %+v", env)
 	}
 	if err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	env := h.Environment()
+	env := starhost.EnvironmentOf(h)
 	if env == nil || len(env.Plugins) != 1 || env.Plugins[0].Directory != "envy" || !env.Plugins[0].Loaded {
 		t.Fatalf("after Start: %+v", env)
 	}

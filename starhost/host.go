@@ -245,8 +245,8 @@ func relativeDisplay(dir string) string {
 	return filepath.ToSlash(rel)
 }
 
-// Note implements contrib.Services.
-func (h *Host) Note(n Note) {
+// note delivers n to Options.Notes, redacted.
+func (h *Host) note(n Note) {
 	if h.opts.Notes != nil {
 		h.opts.Notes(h.redactNote(n))
 	}
@@ -293,14 +293,14 @@ func (h *Host) activator() contrib.Activator {
 // lifecycle manager; no plugin is discovered and nothing runs.
 func (h *Host) build() {
 	h.reloadConfig()
-	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.Note,
+	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.note,
 		Defaults: h.pointDefaults(), Unavailable: h.faultedWhy})
 	h.registry.Subscribe(h.points.invalidate) // first: captured state goes before embedders rebuild (DC12)
 	h.manager = lifecycle.NewManager(lifecycle.Options{
 		Roots:     h.roots(),
 		Activator: h.activator(),
 		Registry:  h.registry,
-		Services:  h,
+		Services:  services{h},
 		Rules: contrib.Rules{BuiltinTools: h.opts.BuiltinTools, BuiltinCommands: h.opts.BuiltinCommands,
 			HostPlaceholders: h.opts.HostPlaceholders},
 		Disabled:       func(id string) bool { return slices.Contains(h.Config().Disabled, id) },

@@ -230,15 +230,6 @@ func (h *Host) SubscribePoints(fn func(Invalidation)) (cancel func()) {
 	return h.registry.Subscribe(fn)
 }
 
-// AddEntry and ReleaseEntry implement builtins.PointRegistrar for
-// ctx.contributions (DC11).
-func (h *Host) AddEntry(plugin, gen string, e contrib.PointEntry) (*contrib.Handle, error) {
-	return h.registry.AddEntry(plugin, gen, e)
-}
-
-// ReleaseEntry releases a runtime entry of plugin by its handle id.
-func (h *Host) ReleaseEntry(plugin, id string) bool { return h.registry.ReleaseEntry(plugin, id) }
-
 // pointsState is the host's captured per-thread state (DC12).
 type pointsState struct {
 	prompts threadCache[*Prompt]
@@ -309,7 +300,7 @@ type runNotes struct {
 }
 
 func (r *runNotes) add(n Note) {
-	r.h.Note(n)
+	r.h.note(n)
 	r.mu.Lock()
 	r.list = append(r.list, n)
 	r.mu.Unlock()

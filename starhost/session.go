@@ -171,21 +171,21 @@ func (h *Host) selectConfigured() {
 	cfg := h.Config()
 	if cfg.Model != "" {
 		if err := h.SelectModel(cfg.Model); err != nil {
-			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config model: %v", err))
+			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config model: %v", err))
 		} else {
 			for _, s := range []struct {
 				key, token string
 				set        func(string) error
 			}{{"thinking", cfg.Thinking, h.SetThinking}, {"service_tier", cfg.ServiceTier, h.SetServiceTier}, {"speed", cfg.Speed, h.SetSpeed}} {
 				if err := s.set(s.token); err != nil {
-					h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config %s: %v; using the default", s.key, err))
+					h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config %s: %v; using the default", s.key, err))
 				}
 			}
 		}
 	}
 	if cfg.ReviewModel != "" {
 		if err := h.SelectReviewModel(cfg.ReviewModel); err != nil {
-			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config review_model: %v", err))
+			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config review_model: %v", err))
 		}
 	}
 	if h.models.review.Load() == nil && h.models.session.Load() != nil {

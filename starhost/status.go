@@ -53,10 +53,10 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 // description and availability (CC16: listing places nothing on the line).
 func (h *Host) StatusFields() []statusline.FieldInfo { return h.board.Fields() }
 
-// StatusSink returns the status sink of one generation (CC17): created on
+// statusSink returns the status sink of one generation (CC17): created on
 // first use with the plugin's accepted fields, or nil when none was
 // accepted. A new generation's sink retires the previous one.
-func (h *Host) StatusSink(plugin, generation string) builtins.StatusSink {
+func (h *Host) statusSink(plugin, generation string) builtins.StatusSink {
 	var names []string
 	for _, f := range h.board.Fields() {
 		if f.Plugin == plugin {
@@ -72,7 +72,7 @@ func (h *Host) StatusSink(plugin, generation string) builtins.StatusSink {
 		return s
 	}
 	s := h.board.NewSink(plugin, generation, names, func(msg string) {
-		h.Note(contrib.Diagnostic{Code: contrib.StatusFieldUnknown, Severity: contrib.SeverityWarning, Plugin: plugin, Message: msg})
+		h.note(contrib.Diagnostic{Code: contrib.StatusFieldUnknown, Severity: contrib.SeverityWarning, Plugin: plugin, Message: msg})
 	})
 	if h.sinks == nil {
 		h.sinks = map[string]*statusline.Sink{}

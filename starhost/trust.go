@@ -51,7 +51,7 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 func (h *Host) warnWorkspaceTrust() {
 	p := filepath.Join(h.opts.Workspace, ".crystal", "plugin-trust.json")
 	if _, err := os.Stat(p); err == nil {
-		h.Note(contrib.Diag(contrib.WorkspaceTrustIgnored, "", contrib.Pos{File: p},
+		h.note(contrib.Diag(contrib.WorkspaceTrustIgnored, "", contrib.Pos{File: p},
 			"a trust file inside the workspace is ignored; only %s grants trust", h.TrustFile()))
 	}
 }

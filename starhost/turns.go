@@ -45,7 +45,7 @@ func (h *Host) RunHook(ctx context.Context, event contrib.HookEvent, payload map
 }
 
 func (h *Host) hook(ctx context.Context, event contrib.HookEvent, payload map[string]any) map[string]any {
-	return contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, h.Note)
+	return contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, h.note)
 }
 
 // ThreadStarted tells the thread observers that thread started; they may

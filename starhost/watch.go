@@ -35,7 +35,7 @@ func (h *Host) WatchReady(ctx context.Context, ready func()) error {
 			filepath.Join(h.opts.Home, "skills"):                  h.manager.Reattach,
 		},
 		Ready: ready,
-		Error: func(err error) { h.Note(contrib.Diag(contrib.WatchFailed, "", contrib.Pos{}, "%v", err)) },
+		Error: func(err error) { h.note(contrib.Diag(contrib.WatchFailed, "", contrib.Pos{}, "%v", err)) },
 	})
 }
 

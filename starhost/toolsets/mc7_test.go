@@ -115,11 +115,12 @@ contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run
 `), 0o644)
 	var mu sync.Mutex
 	var notes []starhost.Note
-	h, err := starhost.New(starhost.Options{Home: home, Workspace: ws, Dev: []string{dir}, Notes: func(n starhost.Note) {
+	collect := func(n starhost.Note) {
 		mu.Lock()
 		notes = append(notes, n)
 		mu.Unlock()
-	}})
+	}
+	h, err := starhost.New(starhost.Options{Home: home, Workspace: ws, Dev: []string{dir}, Notes: collect})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run
 		t.Fatal(err)
 	}
 	f := &fakeSets{toolDefs: []string{"echo", "clash"}, redial: make(chan struct{})}
-	r := toolsets.Start(context.Background(), h, toolsets.Options{Dial: f.dial, MinBackoff: time.Millisecond})
+	r := toolsets.Start(context.Background(), h, toolsets.Options{Dial: f.dial, MinBackoff: time.Millisecond, Notes: collect})
 	defer r.Close()
 
 	var names []string

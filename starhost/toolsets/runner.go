@@ -38,6 +38,16 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// StartTimeout bounds Start's wait for the first connections.
 	StartTimeout time.Duration
+	// Notes receives a set's failures (ToolSetFailed); nil discards them.
+	// Usually the host's Options.Notes.
+	Notes func(starhost.Note)
+}
+
+// note delivers n to Options.Notes.
+func (r *Runner) note(n starhost.Note) {
+	if r.opts.Notes != nil {
+		r.opts.Notes(n)
+	}
 }
 
 // Runner keeps the configured tool sets running. Close stops them.
@@ -146,7 +156,7 @@ func (s *set) startable(ctx context.Context) bool {
 		return false
 	case s.cfg.Problem() != "":
 		why := s.cfg.Problem()
-		s.r.h.Note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q %s; it is not started", s.name, why))
+		s.r.note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q %s; it is not started", s.name, why))
 		s.report(ctx, starhost.ToolSetState{SkipReason: "invalid: " + why}, nil)
 		return false
 	}
@@ -170,7 +180,7 @@ func (s *set) run(ctx context.Context, first func()) {
 		if time.Since(started) > healthyAfter {
 			backoff = s.r.opts.MinBackoff
 		}
-		s.r.h.Note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q: %v; its tools answer tool_unavailable; retrying in %s", s.name, err, backoff))
+		s.r.note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q: %v; its tools answer tool_unavailable; retrying in %s", s.name, err, backoff))
 		s.report(ctx, starhost.ToolSetState{Loaded: loaded, SkipReason: err.Error()}, nil)
 		first() // Start returns with the failure reported
 		select {
