@@ -315,6 +315,7 @@ func (m *Manager) drain(p *plugin, g *generation) {
 	} else {
 		m.mu.Lock()
 		p.teardown = true
+		m.overdue = append(m.overdue, g.pub.Plugin+"@"+g.id)
 		m.mu.Unlock()
 		m.pending.Add(1)
 		go func() {

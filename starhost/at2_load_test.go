@@ -48,8 +48,8 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 	}
 	for i := 1; i <= reloads; i++ {
 		writeTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
-		if !h.Reload(context.Background(), dir) {
-			t.Fatal("reload: unknown dir")
+		if err := h.Reload(context.Background(), dir); err != nil {
+			t.Fatal(err)
 		}
 	}
 	wg.Wait()

@@ -144,9 +144,18 @@ func (h *Host) Config() Config {
 }
 
 // reloadConfig reads both layers again.
+// A layer that exists but cannot be read is remembered, so Start can refuse
+// to serve without it.
 func (h *Host) reloadConfig() {
-	c := loadConfig(h.opts.Home, h.opts.Workspace, h.baseLimits(), h.note)
+	var unreadable *contrib.Diagnostic
+	c := loadConfig(h.opts.Home, h.opts.Workspace, h.baseLimits(), func(d contrib.Diagnostic) {
+		if d.Code == contrib.ConfigUnreadable && unreadable == nil {
+			unreadable = &d
+		}
+		h.note(d)
+	})
 	h.config.Store(&c)
+	h.life.unreadable.Store(unreadable)
 }
 
 // configPath returns the config file of one layer.

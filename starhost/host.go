@@ -1,7 +1,6 @@
 package starhost
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -181,7 +180,7 @@ type Host struct {
 	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
 	toolSets toolSetTable                // external tool sets and their tools (toolsets.go)
 
-	closeOnce sync.Once
+	life hostLife // started, closed, the last config read (serve.go)
 
 	trustCache trustCache // the trust file, indexed (trustcache.go)
 }
@@ -262,17 +261,6 @@ func (h *Host) SetFacts(f Facts) {
 		f.Workspace = h.opts.Workspace
 	}
 	h.facts.Store(&f)
-}
-
-// Start discovers plugins (AT4), admits, activates and attaches them. One
-// bad plugin never stops the others; problems arrive as notes and in
-// Plugins(). Call it once, before the other methods that serve plugins.
-func (h *Host) Start(ctx context.Context) error {
-	h.warnWorkspaceTrust()
-	h.startModels() // the session is published before any attach_session (CC20)
-	h.manager.Start(ctx)
-	h.finishModels(ctx) // first connect: factories are loaded now (CC9)
-	return nil
 }
 
 // testActivator, when set by a test of this package, replaces the Starlark
@@ -385,31 +373,10 @@ func (h *Host) faultedWhy(plugin string) string {
 	return ""
 }
 
-// Reload re-reads one plugin directory and replaces its generation when its
-// content changed, make-before-break (AT2): any failure of the next
-// generation keeps the running one serving (AT3). It reports whether dir is
-// a known plugin.
-func (h *Host) Reload(ctx context.Context, dir string) bool { return h.manager.Reload(ctx, dir) }
-
 // Tools returns a frozen snapshot of catalog c in catalog order (CC6).
 // Calls through it re-resolve every time; after a plugin is revoked they
 // yield tool_unavailable (DC4).
 func (h *Host) Tools(c Catalog) *ToolSnapshot { return h.registry.Tools(c) }
-
-// Close deactivates every plugin and waits for teardown, even past the
-// cleanup timeout (DC27). It is idempotent.
-func (h *Host) Close(ctx context.Context) error {
-	h.closeOnce.Do(func() {
-		h.models.closing.Store(true) // no reconnecting while plugins stop
-		if h.manager != nil {
-			h.manager.Close(ctx)
-		}
-		if h.router != nil {
-			h.router.remote.Close() // workers compiled but never activated
-		}
-	})
-	return nil
-}
 
 // Stats returns reclaim figures (DC27): generations still reclaiming,
 // leaked_generations and restart_recommended. It never forces a garbage

@@ -391,8 +391,8 @@ func TestDC11_RevocationReleasesEntriesAddedAtRunTime(t *testing.T) {
 		t.Fatal("no entry")
 	}
 	writeTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": observerSource + "\n# changed\n"})
-	if !h.Reload(bg, filepath.Join(root, "a")) {
-		t.Fatal("reload")
+	if err := h.Reload(bg, filepath.Join(root, "a")); err != nil {
+		t.Fatal(err)
 	}
 	if got := h.ChatContext(bg, "t1", "x"); len(got) != 0 {
 		t.Errorf("after the reload: %q; the revoked generation's entries must be gone", got)

@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,40 @@ func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
 	}
 	close(a.release)
 	h.Close(ctx)
+}
+
+// Close reports the generations whose calls did not drain within the
+// cleanup timeout (they were cancelled and waited for), and a second Close
+// reports nothing.
+func TestCloseReportsUndrainedGenerations(t *testing.T) {
+	a := &stuckActivator{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	testActivator = func() contrib.Activator { return a }
+	defer func() { testActivator = nil }()
+	dir := filepath.Join(t.TempDir(), "p")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("x"), 0o644)
+	h, err := New(Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}, CleanupTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go h.Tools(Work).Invoke(ctx, "stuck", nil)
+	<-a.entered
+	closed := make(chan error, 1)
+	go func() { closed <- h.Close(ctx) }()
+	for len(h.manager.Overdue()) == 0 { // Close waits for the call: release it once it is overdue
+		time.Sleep(time.Millisecond)
+	}
+	close(a.release)
+	err = <-closed
+	if !errors.Is(err, ErrNotDrained) || !strings.Contains(err.Error(), "acme.p@") {
+		t.Fatalf("close: %v, want not_drained naming acme.p", err)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
 }
