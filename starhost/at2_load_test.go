@@ -168,7 +168,7 @@ func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
 	dir := filepath.Join(home, "plugins", "sample")
 	writeTree(t, dir, sampleBundle)
 	h, _ := startTestHost(t, starhost.Options{Home: home, Workspace: t.TempDir()})
-	if _, err := h.Grant(context.Background(), "acme.sample"); err != nil {
+	if _, err := h.Operator().Grant(context.Background(), "acme.sample"); err != nil {
 		t.Fatal(err)
 	}
 	if p := pluginState(t, h, "acme.sample"); p.State != lifecycle.Active {

@@ -61,6 +61,9 @@ const (
 	// ErrNotApplied: an operator operation changed nothing; the error's
 	// message says why (Operator).
 	ErrNotApplied Code = "not_applied"
+	// ErrPluginEnabled: Install would replace a plugin that is enabled;
+	// disable it first. Wrapped with ErrNotApplied.
+	ErrPluginEnabled Code = "plugin_enabled"
 )
 
 // Codes of the host's own life (Start, Close).

@@ -59,20 +59,17 @@ func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
 	}
 	ctx := context.Background()
 	h.Start(ctx)
-	if _, err := h.Grant(ctx, "acme.p"); err != nil {
+	if _, err := h.Operator().Grant(ctx, "acme.p"); err != nil {
 		t.Fatal(err)
 	}
 	go h.Tools(Work).Invoke(ctx, "stuck", nil)
 	<-a.entered
-	if _, err := h.Disable(ctx, "acme.p", false); err != nil {
+	if _, err := h.Operator().Disable(ctx, "acme.p", false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.Install(ctx, filepath.Join(ws, "src", "p"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Result != NotApplied || !strings.Contains(res.Reason, string(contrib.PluginContributionQuiesceFailed)) {
-		t.Fatalf("install over a plugin still draining: %+v", res)
+	res, err := h.Operator().Install(ctx, filepath.Join(ws, "src", "p"), false)
+	if !errors.Is(err, ErrNotApplied) || !errors.Is(err, Code(contrib.PluginContributionQuiesceFailed)) || res.Changed {
+		t.Fatalf("install over a plugin still draining: %+v, %v", res, err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(installed, "plugin.star")); string(data) != "old" {
 		t.Fatalf("installed bundle changed: %q", data)

@@ -68,7 +68,7 @@ func TestDC18_TamperSweep(t *testing.T) {
 	dir := filepath.Join(home, "plugins", "sample")
 	writeTree(t, dir, sampleBundle)
 	h, _ := startTestHost(t, starhost.Options{Home: home, Workspace: t.TempDir()})
-	if _, err := h.Grant(context.Background(), "acme.sample"); err != nil {
+	if _, err := h.Operator().Grant(context.Background(), "acme.sample"); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, want lifecycle.State, code contrib.Code) {
@@ -116,7 +116,7 @@ func TestDC20_BuiltinMarkerGrantsNothing(t *testing.T) {
 	if p := pluginState(t, h, "acme.bundled"); p.State != lifecycle.Blocked || p.Blockers[0].Code != contrib.PluginUntrusted {
 		t.Fatalf("bundled plugin: %s %v, want blocked PluginUntrusted", p.State, p.Blockers)
 	}
-	if _, err := h.Grant(context.Background(), "acme.bundled"); err != nil {
+	if _, err := h.Operator().Grant(context.Background(), "acme.bundled"); err != nil {
 		t.Fatal(err)
 	}
 	if p := pluginState(t, h, "acme.bundled"); p.State != lifecycle.Active {

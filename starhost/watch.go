@@ -27,7 +27,7 @@ func (h *Host) WatchReady(ctx context.Context, ready func()) error {
 		Files: map[string]func(context.Context){
 			h.configPath(false):                       configChanged,
 			h.configPath(true):                        configChanged,
-			h.TrustFile():                             h.manager.Reevaluate,
+			h.trustFile():                             h.manager.Reevaluate,
 			filepath.Join(h.opts.Home, ProvidersFile): h.reloadProviders,
 		},
 		Dirs: map[string]func(context.Context){
