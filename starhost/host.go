@@ -180,7 +180,8 @@ type Host struct {
 	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
 	toolSets toolSetTable                // external tool sets and their tools (toolsets.go)
 
-	life hostLife // started, closed, the last config read (serve.go)
+	life    hostLife   // started, closed, the last config read (serve.go)
+	changes changeFeed // Subscribe's subscribers and the generation (watch.go)
 
 	trustCache trustCache // the trust file, indexed (trustcache.go)
 }
@@ -284,6 +285,8 @@ func (h *Host) build() {
 	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: h.opts.External, Skill: h.skillTool(), Notes: h.note,
 		Defaults: h.pointDefaults(), Unavailable: h.faultedWhy})
 	h.registry.Subscribe(h.points.invalidate) // first: captured state goes before embedders rebuild (DC12)
+	h.registry.Subscribe(h.pointsChanged)
+	h.board.Subscribe(h.statusChanged)
 	h.manager = lifecycle.NewManager(lifecycle.Options{
 		Roots:     h.roots(),
 		Activator: h.activator(),

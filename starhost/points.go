@@ -15,7 +15,7 @@ import (
 // The contribution points of DC2 as an agent host calls them. Each point is
 // one row of contrib.Points; this file holds the host's defaults, the
 // captured per-thread state and the generic calls (Resolve, Points,
-// SubscribePoints). prompt.go, dispatch.go and turns.go call the points at
+// Subscribe). prompt.go, dispatch.go and turns.go call the points at
 // their moment in a turn.
 
 // PointName names a contribution point (contrib.Points).
@@ -24,9 +24,6 @@ type PointName = contrib.PointName
 // Resolution is a point's resolved list for one thread, frozen when it was
 // resolved (DC12).
 type Resolution = contrib.Resolution
-
-// Invalidation says which points changed, for which thread (DC12).
-type Invalidation = contrib.Invalidation
 
 // ToolCall is one tool call of the model, as Dispatch runs it.
 type ToolCall struct {
@@ -219,17 +216,6 @@ func (h *Host) Points(thread string) []PointInfo {
 	return out
 }
 
-// SubscribePoints calls fn after every change of point entries (DC12): a
-// plugin published or revoked, an entry added or released, a thread ended.
-// Rebuild what you captured from the affected points then (a tool snapshot,
-// a middleware pipeline, instructions). The host drops its own captured
-// state (AssemblePrompt, ThreadTools, the middleware of PrepareModelCall)
-// before fn runs. fn runs on the goroutine that made the change and must
-// not block. The returned function cancels the subscription.
-func (h *Host) SubscribePoints(fn func(Invalidation)) (cancel func()) {
-	return h.registry.Subscribe(fn)
-}
-
 // pointsState is the host's captured per-thread state (DC12).
 type pointsState struct {
 	prompts threadCache[*Prompt]
@@ -238,7 +224,7 @@ type pointsState struct {
 }
 
 // invalidate drops what an invalidation makes stale.
-func (s *pointsState) invalidate(inv Invalidation) {
+func (s *pointsState) invalidate(inv contrib.Invalidation) {
 	s.prompts.invalidate(inv, contrib.PointPromptSection, contrib.PointPromptAssembler, contrib.PointThreadContext,
 		contrib.PointContextTransform) // a memory replacement takes over the prompt (MC3)
 	s.pipes.invalidate(inv, contrib.PointChatMiddleware)
@@ -274,7 +260,7 @@ func (c *threadCache[T]) get(key string, build func() (T, bool)) T {
 	return v
 }
 
-func (c *threadCache[T]) invalidate(inv Invalidation, points ...contrib.PointName) {
+func (c *threadCache[T]) invalidate(inv contrib.Invalidation, points ...contrib.PointName) {
 	if inv.Points != nil && !slices.ContainsFunc(points, func(p contrib.PointName) bool { return slices.Contains(inv.Points, p) }) {
 		return
 	}
@@ -289,7 +275,7 @@ func (c *threadCache[T]) invalidate(inv Invalidation, points ...contrib.PointNam
 }
 
 // forget drops everything captured for thread (it ended).
-func (s *pointsState) forget(thread string) { s.invalidate(Invalidation{Thread: thread}) }
+func (s *pointsState) forget(thread string) { s.invalidate(contrib.Invalidation{Thread: thread}) }
 
 // runNotes forwards a run's notes to the host and keeps them for the
 // caller (Dispatch, RunHook).

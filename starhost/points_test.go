@@ -411,9 +411,9 @@ def on_turn(ctx, ev):
 
 contribute(prompt_sections = [prompt_section(run = section)], turn_observers = [turn_observer(run = on_turn)])
 `})
-	var invalidated []starhost.Invalidation
+	var invalidated []starhost.Change
 	var mu sync.Mutex
-	defer h.SubscribePoints(func(inv starhost.Invalidation) { mu.Lock(); invalidated = append(invalidated, inv); mu.Unlock() })()
+	defer h.Subscribe(func(c starhost.Change) { mu.Lock(); invalidated = append(invalidated, c); mu.Unlock() })()
 	first := h.AssemblePrompt(bg, "t1")
 	if again := h.AssemblePrompt(bg, "t1"); again != first || first.Text != "built 1" {
 		t.Fatalf("captured prompt %q, then %q", first.Text, again.Text)
@@ -617,5 +617,64 @@ contribute(
 	h.Trace(bg, "t", "turn.start", nil)
 	if n := len(notes.with(contrib.PointEntrySkipped)); n != 0 {
 		t.Errorf("%d entries skipped: %v", n, notes.notes)
+	}
+}
+
+// One subscription: a reload is a Catalog change with a higher generation,
+// a status text is a Status change at the current generation, and a
+// cancelled subscription hears nothing more.
+func TestSubscribeOneSignalWithGeneration(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	star := func(text string) string {
+		return `def set(ctx, args):
+    ctx.status.set("mood", args.get("text", ""))
+    return "ok"
+
+contribute(status_fields = [status_field(name = "mood", description = "m")],
+           tools = [tool(name = "set", catalogs = "work", run = set, description = "` + text + `")])
+`
+	}
+	writeTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.s\"\nversion = \"1.0.0\"\n", "plugin.star": star("one")})
+	h, _ := startTestHost(t, starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}})
+	var mu sync.Mutex
+	var changes []starhost.Change
+	cancel := h.Subscribe(func(c starhost.Change) { mu.Lock(); changes = append(changes, c); mu.Unlock() })
+	start := h.Generation()
+
+	writeTree(t, dir, map[string]string{"plugin.star": star("two")})
+	if err := h.Reload(bg, dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := invoke(t, h, "set", `{"text": "glad"}`); got != "ok" {
+		t.Fatal(got)
+	}
+	mu.Lock()
+	var catalog, status bool
+	last := start
+	for _, c := range changes {
+		if c.Status {
+			status = true
+			if c.Generation != h.Generation() {
+				t.Errorf("status change at generation %d, host at %d", c.Generation, h.Generation())
+			}
+			continue
+		}
+		if c.Generation <= last {
+			t.Errorf("generation %d after %d: not increasing", c.Generation, last)
+		}
+		last = c.Generation
+		catalog = catalog || c.Catalog && c.Affects(contrib.PointPromptSection, "any thread")
+	}
+	n := len(changes)
+	mu.Unlock()
+	if !catalog || !status || h.Generation() <= start {
+		t.Fatalf("changes %+v: want a catalog change and a status change, generation past %d", changes, start)
+	}
+	cancel()
+	invoke(t, h, "set", `{"text": "sad"}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(changes) != n {
+		t.Errorf("a cancelled subscription heard %+v", changes[n:])
 	}
 }

@@ -50,7 +50,7 @@ type Prompt struct {
 // The result is captured per thread (DC12): later calls return it until an
 // invalidation of prompt_section, thread_context or prompt_assembler (a
 // plugin reload, an entry added or released for the thread) or the end of
-// the thread. Call it when a thread starts and whenever SubscribePoints
+// the thread. Call it when a thread starts and whenever Subscribe
 // reports a change.
 func (h *Host) AssemblePrompt(ctx context.Context, thread string) *Prompt {
 	return h.points.prompts.get(thread, func() (*Prompt, bool) {

@@ -98,10 +98,6 @@ func (h *Host) RenderStatusLine(l statusline.Line) string {
 	return h.board.Render(l, h.builtinStatusText)
 }
 
-// SubscribeStatus calls fn after every change of a published status text
-// (never for an identical re-set). It returns the cancel function.
-func (h *Host) SubscribeStatus(fn func()) (cancel func()) { return h.board.Subscribe(fn) }
-
 // StatusView returns the /statusline listing: every field with its
 // description, whether it is on the line, and unavailable saved names.
 func (h *Host) StatusView() []statusline.ViewRow { return h.board.View(h.statusLineConfig()) }
