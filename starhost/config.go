@@ -73,7 +73,7 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 		for _, k := range l.md.Undecoded() {
 			code, msg := contrib.ConfigUnknownKey, "unknown config key "+k.String()+" is ignored"
 			if strings.Contains(strings.ToLower(k.String()), "trust") {
-				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only by crystal-star trust grant"
+				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only in the home trust file"
 			}
 			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
 		}

@@ -371,7 +371,7 @@ func (h *Host) faultedWhy(plugin string) string {
 				break
 			}
 		}
-		return fmt.Sprintf("%s is %s; /reload %s or enable it", plugin, why, plugin)
+		return fmt.Sprintf("%s is %s; a fixed save or a reload of the plugin brings it back", plugin, why)
 	}
 	return ""
 }

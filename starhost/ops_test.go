@@ -64,3 +64,39 @@ func TestOperatorErrorMeansNothingApplied(t *testing.T) {
 		t.Errorf("remove: %+v, %v", res, err)
 	}
 }
+
+// Library messages carry no CLI instructions: blockers, stop reasons and
+// notes say what to do, never which crystal-star command or dev-console
+// verb does it (the CLI adds that, keyed on the code).
+func TestLibraryMessagesNameNoCLICommand(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	for _, name := range []string{"untrusted", "disabled"} {
+		writeTree(t, filepath.Join(home, "plugins", name), map[string]string{
+			"plugin.toml": "id = \"acme." + name + "\"\nversion = \"1.0.0\"\n",
+			"plugin.star": "contribute()\n",
+		})
+	}
+	writeTree(t, home, map[string]string{"config.toml": "disabled = [\"acme.disabled\"]\n"})
+	writeTree(t, ws, map[string]string{".crystal/config.toml": "trust = true\n"})
+	h, notes := startTestHost(t, starhost.Options{Home: home, Workspace: ws})
+	var texts []string
+	for _, p := range h.Plugins() {
+		for _, b := range p.Blockers {
+			texts = append(texts, b.Message, b.Remedy)
+		}
+		if r := p.StopReason; r != nil {
+			texts = append(texts, r.Message, r.Remedy)
+		}
+	}
+	for _, n := range *notes {
+		texts = append(texts, n.String())
+	}
+	if len(texts) < 4 {
+		t.Fatalf("want blockers, a stop reason and notes; got %q", texts)
+	}
+	for _, s := range texts {
+		if strings.Contains(s, "crystal-star ") || strings.Contains(s, "/reload") {
+			t.Errorf("a library message names a CLI command: %q", s)
+		}
+	}
+}

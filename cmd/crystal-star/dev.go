@@ -238,10 +238,10 @@ func (c *console) run(line string) bool {
 				c.printf("  isolation: %s", iso)
 			}
 			if r := p.StopReason; r != nil {
-				c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, r.Remedy)
+				c.printf("  stopped: %s [%s]; %s", r.Message, r.Code, remedy(p.ID, r.Code, r.Remedy))
 			}
 			for _, b := range p.Blockers {
-				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, b.Remedy)
+				c.printf("  blocked: %s [%s]; %s", b.Message, b.Code, remedy(p.ID, b.Code, b.Remedy))
 			}
 			for _, d := range byPosition(p.Diagnostics) {
 				c.printDiag("  ", d)
