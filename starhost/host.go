@@ -384,4 +384,4 @@ func (h *Host) Tools(c Catalog) *ToolSnapshot { return h.registry.Tools(c) }
 // Stats returns reclaim figures (DC27): generations still reclaiming,
 // leaked_generations and restart_recommended. It never forces a garbage
 // collection.
-func (h *Host) Stats() lifecycle.Stats { return h.manager.Stats() }
+func (h *Host) Stats() Stats { return statsOf(h.manager.Stats()) }

@@ -108,7 +108,7 @@ contribute(hooks = [
 	})
 	defer cleanup()
 
-	res, err := h.RunHook(context.Background(), contrib.HookApproval,
+	res, err := h.RunHook(context.Background(), "approval",
 		map[string]any{"id": "call-1", "name": "write", "risk": "medium", "prompt": true})
 	if err != nil {
 		fmt.Println(err)

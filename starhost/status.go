@@ -52,7 +52,7 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 
 // StatusFields lists every status field, built-in and plugin, with its
 // description and availability (CC16: listing places nothing on the line).
-func (h *Host) StatusFields() []statusline.FieldInfo { return h.board.Fields() }
+func (h *Host) StatusFields() []StatusField { return statusFieldsOf(h.board.Fields()) }
 
 // statusSink returns the status sink of one generation (CC17): created on
 // first use with the plugin's accepted fields, or nil when none was
@@ -90,17 +90,18 @@ func (h *Host) StatusLine() string {
 	return h.board.Render(h.statusLineConfig(), h.builtinStatusText)
 }
 
-// RenderStatusLine draws l the way StatusLine draws the operator's line,
-// with this host's fields and built-in texts. An embedder that shows more
-// than the saved line (the dev console adds the fields of the plugins under
-// development) renders its own with it. Safe for concurrent use.
-func (h *Host) RenderStatusLine(l statusline.Line) string {
-	return h.board.Render(l, h.builtinStatusText)
+// RenderStatusLine draws the fields named, in that order, the way
+// StatusLine draws the operator's line, with this host's fields and
+// built-in texts. An embedder that shows more than the saved line (the dev
+// console adds the fields of the plugins under development) renders its
+// own with it. Safe for concurrent use.
+func (h *Host) RenderStatusLine(names []string) string {
+	return h.board.Render(statusline.Line{Names: names}, h.builtinStatusText)
 }
 
 // StatusView returns the /statusline listing: every field with its
 // description, whether it is on the line, and unavailable saved names.
-func (h *Host) StatusView() []statusline.ViewRow { return h.board.View(h.statusLineConfig()) }
+func (h *Host) StatusView() []StatusRow { return statusRowsOf(h.board.View(h.statusLineConfig())) }
 
 func (h *Host) statusLineConfig() statusline.Line {
 	c := h.Config()

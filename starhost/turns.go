@@ -19,7 +19,8 @@ type HookResult struct {
 	Notes   []Note
 }
 
-// RunHook runs the hooks of event on payload (HK1–HK3): plugin hooks in
+// RunHook runs the hooks of the event name ("user_message", "approval", …,
+// docs/hooks.md) on payload (HK1–HK3): plugin hooks in
 // load order, each seeing the previous one's replacement, then the raw hooks
 // of that stage (rebuild_model after transform_model, rewrite_prompt after
 // prompt, rewrite_compaction after compaction, rewrite_approval after
@@ -31,7 +32,8 @@ type HookResult struct {
 // that drive a stage themselves. When ctx has already ended no hook runs
 // and the error is ErrCancelled. The other moments of this file run no
 // plugin code either once ctx has ended (they leave their input as it is).
-func (h *Host) RunHook(ctx context.Context, event contrib.HookEvent, payload map[string]any) (HookResult, error) {
+func (h *Host) RunHook(ctx context.Context, name string, payload map[string]any) (HookResult, error) {
+	event := contrib.HookEvent(name)
 	spec := contrib.LookupHook(event)
 	if spec == nil || spec.Raw {
 		return HookResult{}, fmt.Errorf("unknown hook event %q [%w]; want one of %s", event, ErrUnknownHookEvent, strings.Join(contrib.HookEventNames(false), ", "))

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/statusline"
 )
 
 // consoleStatus is the dev console's status line (docs/statusline.md, "In
@@ -32,16 +31,20 @@ func (c *console) forgetPlugins() {
 	c.status.mu.Unlock()
 }
 
-// statusLine is the line the console shows.
-func (c *console) statusLine() statusline.Line {
+// statusLine is the fields of the line the console shows; none when the
+// operator turned the line off.
+func (c *console) statusLine() []string {
 	cfg := c.h.Config()
-	l := statusline.Line{Off: cfg.StatusLineOff, Names: slices.Clone(cfg.StatusLine)}
+	if cfg.StatusLineOff {
+		return nil
+	}
+	names := slices.Clone(cfg.StatusLine)
 	for _, name := range c.defaultFields() {
-		if !slices.Contains(l.Names, name) {
-			l.Names = append(l.Names, name)
+		if !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 	}
-	return l
+	return names
 }
 
 // defaultFields are the fields of the dev plugins that the operator did not

@@ -112,7 +112,7 @@ func (c *console) hook(rest string) {
 			return
 		}
 	}
-	res, err := c.h.RunHook(c.e.ctx, contrib.HookEvent(event), payload)
+	res, err := c.h.RunHook(c.e.ctx, event, payload)
 	if err != nil {
 		c.printf("/hook: %v", err)
 		return
