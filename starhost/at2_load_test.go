@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -171,14 +170,14 @@ func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
 	if _, err := h.Operator().Grant(context.Background(), "acme.sample"); err != nil {
 		t.Fatal(err)
 	}
-	if p := pluginState(t, h, "acme.sample"); p.State != lifecycle.Active {
+	if p := pluginState(t, h, "acme.sample"); p.State != starhost.StateActive {
 		t.Fatalf("granted plugin: %s %v", p.State, p.Blockers)
 	}
 	snap := h.Tools(starhost.Work)
 	writeTree(t, dir, map[string]string{"lib/a.star": "x = \"tampered\"\n"})
 	h.Reload(context.Background(), dir)
 	p := pluginState(t, h, "acme.sample")
-	if p.State != lifecycle.Blocked || len(p.Blockers) == 0 || p.Blockers[0].Code != contrib.PluginTrustModified {
+	if p.State != starhost.StateBlocked || len(p.Blockers) == 0 || p.Blockers[0].Code != starhost.Code(contrib.PluginTrustModified) {
 		t.Fatalf("after changing its bytes: %s %v, want blocked PluginTrustModified", p.State, p.Blockers)
 	}
 	if res := snap.Invoke(context.Background(), "t", nil); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {

@@ -1,6 +1,7 @@
 package starhost
 
 import (
+	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/statusline"
 )
@@ -59,4 +60,57 @@ func statusRowsOf(rs []statusline.ViewRow) []StatusRow {
 		out[i] = StatusRow(r)
 	}
 	return out
+}
+
+// noteOf is d as the embedder sees it.
+func noteOf(d contrib.Diagnostic) Note {
+	return Note{Code: Code(d.Code), Severity: Severity(d.Severity), Plugin: d.Plugin, Pos: Position(d.Pos),
+		Message: d.Message, Remedy: d.Remedy, Detail: d.Detail}
+}
+
+// notesOf converts a list of diagnostics; nil stays nil.
+func notesOf(ds []contrib.Diagnostic) []Note {
+	if ds == nil {
+		return nil
+	}
+	out := make([]Note, len(ds))
+	for i, d := range ds {
+		out[i] = noteOf(d)
+	}
+	return out
+}
+
+// diagOf is n as the internal packages know it.
+func diagOf(n Note) contrib.Diagnostic {
+	return contrib.Diagnostic{Code: contrib.Code(n.Code), Severity: contrib.Severity(n.Severity), Plugin: n.Plugin,
+		Pos: contrib.Pos(n.Pos), Message: n.Message, Remedy: n.Remedy, Detail: n.Detail}
+}
+
+// pluginOf is the embedder's view of a lifecycle projection.
+func pluginOf(p lifecycle.Projection) PluginInfo {
+	out := PluginInfo{ID: p.ID, Directory: p.Directory, Source: Source(p.Source), DisplayName: p.DisplayName,
+		Version: p.Version, Enabled: p.Enabled, State: State(p.State), Generation: p.Generation,
+		Fingerprint: p.Fingerprint, Trust: p.Trust, Diagnostics: notesOf(p.Diagnostics),
+		TeardownPending: p.TeardownPending, LeakedGenerations: p.LeakedGenerations,
+		RestartRecommended: p.RestartRecommended}
+	if p.Blockers != nil {
+		out.Blockers = make([]Blocker, len(p.Blockers))
+		for i, b := range p.Blockers {
+			out.Blockers[i] = blockerOf(b)
+		}
+	}
+	if r := p.StopReason; r != nil {
+		b := blockerOf(*r)
+		out.StopReason = &b
+	}
+	return out
+}
+
+func blockerOf(b lifecycle.Blocker) Blocker {
+	return Blocker{Code: Code(b.Code), Message: b.Message, Remedy: b.Remedy}
+}
+
+// eventOf is the embedder's view of a lifecycle event.
+func eventOf(e lifecycle.Event) Event {
+	return Event{Plugin: e.Plugin, Kind: e.Kind, Generation: e.Generation, State: State(e.State), Elapsed: e.Elapsed}
 }

@@ -247,7 +247,7 @@ func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) ToolResult {
 	}
 	if adapted, note := d.h.ForModel(res, call.Name); note != nil { // MC1: only what the model takes
 		res = adapted
-		d.rn.add(*note)
+		d.rn.add(diagOf(*note))
 	}
 	if !d.hasHooks(contrib.HookToolResult) {
 		return res

@@ -18,16 +18,8 @@ import (
 // Version is this host's version, compared with plugins' min_host_version.
 const Version = "0.1.0"
 
-// Note is a session note or diagnostic delivered to the embedder: a stable
-// code, the plugin id, file:line:col where there is one, an English message
-// and, for problems, the next step.
-type Note = contrib.Diagnostic
-
 // Facts are the host facts plugin callbacks see on ctx (CC7, CC13).
 type Facts = contrib.Facts
-
-// Event is a lifecycle change of one plugin.
-type Event = lifecycle.Event
 
 // Catalog selects a tool catalog (CC4).
 type Catalog = contrib.Catalog
@@ -245,10 +237,10 @@ func relativeDisplay(dir string) string {
 	return filepath.ToSlash(rel)
 }
 
-// note delivers n to Options.Notes, redacted.
-func (h *Host) note(n Note) {
+// note delivers d to Options.Notes, redacted.
+func (h *Host) note(d contrib.Diagnostic) {
 	if h.opts.Notes != nil {
-		h.opts.Notes(h.redactNote(n))
+		h.opts.Notes(noteOf(h.redactNote(d)))
 	}
 }
 
@@ -322,16 +314,9 @@ func (h *Host) roots() []lifecycle.Root {
 	return roots
 }
 
-// StateStopped is the state of a plugin with no live generation; a
-// disabled plugin is stopped, with PluginInfo.StopReason saying so (MC5).
-const StateStopped = lifecycle.Stopped
-
-// PluginInfo is the projection of one plugin (state, generation,
-// fingerprint, blockers and diagnostics).
-type PluginInfo = lifecycle.Projection
-
 // Plugins returns every discovered plugin, in load order, with its trust
 // verdict and its reclaim facts (leaked_generations, restart_recommended).
+// A disabled plugin is stopped, with StopReason saying so (MC5).
 func (h *Host) Plugins() []PluginInfo {
 	ps := h.manager.Plugins()
 	f, err := h.trustStore().Load()
@@ -349,7 +334,11 @@ func (h *Host) Plugins() []PluginInfo {
 			p.Trust = f.Verdict(p.ID, p.Fingerprint).String()
 		}
 	}
-	return ps
+	out := make([]PluginInfo, len(ps))
+	for i, p := range ps {
+		out[i] = pluginOf(p)
+	}
+	return out
 }
 
 // faultedWhy says why plugin is faulted, with what brings it back, or ""

@@ -170,7 +170,7 @@ func (h *Host) replaceBlocked(target string) (id string, code Code, reason strin
 		}
 		if h.manager != nil {
 			for _, p := range h.Plugins() {
-				if p.ID == id && (p.TeardownPending || p.State == lifecycle.Deactivating) {
+				if p.ID == id && (p.TeardownPending || p.State == StateDeactivating) {
 					return id, Code(contrib.PluginContributionQuiesceFailed), string(contrib.PluginContributionQuiesceFailed) +
 						": plugin " + id + " still has work running that ignored cancellation; the directory is untouched; retry when it ends"
 				}

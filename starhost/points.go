@@ -285,10 +285,10 @@ type runNotes struct {
 	list []Note
 }
 
-func (r *runNotes) add(n Note) {
-	r.h.note(n)
+func (r *runNotes) add(d contrib.Diagnostic) {
+	r.h.note(d)
 	r.mu.Lock()
-	r.list = append(r.list, n)
+	r.list = append(r.list, noteOf(r.h.redactNote(d)))
 	r.mu.Unlock()
 }
 

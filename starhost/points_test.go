@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -32,7 +31,7 @@ func (n *pointNotes) with(code contrib.Code) []starhost.Note {
 	defer n.mu.Unlock()
 	var out []starhost.Note
 	for _, d := range n.notes {
-		if d.Code == code {
+		if d.Code == starhost.Code(code) {
 			out = append(out, d)
 		}
 	}
@@ -62,11 +61,11 @@ func pointsHost(t testing.TB, opts starhost.Options, plugins map[string]string) 
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
 	for _, p := range h.Plugins() {
-		if p.State != lifecycle.Active {
+		if p.State != starhost.StateActive {
 			t.Fatalf("plugin %s is %s: %v %v", p.ID, p.State, p.Blockers, p.Diagnostics)
 		}
 		for _, d := range p.Diagnostics {
-			if d.Severity == contrib.SeverityError {
+			if d.Severity == starhost.SeverityError {
 				t.Fatalf("plugin %s: %v", p.ID, d)
 			}
 		}
@@ -473,7 +472,7 @@ func TestDC9_StaticReplaceConflictIsADiagnosticOfTheLoser(t *testing.T) {
 		t.Errorf("conflicts %v", ds)
 	}
 	for _, p := range h.Plugins() {
-		has := slices.ContainsFunc(p.Diagnostics, func(d contrib.Diagnostic) bool { return d.Code == contrib.ReplaceConflict })
+		has := slices.ContainsFunc(p.Diagnostics, func(d starhost.Note) bool { return d.Code == starhost.Code(contrib.ReplaceConflict) })
 		if has != (p.ID == "acme.a") {
 			t.Errorf("%s diagnostics %v", p.ID, p.Diagnostics)
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/lifecycle"
 )
 
 // stuckActivator builds generations with one tool, "stuck", whose calls
@@ -74,7 +73,7 @@ func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(installed, "plugin.star")); string(data) != "old" {
 		t.Fatalf("installed bundle changed: %q", data)
 	}
-	if res.Plugin == nil || res.Plugin.State != lifecycle.Deactivating || !res.Plugin.TeardownPending {
+	if res.Plugin == nil || res.Plugin.State != StateDeactivating || !res.Plugin.TeardownPending {
 		t.Fatalf("plugin: %+v, want deactivating with teardown pending", res.Plugin)
 	}
 	close(a.release)

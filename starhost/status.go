@@ -38,7 +38,7 @@ func (h *Host) admitStatusFields(plugin string, set *contrib.Set) []contrib.Diag
 // lifecycleEvent keeps host-side state in step with the lifecycle.
 func (h *Host) lifecycleEvent(e lifecycle.Event) {
 	h.recordEvent(e)
-	h.modelsEvent(e)
+	h.modelsEvent(eventOf(e))
 	switch e.Kind {
 	case "stopped", "blocked", "faulted":
 		if e.Kind != "stopped" || h.manager.Generation(e.Plugin) == "" {
@@ -46,7 +46,7 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 		}
 	}
 	if h.opts.Events != nil {
-		h.opts.Events(e)
+		h.opts.Events(eventOf(e))
 	}
 }
 

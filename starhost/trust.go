@@ -153,7 +153,7 @@ func (h *Host) pluginNow(id string) *PluginInfo {
 	}
 	var out *PluginInfo
 	for _, p := range h.Plugins() {
-		if p.ID == id && p.State != lifecycle.Stopped || p.ID == id && out == nil {
+		if p.ID == id && p.State != StateStopped || p.ID == id && out == nil {
 			p := p
 			out = &p
 		}

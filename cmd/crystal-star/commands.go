@@ -71,8 +71,8 @@ func runPlugins(e *env, args []string) error {
 
 // byPosition returns ds sorted as check sorts its lines: by file, line,
 // column and code (a plugin's diagnostics come from several stages).
-func byPosition(ds []contrib.Diagnostic) []contrib.Diagnostic {
-	return slices.SortedStableFunc(slices.Values(ds), func(a, b contrib.Diagnostic) int {
+func byPosition(ds []starhost.Note) []starhost.Note {
+	return slices.SortedStableFunc(slices.Values(ds), func(a, b starhost.Note) int {
 		return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line),
 			cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Code, b.Code))
 	})

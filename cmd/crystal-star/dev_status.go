@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // consoleStatus is the dev console's status line (docs/statusline.md, "In
@@ -56,7 +56,7 @@ func (c *console) defaultFields() []string {
 	if dev == nil {
 		dev = map[string]bool{}
 		for _, p := range c.h.Plugins() {
-			if p.Source == contrib.SourceDev {
+			if p.Source == starhost.SourceDev {
 				dev[p.ID] = true
 			}
 		}

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -189,7 +188,7 @@ func (h *Host) problem() error {
 	p := h.Plugin()
 	var errs []string
 	for _, d := range p.Diagnostics {
-		if d.Severity == contrib.SeverityError {
+		if d.Severity == starhost.SeverityError {
 			errs = append(errs, "  "+d.String())
 		}
 	}
@@ -202,7 +201,7 @@ func (h *Host) problem() error {
 // Plugin returns the projection of the plugin under test.
 func (h *Host) Plugin() starhost.PluginInfo {
 	for _, p := range h.Host.Plugins() {
-		if p.Source == contrib.SourceDev {
+		if p.Source == starhost.SourceDev {
 			return p
 		}
 	}

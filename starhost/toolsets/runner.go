@@ -43,10 +43,11 @@ type Options struct {
 	Notes func(starhost.Note)
 }
 
-// note delivers n to Options.Notes.
-func (r *Runner) note(n starhost.Note) {
+// note delivers d, a note of the runner's own (no plugin, no place), to
+// Options.Notes.
+func (r *Runner) note(d contrib.Diagnostic) {
 	if r.opts.Notes != nil {
-		r.opts.Notes(n)
+		r.opts.Notes(starhost.Note{Code: starhost.Code(d.Code), Severity: starhost.Severity(d.Severity), Message: d.Message})
 	}
 }
 
