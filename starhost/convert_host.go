@@ -1,6 +1,8 @@
 package starhost
 
 import (
+	"fmt"
+
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/statusline"
@@ -113,4 +115,17 @@ func blockerOf(b lifecycle.Blocker) Blocker {
 // eventOf is the embedder's view of a lifecycle event.
 func eventOf(e lifecycle.Event) Event {
 	return Event{Plugin: e.Plugin, Kind: e.Kind, Generation: e.Generation, State: State(e.State), Elapsed: e.Elapsed}
+}
+
+// pointInfoOf is a row of the point table with its resolved entries.
+func pointInfoOf(p *contrib.Point, entries []contrib.Resolved) PointInfo {
+	out := PointInfo{Name: p.Name, Keyword: p.Keyword, Title: p.Title, Tiers: fmt.Sprint(p.Tiers),
+		Eval: fmt.Sprint(p.Eval), Combine: fmt.Sprint(p.Combine), Failure: fmt.Sprint(p.Failure),
+		Signature: p.Signature, Kind: p.Kind, Entries: make([]PointEntry, len(entries))}
+	for i := range entries {
+		e := &entries[i]
+		out.Entries[i] = PointEntry{Origin: e.Origin, Generation: e.Generation, Target: e.Target, Replaced: e.Replaced,
+			Order: e.Order, Scope: string(e.Scope), Thread: e.Thread, Handle: e.Handle, Pos: Position(e.Pos), Empty: e.Empty()}
+	}
+	return out
 }

@@ -61,5 +61,5 @@ func (h *Host) memoryTakeover(ctx context.Context, thread string, rn *runNotes) 
 		return PromptSection{}, false
 	}
 	return PromptSection{Point: contrib.PointContextTransform, Target: contrib.TargetMemory, Origin: out.Entry.Origin,
-		Replaced: true, Scope: out.Entry.Scope, Text: out.Value.(string)}, true
+		Replaced: true, Scope: string(out.Entry.Scope), Text: out.Value.(string)}, true
 }

@@ -197,21 +197,50 @@ func (h *Host) Resolve(point PointName, thread string) *Resolution {
 	return h.registry.Resolve(point, thread)
 }
 
-// PointInfo is one point of the table with its current entries for one
-// thread.
+// PointInfo is one point of the table (DC2, docs/points.md) with its
+// current entries for one thread.
 type PointInfo struct {
-	Point   *contrib.Point
-	Entries []contrib.Resolved
+	Name    PointName
+	Keyword string // the contribute() keyword taking a list of entries
+	Title   string
+	// Tiers, Eval, Combine and Failure are the point's rules as
+	// docs/points.md names them ("append+replace", "captured", "collect",
+	// "fan_out", …).
+	Tiers, Eval, Combine, Failure string
+	// Signature is the Starlark callback, with what it receives and
+	// returns.
+	Signature string
+	// Kind marks the points served by their own contribution kind (tools,
+	// commands): see Tools and Commands; they have no entries here.
+	Kind    bool
+	Entries []PointEntry
+}
+
+// PointEntry is one entry of a point's resolved list: a plugin's, or the
+// host's default (Origin "").
+type PointEntry struct {
+	Origin     string // the plugin id; "" for the host's default
+	Generation string
+	// Target is the named default this entry stands for ("" for an
+	// appended entry or a takeover); Replaced says a plugin entry replaces
+	// it.
+	Target   string
+	Replaced bool
+	Order    int
+	Scope    string // "workspace", or "thread" for an entry added at run time
+	Thread   string
+	Handle   string // the runtime handle id; "" for static entries and defaults
+	Pos      Position
+	// Empty marks a host default with nothing to run (no text set).
+	Empty bool
 }
 
 // Points lists every contribution point of the table (DC2), in table
-// order, with the entries it resolves to for thread. Points served by their
-// own kind (tools, commands) have no entries here: see Tools and Commands.
+// order, with the entries it resolves to for thread.
 func (h *Host) Points(thread string) []PointInfo {
 	out := make([]PointInfo, len(contrib.Points))
 	for i := range contrib.Points {
-		p := &contrib.Points[i]
-		out[i] = PointInfo{Point: p, Entries: h.Resolve(p.Name, thread).Entries}
+		out[i] = pointInfoOf(&contrib.Points[i], h.Resolve(contrib.Points[i].Name, thread).Entries)
 	}
 	return out
 }

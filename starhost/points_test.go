@@ -540,11 +540,11 @@ func TestDC2_EveryTablePointIsReachable(t *testing.T) {
 	b.WriteString(")\n")
 	h, _, _ := pointsHost(t, starhost.Options{}, map[string]string{"all": b.String()})
 	for _, info := range h.Points("t") {
-		if info.Point.Kind {
+		if info.Kind {
 			continue
 		}
-		if !slices.ContainsFunc(info.Entries, func(e contrib.Resolved) bool { return e.Origin == "acme.all" }) {
-			t.Errorf("%s: no entry of acme.all in %+v", info.Point.Name, info.Entries)
+		if !slices.ContainsFunc(info.Entries, func(e starhost.PointEntry) bool { return e.Origin == "acme.all" }) {
+			t.Errorf("%s: no entry of acme.all in %+v", info.Name, info.Entries)
 		}
 	}
 }

@@ -15,11 +15,11 @@ import (
 // PromptSection is one section of an assembled system prompt, with its
 // origin.
 type PromptSection struct {
-	Point    PointName     // prompt_section or thread_context
-	Target   string        // the named default it stands for; "" for an appended section
-	Origin   string        // the plugin id; "" for the host's default
-	Replaced bool          // a plugin's entry replaces the default Target
-	Scope    contrib.Scope // workspace, or thread for an entry added at run time
+	Point    PointName // prompt_section or thread_context
+	Target   string    // the named default it stands for; "" for an appended section
+	Origin   string    // the plugin id; "" for the host's default
+	Replaced bool      // a plugin's entry replaces the default Target
+	Scope    string    // "workspace", or "thread" for an entry added at run time
 	Text     string
 }
 
@@ -73,7 +73,7 @@ func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 		outs, _ := rn.resolve(point, thread).Collect(ctx, req, textAnswer)
 		for _, o := range outs {
 			s := PromptSection{Point: point, Target: o.Entry.Target, Origin: o.Entry.Origin, Replaced: o.Entry.Replaced,
-				Scope: o.Entry.Scope, Text: o.Value.(string)}
+				Scope: string(o.Entry.Scope), Text: o.Value.(string)}
 			p.Sections = append(p.Sections, s)
 			texts = append(texts, s.Text)
 			sections = append(sections, map[string]any{"target": s.Target, "origin": s.Origin, "text": s.Text})

@@ -209,10 +209,10 @@ func (h *Host) Welcome(ctx context.Context) []string {
 
 // HookInfo is one registered hook or raw hook.
 type HookInfo struct {
-	Event  contrib.HookEvent
+	Event  string // the hook event ("user_message", "approval", …)
 	Raw    bool
 	Plugin string
-	Pos    contrib.Pos
+	Pos    Position
 }
 
 // Hooks lists every hook and raw hook, stage by stage in the order of the
@@ -225,7 +225,7 @@ func (h *Host) Hooks() []HookInfo {
 			continue
 		}
 		for _, r := range view.HookRuns(spec.Event) {
-			out = append(out, HookInfo{Event: r.Entry.Event, Raw: r.Entry.Raw, Plugin: r.Plugin, Pos: r.Entry.Pos})
+			out = append(out, HookInfo{Event: string(r.Entry.Event), Raw: r.Entry.Raw, Plugin: r.Plugin, Pos: Position(r.Entry.Pos)})
 		}
 	}
 	return out

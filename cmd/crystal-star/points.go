@@ -91,7 +91,7 @@ func sectionOrigin(s starhost.PromptSection) string {
 		return "(host)"
 	case s.Replaced:
 		return "(" + s.Origin + ", replaces the host's)"
-	case s.Scope == contrib.ScopeThread:
+	case s.Scope == "thread":
 		return "(" + s.Origin + ", thread " + devThread + ")"
 	}
 	return "(" + s.Origin + ")"
@@ -127,7 +127,7 @@ func (c *console) hook(rest string) {
 func (c *console) points(string) {
 	c.thread()
 	for _, info := range c.h.Points(devThread) {
-		p := info.Point
+		p := info
 		c.printf("%s [%s] %s; %s; %s", p.Name, p.Tiers, p.Eval, p.Combine, p.Failure)
 		switch p.Name {
 		case contrib.PointTools:
@@ -150,10 +150,10 @@ func (c *console) points(string) {
 	}
 }
 
-func entryLabel(e contrib.Resolved) string {
+func entryLabel(e starhost.PointEntry) string {
 	origin := e.Origin
 	switch {
-	case origin == "" && e.Empty():
+	case origin == "" && e.Empty:
 		origin = "host (none)"
 	case origin == "":
 		origin = "host"
@@ -166,7 +166,7 @@ func entryLabel(e contrib.Resolved) string {
 	if e.Replaced {
 		notes = append(notes, "replaces the host's")
 	}
-	if e.Scope == contrib.ScopeThread {
+	if e.Scope == "thread" {
 		notes = append(notes, "thread "+e.Thread)
 	}
 	if len(notes) > 0 {
