@@ -8,6 +8,25 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
+// Site is where a template is bound (CC13); a placeholder's resolve sees
+// it and may answer differently per site.
+type Site string
+
+// The binding sites.
+const (
+	SitePrompt           Site = "prompt"
+	SiteAttachment       Site = "attachment"
+	SiteReview           Site = "review"
+	SiteCompaction       Site = "compaction"
+	SiteImageDescription Site = "image_description"
+)
+
+// ParseSite returns the site named s, and whether s names one.
+func ParseSite(s string) (Site, bool) {
+	site, ok := contrib.ParseSite(s)
+	return Site(site), ok
+}
+
 // Bind replaces each {{name}} token in template (CC12, CC13). Host-owned
 // names come from the current facts; plugin placeholders are resolved on
 // every call, never cached. A result is inserted verbatim: tokens inside it
@@ -63,7 +82,7 @@ func (h *Host) resolveToken(ctx context.Context, view *contrib.View, facts Facts
 	}
 	out := token
 	gate.Do(ctx, func(ctx context.Context) {
-		text, produced, err := e.Placeholder.Resolve(ctx, site)
+		text, produced, err := e.Placeholder.Resolve(ctx, contrib.Site(site))
 		switch {
 		case err != nil:
 			d := builtins.FailureDiagnostic(err)

@@ -47,18 +47,6 @@ type ToolError = contrib.ToolError
 // ExternalTool is a tool the embedder brings from outside the plugin system.
 type ExternalTool = contrib.ExternalTool
 
-// Site is where a template is bound (CC13).
-type Site = contrib.Site
-
-// The binding sites.
-const (
-	SitePrompt           = contrib.SitePrompt
-	SiteAttachment       = contrib.SiteAttachment
-	SiteReview           = contrib.SiteReview
-	SiteCompaction       = contrib.SiteCompaction
-	SiteImageDescription = contrib.SiteImageDescription
-)
-
 // Options configure a Host. The zero value is usable: home defaults to
 // $CRYSTAL_HOME or ~/.crystal, the workspace to the current directory, and
 // the host owns no built-in names.

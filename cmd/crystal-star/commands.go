@@ -303,7 +303,7 @@ func runRender(e *env, args []string) error {
 	}
 	site := starhost.SitePrompt
 	if s, ok := f.set["site"]; ok {
-		if site, ok = contrib.ParseSite(s); !ok {
+		if site, ok = starhost.ParseSite(s); !ok {
 			return usagef("--site must be prompt, attachment, review, compaction or image_description")
 		}
 	}
