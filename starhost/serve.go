@@ -52,7 +52,8 @@ func (h *Host) Start(ctx context.Context) error {
 		return fmt.Errorf("start: %v: %w", err, ErrCancelled)
 	}
 	if d := h.life.unreadable.Load(); d != nil {
-		return fmt.Errorf("start: %s: %w", d.Message, Code(d.Code))
+		// The note said the layer is ignored; Start ignores nothing.
+		return fmt.Errorf("start: %s [%w]", strings.Replace(d.Message, " and is ignored", "", 1), Code(d.Code))
 	}
 	if !h.life.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("start: the host is already started: %w", ErrHostStarted)
