@@ -37,13 +37,7 @@ type StatusField struct {
 	Available   bool
 }
 
-func statusFieldsOf(fs []statusline.FieldInfo) []StatusField {
-	out := make([]StatusField, len(fs))
-	for i, f := range fs {
-		out[i] = StatusField(f)
-	}
-	return out
-}
+func statusFieldOf(f statusline.FieldInfo) StatusField { return StatusField(f) }
 
 // StatusRow is one row of the /statusline listing: a field, whether it is
 // on the operator's line, or a saved name no field has (Unavailable).
@@ -56,10 +50,16 @@ type StatusRow struct {
 	Unavailable bool
 }
 
-func statusRowsOf(rs []statusline.ViewRow) []StatusRow {
-	out := make([]StatusRow, len(rs))
-	for i, r := range rs {
-		out[i] = StatusRow(r)
+func statusRowOf(r statusline.ViewRow) StatusRow { return StatusRow(r) }
+
+// convertAll converts every element of in with of; nil stays nil.
+func convertAll[T, U any](in []T, of func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = of(v)
 	}
 	return out
 }
@@ -71,16 +71,7 @@ func noteOf(d contrib.Diagnostic) Note {
 }
 
 // notesOf converts a list of diagnostics; nil stays nil.
-func notesOf(ds []contrib.Diagnostic) []Note {
-	if ds == nil {
-		return nil
-	}
-	out := make([]Note, len(ds))
-	for i, d := range ds {
-		out[i] = noteOf(d)
-	}
-	return out
-}
+func notesOf(ds []contrib.Diagnostic) []Note { return convertAll(ds, noteOf) }
 
 // diagOf is n as the internal packages know it.
 func diagOf(n Note) contrib.Diagnostic {
@@ -95,12 +86,7 @@ func pluginOf(p lifecycle.Projection) PluginInfo {
 		Fingerprint: p.Fingerprint, Trust: p.Trust, Diagnostics: notesOf(p.Diagnostics),
 		TeardownPending: p.TeardownPending, LeakedGenerations: p.LeakedGenerations,
 		RestartRecommended: p.RestartRecommended}
-	if p.Blockers != nil {
-		out.Blockers = make([]Blocker, len(p.Blockers))
-		for i, b := range p.Blockers {
-			out.Blockers[i] = blockerOf(b)
-		}
-	}
+	out.Blockers = convertAll(p.Blockers, blockerOf)
 	if r := p.StopReason; r != nil {
 		b := blockerOf(*r)
 		out.StopReason = &b

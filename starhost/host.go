@@ -322,11 +322,7 @@ func (h *Host) Plugins() []PluginInfo {
 			p.Trust = f.Verdict(p.ID, p.Fingerprint).String()
 		}
 	}
-	out := make([]PluginInfo, len(ps))
-	for i, p := range ps {
-		out[i] = pluginOf(p)
-	}
-	return out
+	return convertAll(ps, pluginOf)
 }
 
 // faultedWhy says why plugin is faulted, with what brings it back, or ""

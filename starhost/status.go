@@ -52,7 +52,7 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 
 // StatusFields lists every status field, built-in and plugin, with its
 // description and availability (CC16: listing places nothing on the line).
-func (h *Host) StatusFields() []StatusField { return statusFieldsOf(h.board.Fields()) }
+func (h *Host) StatusFields() []StatusField { return convertAll(h.board.Fields(), statusFieldOf) }
 
 // statusSink returns the status sink of one generation (CC17): created on
 // first use with the plugin's accepted fields, or nil when none was
@@ -101,7 +101,7 @@ func (h *Host) RenderStatusLine(names []string) string {
 
 // StatusView returns the /statusline listing: every field with its
 // description, whether it is on the line, and unavailable saved names.
-func (h *Host) StatusView() []StatusRow { return statusRowsOf(h.board.View(h.statusLineConfig())) }
+func (h *Host) StatusView() []StatusRow { return convertAll(h.board.View(h.statusLineConfig()), statusRowOf) }
 
 func (h *Host) statusLineConfig() statusline.Line {
 	c := h.Config()

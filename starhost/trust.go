@@ -130,11 +130,7 @@ func (o *Operator) Grants() ([]Grant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w [%w]", err, Code(contrib.TrustFileUnreadable))
 	}
-	out := make([]Grant, len(f.Grants))
-	for i, g := range f.Grants {
-		out[i] = Grant(g)
-	}
-	return out, nil
+	return convertAll(f.Grants, func(g trust.Grant) Grant { return Grant(g) }), nil
 }
 
 // reevaluate re-runs admission in a started host; before Start it does
