@@ -101,7 +101,9 @@ func (h *Host) RenderStatusLine(names []string) string {
 
 // StatusView returns the /statusline listing: every field with its
 // description, whether it is on the line, and unavailable saved names.
-func (h *Host) StatusView() []StatusRow { return convertAll(h.board.View(h.statusLineConfig()), statusRowOf) }
+func (h *Host) StatusView() []StatusRow {
+	return convertAll(h.board.View(h.statusLineConfig()), statusRowOf)
+}
 
 func (h *Host) statusLineConfig() statusline.Line {
 	c := h.Config()
