@@ -105,7 +105,7 @@ func eventOf(e lifecycle.Event) Event {
 
 // pointInfoOf is a row of the point table with its resolved entries.
 func pointInfoOf(p *contrib.Point, entries []contrib.Resolved) PointInfo {
-	out := PointInfo{Name: p.Name, Keyword: p.Keyword, Title: p.Title, Tiers: fmt.Sprint(p.Tiers),
+	out := PointInfo{Name: PointName(p.Name), Keyword: p.Keyword, Title: p.Title, Tiers: fmt.Sprint(p.Tiers),
 		Eval: fmt.Sprint(p.Eval), Combine: fmt.Sprint(p.Combine), Failure: fmt.Sprint(p.Failure),
 		Signature: p.Signature, Kind: p.Kind, Entries: make([]PointEntry, len(entries))}
 	for i := range entries {

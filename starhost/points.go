@@ -18,9 +18,6 @@ import (
 // Subscribe). prompt.go, dispatch.go and turns.go call the points at
 // their moment in a turn.
 
-// PointName names a contribution point (contrib.Points).
-type PointName = contrib.PointName
-
 // Resolution is a point's resolved list for one thread, frozen when it was
 // resolved (DC12).
 type Resolution = contrib.Resolution
@@ -194,7 +191,7 @@ func (h *Host) hostApproval(ctx context.Context, req ApprovalRequest) Approval {
 // Collect, First, Fold or Last, which apply the point's failure policy
 // (DC3); an operation that holds it finishes with these entries (DC12).
 func (h *Host) Resolve(point PointName, thread string) *Resolution {
-	return h.registry.Resolve(point, thread)
+	return h.registry.Resolve(contrib.PointName(point), thread)
 }
 
 // PointInfo is one point of the table (DC2, docs/points.md) with its
@@ -240,7 +237,7 @@ type PointEntry struct {
 func (h *Host) Points(thread string) []PointInfo {
 	out := make([]PointInfo, len(contrib.Points))
 	for i := range contrib.Points {
-		out[i] = pointInfoOf(&contrib.Points[i], h.Resolve(contrib.Points[i].Name, thread).Entries)
+		out[i] = pointInfoOf(&contrib.Points[i], h.registry.Resolve(contrib.Points[i].Name, thread).Entries)
 	}
 	return out
 }
@@ -328,7 +325,7 @@ func (r *runNotes) notes() []Note {
 }
 
 // resolve is Resolve with the run's notes.
-func (r *runNotes) resolve(point PointName, thread string) *Resolution {
+func (r *runNotes) resolve(point contrib.PointName, thread string) *Resolution {
 	res := r.h.registry.Resolve(point, thread)
 	res.Notes = r.add
 	return res

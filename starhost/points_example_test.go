@@ -191,7 +191,7 @@ contribute(dispatch_approvals = [
 	})
 	defer cleanup()
 
-	for _, e := range h.Resolve(contrib.PointDispatchApproval, "thread-1").Entries {
+	for _, e := range h.Resolve(starhost.PointDispatchApproval, "thread-1").Entries {
 		origin := e.Origin
 		if origin == "" {
 			origin = "host"

@@ -419,7 +419,7 @@ contribute(prompt_sections = [prompt_section(run = section)], turn_observers = [
 	}
 	h.TurnStarted(bg, "t1", "turn-1", "hi")
 	mu.Lock()
-	if len(invalidated) != 1 || !invalidated[0].Affects(contrib.PointThreadContext, "t1") || invalidated[0].Affects(contrib.PointThreadContext, "t2") {
+	if len(invalidated) != 1 || !invalidated[0].Affects(starhost.PointThreadContext, "t1") || invalidated[0].Affects(starhost.PointThreadContext, "t2") {
 		t.Errorf("invalidations %+v", invalidated)
 	}
 	mu.Unlock()
@@ -662,7 +662,7 @@ contribute(status_fields = [status_field(name = "mood", description = "m")],
 			t.Errorf("generation %d after %d: not increasing", c.Generation, last)
 		}
 		last = c.Generation
-		catalog = catalog || c.Catalog && c.Affects(contrib.PointPromptSection, "any thread")
+		catalog = catalog || c.Catalog && c.Affects(starhost.PointPromptSection, "any thread")
 	}
 	n := len(changes)
 	mu.Unlock()

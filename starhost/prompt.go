@@ -69,10 +69,10 @@ func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 	req := map[string]any{"thread": thread, "mode": h.Facts().Mode}
 	var texts []string
 	sections := []any{}
-	for _, point := range []PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
+	for _, point := range []contrib.PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
 		outs, _ := rn.resolve(point, thread).Collect(ctx, req, textAnswer)
 		for _, o := range outs {
-			s := PromptSection{Point: point, Target: o.Entry.Target, Origin: o.Entry.Origin, Replaced: o.Entry.Replaced,
+			s := PromptSection{Point: PointName(point), Target: o.Entry.Target, Origin: o.Entry.Origin, Replaced: o.Entry.Replaced,
 				Scope: string(o.Entry.Scope), Text: o.Value.(string)}
 			p.Sections = append(p.Sections, s)
 			texts = append(texts, s.Text)
@@ -163,7 +163,7 @@ func (h *Host) Signals(ctx context.Context, thread string) []string {
 }
 
 // texts collects the str or list-of-str answers of a point.
-func (h *Host) texts(ctx context.Context, point PointName, thread string, in map[string]any) []string {
+func (h *Host) texts(ctx context.Context, point contrib.PointName, thread string, in map[string]any) []string {
 	rn := &runNotes{h: h}
 	outs, _ := rn.resolve(point, thread).Collect(ctx, in, textsAnswer)
 	var out []string

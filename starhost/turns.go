@@ -105,7 +105,7 @@ func (h *Host) ModelResponse(ctx context.Context, thread, purpose, finishReason 
 }
 
 // observe runs an observer point: every entry, failures skipped (DC3).
-func (h *Host) observe(ctx context.Context, point PointName, thread string, ev map[string]any) {
+func (h *Host) observe(ctx context.Context, point contrib.PointName, thread string, ev map[string]any) {
 	_, _ = h.registry.Resolve(point, thread).Collect(ctx, ev, nil)
 }
 

@@ -119,7 +119,7 @@ func (h *Host) Generation() uint64 { return h.changes.generation.Load() }
 
 // pointsChanged turns a registry invalidation into a Change.
 func (h *Host) pointsChanged(inv contrib.Invalidation) {
-	c := Change{Catalog: inv.Points == nil, Points: inv.Points, Thread: inv.Thread}
+	c := Change{Catalog: inv.Points == nil, Points: convertAll(inv.Points, func(p contrib.PointName) PointName { return PointName(p) }), Thread: inv.Thread}
 	c.Generation = h.changes.generation.Add(1)
 	h.publish(c)
 }

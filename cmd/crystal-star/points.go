@@ -79,7 +79,7 @@ func sectionName(s starhost.PromptSection) string {
 	switch {
 	case s.Target != "":
 		return s.Target
-	case s.Point == contrib.PointThreadContext:
+	case s.Point == starhost.PointThreadContext:
 		return "thread_context"
 	}
 	return "+"
@@ -130,9 +130,9 @@ func (c *console) points(string) {
 		p := info
 		c.printf("%s [%s] %s; %s; %s", p.Name, p.Tiers, p.Eval, p.Combine, p.Failure)
 		switch p.Name {
-		case contrib.PointTools:
+		case starhost.PointTools:
 			c.printf("  %d tools (see /tools)", c.h.Tools(contrib.PlanAndWork).Len())
-		case contrib.PointCommands:
+		case starhost.PointCommands:
 			c.printf("  %d commands (see /help)", len(c.h.Commands()))
 		}
 		for _, e := range info.Entries {
