@@ -36,7 +36,7 @@ func (h *Host) RunHook(ctx context.Context, name string, payload map[string]any)
 	event := contrib.HookEvent(name)
 	spec := contrib.LookupHook(event)
 	if spec == nil || spec.Raw {
-		return HookResult{}, fmt.Errorf("unknown hook event %q [%w]; want one of %s", event, ErrUnknownHookEvent, strings.Join(contrib.HookEventNames(false), ", "))
+		return HookResult{}, fmt.Errorf("unknown hook event %q [%w]; want one of %s", event, ErrUnknownHookEvent, strings.Join(HookEvents(), ", "))
 	}
 	if ctx.Err() != nil {
 		return HookResult{Payload: payload}, cancelled(ctx) // no hook runs
@@ -45,6 +45,10 @@ func (h *Host) RunHook(ctx context.Context, name string, payload map[string]any)
 	out := contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, rn.add)
 	return HookResult{Payload: out, Notes: rn.notes()}, nil
 }
+
+// HookEvents lists the event names RunHook accepts, in the order of the
+// hook table (docs/hooks.md).
+func HookEvents() []string { return contrib.HookEventNames(false) }
 
 func (h *Host) hook(ctx context.Context, event contrib.HookEvent, payload map[string]any) map[string]any {
 	return contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, h.note)

@@ -249,7 +249,7 @@ func (c *console) run(line string) bool {
 		}
 		c.printf("%s", reclaimLine(c.h))
 	case "tools":
-		for _, t := range c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).List() {
+		for _, t := range c.h.PlanTools(ctx, devThread, starhost.PlanAndWork).List() {
 			c.printf("%s (%s) %s %s", t.Name, toolOwner(t), t.Catalogs, toolFlags(t))
 		}
 	case "call":
@@ -261,7 +261,7 @@ func (c *console) run(line string) bool {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		res := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
+		res := c.h.PlanTools(ctx, devThread, starhost.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
 		switch {
 		case res.Err != nil:
 			c.printf("error %s: %s%s", res.Err.Code, res.Err.Message, c.toolHint(name, res.Err))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/chzyer/readline"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -202,14 +201,14 @@ func (c *console) argumentNames(verb string) []string {
 	case "/statusline":
 		return []string{"add", "remove", "on", "off", "reset"}
 	case "/hook":
-		return contrib.HookEventNames(false)
+		return starhost.HookEvents()
 	}
 	return nil
 }
 
 func (c *console) toolNames() []string {
 	var names []string
-	for _, t := range c.h.Tools(contrib.PlanAndWork).List() {
+	for _, t := range c.h.Tools(starhost.PlanAndWork).List() {
 		names = append(names, t.Name)
 	}
 	return names

@@ -100,7 +100,7 @@ func sectionOrigin(s starhost.PromptSection) string {
 func (c *console) hook(rest string) {
 	event, raw, _ := cutSpace(rest)
 	if event == "" {
-		c.printf("usage: /hook EVENT JSON; events: %s", strings.Join(contrib.HookEventNames(false), ", "))
+		c.printf("usage: /hook EVENT JSON; events: %s", strings.Join(starhost.HookEvents(), ", "))
 		return
 	}
 	payload := map[string]any{}
@@ -131,7 +131,7 @@ func (c *console) points(string) {
 		c.printf("%s [%s] %s; %s; %s", p.Name, p.Tiers, p.Eval, p.Combine, p.Failure)
 		switch p.Name {
 		case starhost.PointTools:
-			c.printf("  %d tools (see /tools)", c.h.Tools(contrib.PlanAndWork).Len())
+			c.printf("  %d tools (see /tools)", c.h.Tools(starhost.PlanAndWork).Len())
 		case starhost.PointCommands:
 			c.printf("  %d commands (see /help)", len(c.h.Commands()))
 		}
@@ -205,7 +205,7 @@ func (c *console) dispatch(rest string) {
 	ctx := c.e.ctx
 	res := c.h.Dispatch(ctx, devThread, starhost.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)},
 		func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
-			snap := c.h.PlanTools(ctx, devThread, contrib.PlanAndWork)
+			snap := c.h.PlanTools(ctx, devThread, starhost.PlanAndWork)
 			for _, t := range snap.List() {
 				if t.Name == call.Name {
 					return snap.Invoke(ctx, call.Name, call.Arguments)
