@@ -107,10 +107,16 @@ func eventOf(e lifecycle.Event) Event {
 func pointInfoOf(p *contrib.Point, entries []contrib.Resolved) PointInfo {
 	out := PointInfo{Name: PointName(p.Name), Keyword: p.Keyword, Title: p.Title, Tiers: fmt.Sprint(p.Tiers),
 		Eval: fmt.Sprint(p.Eval), Combine: fmt.Sprint(p.Combine), Failure: fmt.Sprint(p.Failure),
-		Signature: p.Signature, Kind: p.Kind, Entries: make([]PointEntry, len(entries))}
+		Signature: p.Signature, Kind: p.Kind, Entries: entriesOf(entries)}
+	return out
+}
+
+// entriesOf converts a resolved list, in order.
+func entriesOf(entries []contrib.Resolved) []PointEntry {
+	out := make([]PointEntry, len(entries))
 	for i := range entries {
 		e := &entries[i]
-		out.Entries[i] = PointEntry{Origin: e.Origin, Generation: e.Generation, Target: e.Target, Replaced: e.Replaced,
+		out[i] = PointEntry{Origin: e.Origin, Generation: e.Generation, Target: e.Target, Replaced: e.Replaced,
 			Order: e.Order, Scope: string(e.Scope), Thread: e.Thread, Handle: e.Handle, Pos: Position(e.Pos), Empty: e.Empty()}
 	}
 	return out

@@ -120,7 +120,7 @@ type dispatch struct {
 	view                                   *contrib.View
 	snap                                   *ToolSnapshot // the thread's tools
 	custom                                 bool          // the host passed its own Invoker
-	policy, approval, recorder, normalizer *Resolution
+	policy, approval, recorder, normalizer *contrib.Resolution
 }
 
 // check answers, before any stage runs, a call that cannot run (point 4 of
@@ -149,7 +149,7 @@ func (d *dispatch) check(call ToolCall) (any, *ToolResult) {
 }
 
 // onlyHostEntries reports whether every entry of res is the host's own.
-func onlyHostEntries(res *Resolution) bool {
+func onlyHostEntries(res *contrib.Resolution) bool {
 	for _, e := range res.Entries {
 		if e.Origin != "" {
 			return false

@@ -18,10 +18,6 @@ import (
 // Subscribe). prompt.go, dispatch.go and turns.go call the points at
 // their moment in a turn.
 
-// Resolution is a point's resolved list for one thread, frozen when it was
-// resolved (DC12).
-type Resolution = contrib.Resolution
-
 // ToolCall is one tool call of the model, as Dispatch runs it.
 type ToolCall struct {
 	ID        string          `json:"id"`
@@ -191,7 +187,7 @@ func (h *Host) hostApproval(ctx context.Context, req ApprovalRequest) Approval {
 // Collect, First, Fold or Last, which apply the point's failure policy
 // (DC3); an operation that holds it finishes with these entries (DC12).
 func (h *Host) Resolve(point PointName, thread string) *Resolution {
-	return h.registry.Resolve(contrib.PointName(point), thread)
+	return resolutionOf(h.registry.Resolve(contrib.PointName(point), thread))
 }
 
 // PointInfo is one point of the table (DC2, docs/points.md) with its
@@ -245,7 +241,7 @@ func (h *Host) Points(thread string) []PointInfo {
 // pointsState is the host's captured per-thread state (DC12).
 type pointsState struct {
 	prompts threadCache[*Prompt]
-	pipes   threadCache[*Resolution]
+	pipes   threadCache[*contrib.Resolution]
 	tools   threadCache[*ToolSnapshot]
 }
 
@@ -325,7 +321,7 @@ func (r *runNotes) notes() []Note {
 }
 
 // resolve is Resolve with the run's notes.
-func (r *runNotes) resolve(point contrib.PointName, thread string) *Resolution {
+func (r *runNotes) resolve(point contrib.PointName, thread string) *contrib.Resolution {
 	res := r.h.registry.Resolve(point, thread)
 	res.Notes = r.add
 	return res

@@ -140,7 +140,7 @@ func (h *Host) PrepareModelCall(ctx context.Context, thread string, req Outbound
 	for _, o := range outs {
 		req.Context = append(req.Context, o.Value.(string))
 	}
-	pipe := *h.points.pipes.get(thread, func() (*Resolution, bool) {
+	pipe := *h.points.pipes.get(thread, func() (*contrib.Resolution, bool) {
 		return h.registry.Resolve(contrib.PointChatMiddleware, thread), true
 	})
 	pipe.Notes = rn.add

@@ -17,7 +17,7 @@ import (
 func TestHostSurfaceSpeaksOwnTypes(t *testing.T) {
 	own := map[reflect.Type][]string{
 		reflect.TypeOf(&starhost.Host{}): {"Start", "Close", "Reload", "Watch", "Rescan", "Subscribe", "Generation",
-			"Plugins", "Stats", "Operator", "StatusLine", "StatusFields", "StatusView", "RenderStatusLine",
+			"Plugins", "Stats", "Operator", "Resolve", "StatusLine", "StatusFields", "StatusView", "RenderStatusLine",
 			"EditStatusLine", "RunHook", "Hooks", "Points", "Bind", "Commands", "ExecuteCommand", "Expand",
 			"Skills", "SkillText", "Config", "Subagents", "AssemblePrompt", "ToolSets"},
 		reflect.TypeOf(&starhost.Operator{}): {"Grant", "Revoke", "Grants", "Enable", "Disable", "Install", "Remove", "TrustFile"},
