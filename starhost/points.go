@@ -90,8 +90,17 @@ type PointDefaults struct {
 	CommitMessage func(ctx context.Context, diff string) string
 	// Welcome suggests what to do first (TargetWelcome).
 	Welcome func(ctx context.Context) []string
-	// Other are further defaults as JSON-valued functions (contrib.PointFunc).
-	Other []contrib.Default
+	// Other are further defaults as JSON-valued functions.
+	Other []PointDefault
+}
+
+// PointDefault is one more default of a point (PointDefaults.Other): the
+// named default Target of Point ("" to append), and Run, which answers
+// with a JSON-like value for thread, or nil for nothing (None).
+type PointDefault struct {
+	Point  PointName
+	Target string
+	Run    func(ctx context.Context, thread string, input any) (any, error)
 }
 
 // pointDefaults converts Options.Points into the registry's defaults.
@@ -164,7 +173,12 @@ func (h *Host) pointDefaults() []contrib.Default {
 	add(contrib.PointWelcome, contrib.TargetWelcome, d.Welcome != nil, func(ctx context.Context, _ contrib.PointCall) (any, error) {
 		return stringsValue(d.Welcome(ctx)), nil
 	})
-	return append(out, d.Other...)
+	for _, o := range d.Other {
+		add(contrib.PointName(o.Point), o.Target, o.Run != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+			return o.Run(ctx, c.Thread, c.Input)
+		})
+	}
+	return out
 }
 
 // hostApproval is the host's approval (TargetApproval): Options.Points.Approve,
