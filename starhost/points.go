@@ -95,8 +95,9 @@ type PointDefaults struct {
 }
 
 // PointDefault is one more default of a point (PointDefaults.Other): the
-// named default Target of Point ("" to append), and Run, which answers
-// with a JSON-like value for thread, or nil for nothing (None).
+// named default Target of Point (docs/points.md lists each point's
+// targets), and Run, which answers with a JSON-like value for thread, or
+// nil for nothing (None).
 type PointDefault struct {
 	Point  PointName
 	Target string

@@ -677,3 +677,25 @@ contribute(status_fields = [status_field(name = "mood", description = "m")],
 		t.Errorf("a cancelled subscription heard %+v", changes[n:])
 	}
 }
+
+// PointDefaults.Other gives a point's named default with starhost's own
+// types: it answers in its place, for the thread it runs for.
+func TestPointDefaultsOther(t *testing.T) {
+	h, _, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Other: []starhost.PointDefault{{
+		Point: starhost.PointWelcome, Target: "welcome",
+		Run: func(_ context.Context, thread string, input any) (any, error) {
+			return []any{"host hint"}, nil
+		},
+	}}}}, map[string]string{"a": `contribute()`})
+	if got := h.Welcome(bg); len(got) != 1 || got[0] != "host hint" {
+		t.Fatalf("welcome %q", got)
+	}
+	r := h.Resolve(starhost.PointWelcome, "")
+	if len(r.Entries) != 1 || r.Entries[0].Origin != "" || r.Entries[0].Target != "welcome" || r.Point != starhost.PointWelcome {
+		t.Fatalf("resolution %+v", r)
+	}
+	out, ok, err := r.First(bg, map[string]any{}, nil)
+	if err != nil || !ok || out.Entry.Target != "welcome" {
+		t.Fatalf("first: %+v %v %v", out, ok, err)
+	}
+}
