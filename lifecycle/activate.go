@@ -26,7 +26,7 @@ func (m *Manager) preflight(p *plugin) []Blocker {
 			Remedy: "set enabled = true in " + c.Display + "/" + ManifestName})
 	case m.opts.Disabled(mf.ID):
 		bs = append(bs, Blocker{Code: contrib.PluginDisabled, Message: "the plugin is disabled in config.toml",
-			Remedy: "enable " + mf.ID + " in the configuration"})
+			Remedy: "enable it: remove " + mf.ID + " from the disabled list"})
 	}
 	if mf.MinHostVersion != "" && m.opts.HostVersion != "" && semver.Compare("v"+m.opts.HostVersion, "v"+mf.MinHostVersion) < 0 {
 		bs = append(bs, Blocker{Code: contrib.HostVersionTooOld,
@@ -314,6 +314,7 @@ func (m *Manager) drain(p *plugin, g *generation) {
 	} else {
 		m.mu.Lock()
 		p.teardown = true
+		m.overdue = append(m.overdue, g.pub.Plugin+"@"+g.id)
 		m.mu.Unlock()
 		m.pending.Add(1)
 		go func() {

@@ -80,6 +80,7 @@ type Manager struct {
 	byID    map[string]*plugin // the active-eligible plugin of each id (find)
 	retired []*retiredGen
 	pending sync.WaitGroup // teardowns past the cleanup timeout
+	overdue []string       // generations that missed the cleanup timeout (Overdue)
 
 	// Reclaim bookkeeping (reclaim.go).
 	retiredPruned int           // len(retired) after the last prune

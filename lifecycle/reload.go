@@ -106,6 +106,15 @@ func (m *Manager) Close(ctx context.Context) {
 	m.pending.Wait()
 }
 
+// Overdue returns every generation ("plugin@generation") whose calls did
+// not drain within the cleanup timeout, oldest first, since the manager
+// was created: Close's caller reports those of its own Close.
+func (m *Manager) Overdue() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return slices.Clone(m.overdue)
+}
+
 // dirs returns the directories of every discovered plugin (for watching).
 func (m *Manager) dirs() []string {
 	m.mu.RLock()

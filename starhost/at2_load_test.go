@@ -13,7 +13,6 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
-	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -50,8 +49,8 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 	}
 	for i := 1; i <= reloads; i++ {
 		testkit.WriteTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
-		if !h.Reload(context.Background(), dir) {
-			t.Fatal("reload: unknown dir")
+		if err := h.Reload(context.Background(), dir); err != nil {
+			t.Fatal(err)
 		}
 	}
 	wg.Wait()
@@ -162,17 +161,17 @@ func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
 	dir := filepath.Join(home, "plugins", "sample")
 	testkit.WriteTree(t, dir, sampleBundle)
 	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir()})
-	if _, err := h.Grant(context.Background(), "acme.sample"); err != nil {
+	if _, err := h.Operator().Grant(context.Background(), "acme.sample"); err != nil {
 		t.Fatal(err)
 	}
-	if p := pluginState(t, h, "acme.sample"); p.State != lifecycle.Active {
+	if p := pluginState(t, h, "acme.sample"); p.State != starhost.StateActive {
 		t.Fatalf("granted plugin: %s %v", p.State, p.Blockers)
 	}
 	snap := h.Tools(context.Background(), "", starhost.Work)
 	testkit.WriteTree(t, dir, map[string]string{"lib/a.star": "x = \"tampered\"\n"})
 	h.Reload(context.Background(), dir)
 	p := pluginState(t, h, "acme.sample")
-	if p.State != lifecycle.Blocked || len(p.Blockers) == 0 || p.Blockers[0].Code != contrib.PluginTrustModified {
+	if p.State != starhost.StateBlocked || len(p.Blockers) == 0 || p.Blockers[0].Code != starhost.Code(contrib.PluginTrustModified) {
 		t.Fatalf("after changing its bytes: %s %v, want blocked PluginTrustModified", p.State, p.Blockers)
 	}
 	if res := snap.Invoke(context.Background(), "t", nil); res.Error == nil || res.Error.Code != starhost.ErrToolUnavailable {

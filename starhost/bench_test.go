@@ -125,11 +125,11 @@ func startHostWith(tb testing.TB, opts starhost.Options, dev ...string) *starhos
 	opts.Dev = dev
 	h, _ := hostkit.Start(tb, opts)
 	for _, p := range h.Plugins() {
-		if p.State != lifecycle.Active {
+		if p.State != starhost.StateActive {
 			tb.Fatalf("plugin %s is %s: %v %v", p.ID, p.State, p.Blockers, p.Diagnostics)
 		}
 		for _, d := range p.Diagnostics {
-			if d.Severity == contrib.SeverityError {
+			if d.Severity == starhost.SeverityError {
 				tb.Fatalf("plugin %s: %v", p.ID, d)
 			}
 		}

@@ -8,6 +8,26 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
+// Site is where a template is bound (CC13); a placeholder's resolve sees
+// it and may answer differently per site.
+type Site string
+
+// The binding sites.
+const (
+	SitePrompt           Site = "prompt"
+	SiteAttachment       Site = "attachment"
+	SiteReview           Site = "review"
+	SiteCompaction       Site = "compaction"
+	SiteImageDescription Site = "image_description"
+)
+
+// ParseSite returns the site named s; the error lists the sites when s
+// names none.
+func ParseSite(s string) (Site, error) {
+	site, err := contrib.ParseSite(s)
+	return Site(site), err
+}
+
 // Bind replaces each {{name}} token in template (CC12, CC13). Host-owned
 // names come from the current facts; plugin placeholders are resolved on
 // every call, never cached. A result is inserted verbatim: tokens inside it
@@ -63,15 +83,15 @@ func (h *Host) resolveToken(ctx context.Context, view *contrib.View, facts Facts
 	}
 	out := token
 	gate.Do(ctx, func(ctx context.Context) {
-		text, produced, err := e.Placeholder.Resolve(ctx, site)
+		text, produced, err := e.Placeholder.Resolve(ctx, contrib.Site(site))
 		switch {
 		case err != nil:
 			d := builtins.FailureDiagnostic(err)
 			d.Code, d.Severity = contrib.PlaceholderFailed, contrib.PlaceholderFailed.Severity()
 			d.Message = "{{" + name + "}} was left in place: " + d.Message
-			h.Note(d)
+			h.note(d)
 		case !produced:
-			h.Note(contrib.Diag(contrib.PlaceholderFailed, e.Plugin, e.Placeholder.Pos,
+			h.note(contrib.Diag(contrib.PlaceholderFailed, e.Plugin, e.Placeholder.Pos,
 				"{{%s}} was left in place: resolve returned nothing", name))
 		default:
 			out = text

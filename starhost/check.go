@@ -60,7 +60,7 @@ type CheckReport struct {
 }
 
 // Count returns the number of diagnostics of severity s.
-func (r *CheckReport) Count(s contrib.Severity) int {
+func (r *CheckReport) Count(s Severity) int {
 	n := 0
 	for _, d := range r.Diagnostics {
 		if d.Severity == s {
@@ -73,8 +73,8 @@ func (r *CheckReport) Count(s contrib.Severity) int {
 // Summary returns the report's one-line summary, such as
 // "3 errors, 1 warning in 2 plugins".
 func (r *CheckReport) Summary() string {
-	return fmt.Sprintf("%s, %s in %s", plural(r.Count(contrib.SeverityError), "error"),
-		plural(r.Count(contrib.SeverityWarning), "warning"), plural(len(r.Plugins), "plugin"))
+	return fmt.Sprintf("%s, %s in %s", plural(r.Count(SeverityError), "error"),
+		plural(r.Count(SeverityWarning), "warning"), plural(len(r.Plugins), "plugin"))
 }
 
 func plural(n int, word string) string {
@@ -173,7 +173,7 @@ type checker struct {
 	byCand    map[*lifecycle.Candidate]*checkPlugin
 	byID      map[string]*checkPlugin
 	published []*checkPlugin
-	diags     []Note
+	diags     []contrib.Diagnostic
 }
 
 // checkPlugin is one candidate as the checker sees it.
@@ -232,7 +232,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 		ck.applyLint(ck.plugins[i], res)
 	}
 	slices.SortFunc(ck.diags, compareNotes)
-	report.Diagnostics = slices.CompactFunc(ck.diags, func(a, b Note) bool { return compareNotes(a, b) == 0 })
+	report.Diagnostics = notesOf(slices.CompactFunc(ck.diags, func(a, b contrib.Diagnostic) bool { return compareNotes(a, b) == 0 }))
 	return report, nil
 }
 
@@ -263,7 +263,7 @@ func (ck *checker) load(c *lifecycle.Candidate) {
 	}
 }
 
-func compareNotes(a, b Note) int {
+func compareNotes(a, b contrib.Diagnostic) int {
 	return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line),
 		cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Message, b.Message))
 }
@@ -376,7 +376,7 @@ func (ck *checker) addFailure(p *checkPlugin, err error) {
 // add records diagnostics of p: notes are dropped; a missing place becomes
 // the plugin's entry file (or manifest) at 1:1; a diagnostic whose line
 // carries a matching disable comment is dropped.
-func (ck *checker) add(p *checkPlugin, ds ...Note) {
+func (ck *checker) add(p *checkPlugin, ds ...contrib.Diagnostic) {
 	c := p.cand
 	for _, d := range ds {
 		if d.Severity == contrib.SeverityNote {

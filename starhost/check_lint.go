@@ -19,7 +19,7 @@ import (
 // one plugin.
 type lintResult struct {
 	static  check.Result
-	style   []Note
+	style   []contrib.Diagnostic
 	compile error // of the compile for trees (checkPlugin.trees)
 }
 
@@ -136,7 +136,7 @@ func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
 		ck.addFailure(p, res.compile) // the worker died before it could say
 	}
 	if broken := res.static.Broken; len(broken) > 0 {
-		ck.diags = slices.DeleteFunc(ck.diags, func(d Note) bool {
+		ck.diags = slices.DeleteFunc(ck.diags, func(d contrib.Diagnostic) bool {
 			return d.Code == contrib.ExecutionFailed && d.Plugin == p.cand.ID() && slices.Contains(broken, d.Pos)
 		})
 	}

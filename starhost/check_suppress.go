@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // suppressMarker starts a suppression comment.
@@ -15,7 +17,7 @@ const suppressMarker = "crystal-star: disable="
 
 // suppressed reports whether the line of d's position carries
 // `# crystal-star: disable=` naming d's code.
-func (p *checkPlugin) suppressed(d Note) bool {
+func (p *checkPlugin) suppressed(d contrib.Diagnostic) bool {
 	line := p.line(d.Pos.File, d.Pos.Line)
 	hash := strings.IndexByte(line, '#')
 	if hash < 0 {

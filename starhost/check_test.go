@@ -239,7 +239,7 @@ func TestCheckWithoutPathsUsesHostRoots(t *testing.T) {
 	if len(r.Plugins) != 1 || r.Plugins[0].ID != "acme.notes" {
 		t.Fatalf("plugins = %v; want the one dev plugin", r.Plugins)
 	}
-	if len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != contrib.ToolDuplicate ||
+	if len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != Code(contrib.ToolDuplicate) ||
 		r.Diagnostics[0].Pos.File != "../testdata/check/tool_duplicate/plugin.star" {
 		t.Errorf("diagnostics = %v; want one ToolDuplicate relative to the current directory", r.Diagnostics)
 	}
@@ -254,8 +254,8 @@ func TestCheckMissingPath(t *testing.T) {
 
 func TestCheckSummary(t *testing.T) {
 	r := &CheckReport{Plugins: []CheckedPlugin{{ID: "a"}, {ID: "b"}}, Diagnostics: []Note{
-		{Severity: contrib.SeverityError}, {Severity: contrib.SeverityError}, {Severity: contrib.SeverityError},
-		{Severity: contrib.SeverityWarning}}}
+		{Severity: SeverityError}, {Severity: SeverityError}, {Severity: SeverityError},
+		{Severity: SeverityWarning}}}
 	if got, want := r.Summary(), "3 errors, 1 warning in 2 plugins"; got != want {
 		t.Errorf("Summary() = %q; want %q", got, want)
 	}

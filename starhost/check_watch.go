@@ -144,7 +144,7 @@ func diffReports(st *watchState, r *CheckReport) CheckChange {
 		if _, ok := st.seen[k]; !ok {
 			ch.Added = append(ch.Added, d)
 		}
-		if d.Code == contrib.SyntaxError {
+		if d.Code == Code(contrib.SyntaxError) {
 			broken[d.Plugin] = true
 		}
 	}
@@ -153,7 +153,7 @@ func diffReports(st *watchState, r *CheckReport) CheckChange {
 		if _, ok := now[k]; ok {
 			continue
 		}
-		if broken[d.Plugin] && d.Code != contrib.SyntaxError {
+		if broken[d.Plugin] && d.Code != Code(contrib.SyntaxError) {
 			now[k], hidden[k] = d, true
 			if !st.hidden[k] {
 				ch.Hidden = append(ch.Hidden, d)
@@ -162,8 +162,9 @@ func diffReports(st *watchState, r *CheckReport) CheckChange {
 		}
 		ch.Fixed = append(ch.Fixed, d)
 	}
-	slices.SortFunc(ch.Fixed, compareNotes)
-	slices.SortFunc(ch.Hidden, compareNotes)
+	byPlace := func(a, b Note) int { return compareNotes(diagOf(a), diagOf(b)) }
+	slices.SortFunc(ch.Fixed, byPlace)
+	slices.SortFunc(ch.Hidden, byPlace)
 	st.seen, st.hidden = now, hidden
 	return ch
 }

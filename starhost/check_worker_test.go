@@ -54,7 +54,7 @@ func TestCheckWorkerFaultStaysWithItsPlugin(t *testing.T) {
 	for _, d := range r.Diagnostics {
 		byPlugin[d.Plugin] = append(byPlugin[d.Plugin], d)
 	}
-	if ds := byPlugin["acme.hang"]; len(ds) != 1 || ds[0].Code != contrib.CallbackTimeout ||
+	if ds := byPlugin["acme.hang"]; len(ds) != 1 || ds[0].Code != Code(contrib.CallbackTimeout) ||
 		!strings.Contains(ds[0].Message, "callback_timeout 1s exceeded") {
 		t.Errorf("acme.hang: %v; want one CallbackTimeout naming the limit", ds)
 	}
@@ -113,7 +113,7 @@ func TestCheckStartsOneWorkerPerRun(t *testing.T) {
 	}
 
 	idle, none := countingWorkers(t)
-	if r := run(idle, blocked); r.Count(contrib.SeverityError) == 0 {
+	if r := run(idle, blocked); r.Count(SeverityError) == 0 {
 		t.Fatalf("the blocked plugin checked clean")
 	}
 	if got := none.Load(); got != 0 {
@@ -141,7 +141,7 @@ func TestCheckWorkerMemoryBombStaysWithItsPlugin(t *testing.T) {
 	var bombed bool
 	for _, d := range r.Diagnostics {
 		switch {
-		case d.Plugin == "acme.bomb" && d.Code == contrib.ResourceExhausted && strings.Contains(d.Message, "memory_limit 64MiB"):
+		case d.Plugin == "acme.bomb" && d.Code == Code(contrib.ResourceExhausted) && strings.Contains(d.Message, "memory_limit 64MiB"):
 			bombed = true
 		case d.Plugin == "acme.after":
 			t.Errorf("acme.after: %v; want nothing (the fault was acme.bomb's)", d)

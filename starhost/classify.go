@@ -73,7 +73,7 @@ func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) 
 			var err error
 			p.Gate.Do(ctx, func(ctx context.Context) { c, ok, err = cl.Classify(ctx, tool, decoded) })
 			if err != nil {
-				h.Note(builtins.FailureDiagnostic(err))
+				h.note(builtins.FailureDiagnostic(err))
 				continue
 			}
 			if ok {

@@ -74,7 +74,7 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 		for _, k := range l.md.Undecoded() {
 			code, msg := contrib.ConfigUnknownKey, "unknown config key "+k.String()+" is ignored"
 			if strings.Contains(strings.ToLower(k.String()), "trust") {
-				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only by crystal-star trust grant"
+				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only in the home trust file"
 			}
 			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
 		}
@@ -145,9 +145,18 @@ func (h *Host) Config() Config {
 }
 
 // reloadConfig reads both layers again.
+// A layer that exists but cannot be read is remembered, so Start can refuse
+// to serve without it.
 func (h *Host) reloadConfig() {
-	c := loadConfig(h.opts.Home, h.opts.Workspace, h.baseLimits(), h.Note)
+	var unreadable *contrib.Diagnostic
+	c := loadConfig(h.opts.Home, h.opts.Workspace, h.baseLimits(), func(d contrib.Diagnostic) {
+		if d.Code == contrib.ConfigUnreadable && unreadable == nil {
+			unreadable = &d
+		}
+		h.note(d)
+	})
 	h.config.Store(&c)
+	h.life.unreadable.Store(unreadable)
 }
 
 // configPath returns the config file of one layer.

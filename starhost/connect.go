@@ -39,7 +39,7 @@ func (s *Session) Connect(ctx context.Context) error {
 		}
 		if err != nil {
 			err = fmt.Errorf("the %s client for %s/%s cannot be built: %s", role, f.Provider, f.Model, h.redact(err.Error()))
-			h.Note(contrib.Diag(contrib.ModelClientFailed, "", contrib.Pos{}, "%v", err))
+			h.note(contrib.Diag(contrib.ModelClientFailed, "", contrib.Pos{}, "%v", err))
 			errs = append(errs, err)
 		}
 	}

@@ -77,7 +77,8 @@ func (h *Host) forModel(res contrib.Result, tool string) (contrib.Result, *Note)
 		model = "the session model " + s.Provider + "/" + s.Model + " takes no images or audio"
 	}
 	d := contrib.Diag(contrib.ContentDropped, "", contrib.Pos{}, "tool %s returned %d image or audio part(s); %s, so only its text and resources are kept", tool, n, model)
-	return out, &d
+	note := noteOf(d)
+	return out, &note
 }
 
 // partsValue is what the recorder and normalizer stages see of content

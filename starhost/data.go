@@ -3,19 +3,15 @@ package starhost
 import (
 	"os"
 	"path/filepath"
-
-	"github.com/crystal-star/crystal-star/builtins"
 )
 
-var _ builtins.DataSource = (*Host)(nil)
-
-// DataDirs returns a plugin's data directories (CC29): global
+// dataDirs returns a plugin's data directories (CC29): global
 // {home}/data/plugins/<directory>, shared across workspaces, and project
 // <workspace>/.crystal/data/plugins/<directory>. The host tries to create
 // both and does not report failure: a plugin creates them if missing
 // (ctx.data's write does). They are not the install directory and not
 // secret storage.
-func (h *Host) DataDirs(plugin, directory string) (global, project string) {
+func (h *Host) dataDirs(plugin, directory string) (global, project string) {
 	switch directory {
 	case "", ".", "..", string(filepath.Separator):
 		directory = plugin

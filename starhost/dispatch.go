@@ -170,7 +170,7 @@ type dispatch struct {
 	view                                   *contrib.View
 	snap                                   *contrib.ToolSnapshot // the thread's tools
 	custom                                 bool                  // the host passed its own Invoker
-	policy, approval, recorder, normalizer *Resolution
+	policy, approval, recorder, normalizer *contrib.Resolution
 }
 
 // check answers, before any stage runs, a call that cannot run (point 4 of
@@ -199,7 +199,7 @@ func (d *dispatch) check(call ToolCall) (any, *contrib.Result) {
 }
 
 // onlyHostEntries reports whether every entry of res is the host's own.
-func onlyHostEntries(res *Resolution) bool {
+func onlyHostEntries(res *contrib.Resolution) bool {
 	for _, e := range res.Entries {
 		if e.Origin != "" {
 			return false
@@ -297,7 +297,7 @@ func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) contrib.Resul
 	}
 	if adapted, note := d.h.forModel(res, call.Name); note != nil { // MC1: only what the model takes
 		res = adapted
-		d.rn.add(*note)
+		d.rn.add(diagOf(*note))
 	}
 	if !d.hasHooks(contrib.HookToolResult) {
 		return res

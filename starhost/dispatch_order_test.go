@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -100,7 +99,7 @@ func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	if got := h.Bind(done, "by {{who}}", starhost.SitePrompt); got != "by {{who}}" {
 		t.Errorf("Bind on a done context resolved a plugin placeholder: %q", got)
 	}
-	if _, err := h.RunHook(done, contrib.HookUserMessage, map[string]any{"thread": "t", "text": "x"}); !errors.Is(err, starhost.ErrCancelled) {
+	if _, err := h.RunHook(done, "user_message", map[string]any{"thread": "t", "text": "x"}); !errors.Is(err, starhost.ErrCancelled) {
 		t.Errorf("RunHook on a done context: %v, want ErrCancelled", err)
 	}
 	if got := h.UserMessage(done, "t", "hi"); got != "hi" {

@@ -14,6 +14,6 @@
 // CC29 (DataDirs); and the contribution points and hooks, each called at its
 // moment of a turn: DC1–DC3 and DC9–DC12 (PointDefaults, AssemblePrompt,
 // Tools, PrepareModelCall, Dispatch, the thread and turn methods,
-// Resolve, SubscribePoints) and HK1–HK3 (RunHook and the stages the other
+// Resolve, Subscribe) and HK1–HK3 (RunHook and the stages the other
 // methods run).
 package starhost

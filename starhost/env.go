@@ -52,7 +52,7 @@ func (h *Host) environment() *builtins.Environment {
 }
 
 // skipReason says in a few words why a plugin is not loaded.
-func skipReason(p PluginInfo) string {
+func skipReason(p lifecycle.Projection) string {
 	if p.StopReason != nil {
 		return string(p.StopReason.Code)
 	}

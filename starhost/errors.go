@@ -58,6 +58,24 @@ const (
 	// ErrUnknownHookEvent: RunHook was given a name that is not an
 	// ordinary hook event.
 	ErrUnknownHookEvent Code = "unknown_hook_event"
+	// ErrNotApplied: an operator operation changed nothing; the error's
+	// message says why (Operator).
+	ErrNotApplied Code = "not_applied"
+	// ErrPluginEnabled: Install would replace a plugin that is enabled;
+	// disable it first. Wrapped with ErrNotApplied.
+	ErrPluginEnabled Code = "plugin_enabled"
+)
+
+// Codes of the host's own life (Start, Close).
+const (
+	// ErrHostStarted: Start was called on a host already started.
+	ErrHostStarted Code = "host_started"
+	// ErrHostClosed: the host is closed; it cannot start again.
+	ErrHostClosed Code = "host_closed"
+	// ErrNotDrained: Close waited past the cleanup timeout for calls of
+	// the generations it names; they were cancelled and may have been cut
+	// short.
+	ErrNotDrained Code = "not_drained"
 )
 
 // Codes of the session's model selection and of model clients.

@@ -69,7 +69,7 @@ func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandRe
 			if err != nil {
 				d := builtins.FailureDiagnostic(err)
 				d.Message += "; /" + name + " passes to the next command"
-				h.Note(d)
+				h.note(d)
 			}
 		})
 		if produced {

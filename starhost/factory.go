@@ -83,7 +83,7 @@ func (h *Host) noteFactoryConflicts(f *contrib.ClientFactory, owner *contrib.Pub
 				pos = g.Pos
 			}
 		}
-		h.Note(contrib.Diag(contrib.ClientFactoryTaken, p.Plugin, pos,
+		h.note(contrib.Diag(contrib.ClientFactoryTaken, p.Plugin, pos,
 			"protocol %q is already served by the client factory of %s, earlier in load order; this factory is not used", f.Protocol, owner.Plugin))
 	}
 }

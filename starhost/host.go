@@ -1,8 +1,6 @@
 package starhost
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,26 +18,6 @@ import (
 
 // Version is this host's version, compared with plugins' min_host_version.
 const Version = "0.1.0"
-
-// Note is a session note or diagnostic delivered to the embedder: a stable
-// code, the plugin id, file:line:col where there is one, an English message
-// and, for problems, the next step.
-type Note = contrib.Diagnostic
-
-// Event is a lifecycle change of one plugin.
-type Event = lifecycle.Event
-
-// Site is where a template is bound (CC13).
-type Site = contrib.Site
-
-// The binding sites.
-const (
-	SitePrompt           = contrib.SitePrompt
-	SiteAttachment       = contrib.SiteAttachment
-	SiteReview           = contrib.SiteReview
-	SiteCompaction       = contrib.SiteCompaction
-	SiteImageDescription = contrib.SiteImageDescription
-)
 
 // Options configure a Host. The zero value is usable: home defaults to
 // $CRYSTAL_HOME or ~/.crystal, the workspace to the current directory, and
@@ -154,7 +132,8 @@ type Host struct {
 	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
 	toolSets toolSetTable                // external tool sets and their tools (toolsets.go)
 
-	closeOnce sync.Once
+	life    hostLife   // started, closed, the last config read (serve.go)
+	changes changeFeed // Subscribe's subscribers and the generation (watch.go)
 
 	trustCache trustCache // the trust file, indexed (trustcache.go)
 }
@@ -211,22 +190,11 @@ func relativeDisplay(dir string) string {
 	return filepath.ToSlash(rel)
 }
 
-// Note implements contrib.Services.
-func (h *Host) Note(n Note) {
+// note delivers d to Options.Notes, redacted.
+func (h *Host) note(d contrib.Diagnostic) {
 	if h.opts.Notes != nil {
-		h.opts.Notes(h.redactNote(n))
+		h.opts.Notes(noteOf(h.redactNote(d)))
 	}
-}
-
-// Start discovers plugins (AT4), admits, activates and attaches them. One
-// bad plugin never stops the others; problems arrive as notes and in
-// Plugins(). Call it once, before the other methods that serve plugins.
-func (h *Host) Start(ctx context.Context) error {
-	h.warnWorkspaceTrust()
-	h.startModels() // the session is published before any attach_session (CC20)
-	h.manager.Start(ctx)
-	h.finishModels(ctx) // first connect: factories are loaded now (CC9)
-	return nil
 }
 
 // testActivator, when set by a test of this package, replaces the Starlark
@@ -247,9 +215,11 @@ func (h *Host) activator() contrib.Activator {
 // lifecycle manager; no plugin is discovered and nothing runs.
 func (h *Host) build() {
 	h.reloadConfig()
-	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: externalTools(h.opts.External), Skill: h.skillTool(), Notes: h.Note,
+	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: externalTools(h.opts.External), Skill: h.skillTool(), Notes: h.note,
 		Defaults: h.pointDefaults(), Unavailable: h.faultedWhy})
 	h.registry.Subscribe(h.points.invalidate) // first: captured state goes before embedders rebuild (DC12)
+	h.registry.Subscribe(h.pointsChanged)
+	h.board.Subscribe(h.statusChanged)
 	h.manager = lifecycle.NewManager(lifecycle.Options{
 		Roots:     h.roots(),
 		Activator: h.activator(),
@@ -285,16 +255,9 @@ func (h *Host) roots() []lifecycle.Root {
 	return roots
 }
 
-// StateStopped is the state of a plugin with no live generation; a
-// disabled plugin is stopped, with PluginInfo.StopReason saying so (MC5).
-const StateStopped = lifecycle.Stopped
-
-// PluginInfo is the projection of one plugin (state, generation,
-// fingerprint, blockers and diagnostics).
-type PluginInfo = lifecycle.Projection
-
 // Plugins returns every discovered plugin, in load order, with its trust
 // verdict and its reclaim facts (leaked_generations, restart_recommended).
+// A disabled plugin is stopped, with StopReason saying so (MC5).
 func (h *Host) Plugins() []PluginInfo {
 	ps := h.manager.Plugins()
 	f, err := h.trustStore().Load()
@@ -312,7 +275,7 @@ func (h *Host) Plugins() []PluginInfo {
 			p.Trust = f.Verdict(p.ID, p.Fingerprint).String()
 		}
 	}
-	return ps
+	return convertAll(ps, pluginOf)
 }
 
 // faultedWhy says why plugin is faulted, with what brings it back, or ""
@@ -334,35 +297,12 @@ func (h *Host) faultedWhy(plugin string) string {
 				break
 			}
 		}
-		return fmt.Sprintf("%s is %s; /reload %s or enable it", plugin, why, plugin)
+		return fmt.Sprintf("%s is %s; a fixed save or a reload of the plugin brings it back", plugin, why)
 	}
 	return ""
-}
-
-// Reload re-reads one plugin directory and replaces its generation when its
-// content changed, make-before-break (AT2): any failure of the next
-// generation keeps the running one serving (AT3). It reports whether dir is
-// a known plugin.
-func (h *Host) Reload(ctx context.Context, dir string) bool {
-	return !errors.Is(h.manager.Reload(ctx, dir), lifecycle.ErrUnknownPlugin)
-}
-
-// Close deactivates every plugin and waits for teardown, even past the
-// cleanup timeout (DC27). It is idempotent.
-func (h *Host) Close(ctx context.Context) error {
-	h.closeOnce.Do(func() {
-		h.models.closing.Store(true) // no reconnecting while plugins stop
-		if h.manager != nil {
-			h.manager.Close(ctx)
-		}
-		if h.router != nil {
-			h.router.remote.Close() // workers compiled but never activated
-		}
-	})
-	return nil
 }
 
 // Stats returns reclaim figures (DC27): generations still reclaiming,
 // leaked_generations and restart_recommended. It never forces a garbage
 // collection.
-func (h *Host) Stats() lifecycle.Stats { return h.manager.Stats() }
+func (h *Host) Stats() Stats { return statsOf(h.manager.Stats()) }

@@ -11,12 +11,12 @@ import (
 
 // isolationHost writes the two config layers and returns a host built on
 // them with the notes it reported.
-func isolationHost(t *testing.T, opts Options, home, workspace string) (*Host, []contrib.Diagnostic) {
+func isolationHost(t *testing.T, opts Options, home, workspace string) (*Host, []Note) {
 	t.Helper()
 	dir := t.TempDir()
 	opts.Home, opts.Workspace = filepath.Join(dir, "home"), filepath.Join(dir, "ws")
 	testkit.WriteTree(t, dir, map[string]string{"home/config.toml": home, "ws/.crystal/config.toml": workspace})
-	var notes []contrib.Diagnostic
+	var notes []Note
 	opts.Notes = func(n Note) { notes = append(notes, n) }
 	h, err := New(opts)
 	if err != nil {
@@ -58,7 +58,7 @@ func TestIsolationLayers(t *testing.T) {
 			}
 			weakened := 0
 			for _, n := range notes {
-				if n.Code == contrib.IsolationWeakened {
+				if n.Code == Code(contrib.IsolationWeakened) {
 					weakened++
 				}
 			}

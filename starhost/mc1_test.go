@@ -76,7 +76,7 @@ func TestMC1_ContentParts(t *testing.T) {
 	if len(d.Result.Parts) != 2 || d.Result.Parts[0].Type != starhost.PartText || d.Result.Parts[1].Type != starhost.PartResource {
 		t.Errorf("dispatch without image input: parts %+v", d.Result.Parts)
 	}
-	if len(d.Notes) != 1 || d.Notes[0].Code != contrib.ContentDropped {
+	if len(d.Notes) != 1 || d.Notes[0].Code != starhost.Code(contrib.ContentDropped) {
 		t.Errorf("dispatch notes = %v; want one ContentDropped", d.Notes)
 	}
 	h.Session().SetModel(starhost.ModelFacts{Provider: "p", Model: "m", ImageInput: true})

@@ -64,8 +64,8 @@ func TestMC2_ToolsPerPlanning(t *testing.T) {
 	}
 	// Reload: the old planning's proxy answers tool_unavailable.
 	testkit.WriteTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": mc2Source + "\n# v2\n"})
-	if !h.Reload(bg, filepath.Join(root, "a")) {
-		t.Fatal("reload")
+	if err := h.Reload(bg, filepath.Join(root, "a")); err != nil {
+		t.Fatal(err)
 	}
 	if r := plan.Invoke(bg, "for_work", nil); r.Error == nil || r.Error.Code != starhost.ErrToolUnavailable {
 		t.Errorf("old planning after reload: %+v; want tool_unavailable", r)

@@ -50,8 +50,8 @@ func TestMC8_AttachBeforeSessionStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WriteTree(t, dir, map[string]string{"plugin.star": strings.Replace(mc8Source, "# %s", "# v2", 1)})
-	if !h.Reload(context.Background(), dir) {
-		t.Fatal("reload did not find the plugin")
+	if err := h.Reload(context.Background(), dir); err != nil {
+		t.Fatal(err)
 	}
 	h.Session().End(context.Background())
 	mu.Lock()

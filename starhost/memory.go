@@ -60,6 +60,6 @@ func (h *Host) memoryTakeover(ctx context.Context, thread string, rn *runNotes) 
 	if !ok {
 		return PromptSection{}, false
 	}
-	return PromptSection{Point: contrib.PointContextTransform, Target: contrib.TargetMemory, Origin: out.Entry.Origin,
-		Replaced: true, Scope: out.Entry.Scope, Text: out.Value.(string)}, true
+	return PromptSection{Point: PointContextTransform, Target: contrib.TargetMemory, Origin: out.Entry.Origin,
+		Replaced: true, Scope: string(out.Entry.Scope), Text: out.Value.(string)}, true
 }

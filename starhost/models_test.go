@@ -409,7 +409,7 @@ contribute(attach_data_dirs = attach_data_dirs)
 	h, notes := modelsHost(t, "http://127.0.0.1:9", map[string]map[string]string{"keeper": {
 		"plugin.toml": "id = \"acme.keeper\"\nversion = \"1.0.0\"\ncapabilities = [\"data\"]\n", "plugin.star": src,
 	}}, starhost.Options{})
-	global, project := h.DataDirs("acme.keeper", "keeper")
+	global, project := starhost.DataDirsOf(h, "acme.keeper", "keeper")
 	data, err := os.ReadFile(filepath.Join(global, "hello.txt"))
 	if err != nil || string(data) != "from acme.keeper" {
 		t.Errorf("global: %q, %v\n%s", data, err, notes)

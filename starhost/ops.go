@@ -13,22 +13,81 @@ import (
 	"github.com/crystal-star/crystal-star/lifecycle"
 )
 
+// Operator is the operator's plugin operations (DC29): trust grants,
+// enabling, disabling, installing and removing plugins. They change files
+// on disk (the trust file, a config.toml layer, a plugin root) and the
+// running host re-evaluates at once. An agent host exposes them to its
+// operator, never to plugins or to the model. Get it with Host.Operator.
+//
+// Every operation follows one rule: the error is non-nil exactly when
+// nothing was applied, and it wraps a Code — ErrNoPlugin, ErrNotApplied
+// (with a second code when there is one, such as ErrPluginEnabled or a
+// diagnostic code), so a caller branches with errors.Is. On success the
+// OpResult says whether anything changed and how the plugin now stands. The
+// plugin's state is in the result in both cases when the plugin is known.
+type Operator struct{ h *Host }
+
+// Operator returns the host's operator operations. It is safe for
+// concurrent use; operations are serialised with the lifecycle.
+func (h *Host) Operator() *Operator { return &Operator{h: h} }
+
+// OpResult is what an operation reports: whether it changed anything
+// (false: it was already so) and the plugin as it now stands, with its
+// blockers and how to resolve them. An applied operation may still leave
+// the plugin blocked. Plugin is nil before Start and for an unknown id.
+type OpResult struct {
+	Changed bool        `json:"changed"`
+	Plugin  *PluginInfo `json:"plugin"`
+}
+
+// opError is why an operation applied nothing: its message is the reason,
+// and it wraps ErrNotApplied, the cause's code and the cause.
+type opError struct {
+	reason string
+	wraps  []error
+}
+
+func (e *opError) Error() string   { return e.reason }
+func (e *opError) Unwrap() []error { return e.wraps }
+
+// notApplied is the result of an operation that applied nothing: the
+// plugin as it stands, and an error wrapping ErrNotApplied, the cause (when
+// not nil) and codes.
+func (h *Host) notApplied(id string, cause error, reason string, codes ...Code) (OpResult, error) {
+	e := &opError{reason: reason, wraps: []error{ErrNotApplied}}
+	for _, c := range codes {
+		e.wraps = append(e.wraps, c)
+	}
+	if cause != nil {
+		e.wraps = append(e.wraps, cause)
+	}
+	return OpResult{Plugin: h.pluginNow(id)}, e
+}
+
+// applied is the result of an operation that succeeded.
+func (h *Host) applied(id string, changed bool) OpResult {
+	return OpResult{Changed: changed, Plugin: h.pluginNow(id)}
+}
+
+// noPlugin is the error of an operation naming an id no root holds.
+func noPlugin(id string) error { return fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin) }
+
 // Enable removes id from the disabled list of one config layer (the home
 // layer, or the workspace's when project is set) and re-evaluates (DC25,
 // DC29). Enabling grants nothing (DC17).
-func (h *Host) Enable(ctx context.Context, id string, project bool) (OpResult, error) {
-	return h.setDisabled(ctx, id, project, false)
+func (o *Operator) Enable(ctx context.Context, id string, project bool) (OpResult, error) {
+	return o.h.setDisabled(ctx, id, project, false)
 }
 
 // Disable adds id to the disabled list of one config layer; a running
 // generation stops, its consumers first (DC28).
-func (h *Host) Disable(ctx context.Context, id string, project bool) (OpResult, error) {
-	return h.setDisabled(ctx, id, project, true)
+func (o *Operator) Disable(ctx context.Context, id string, project bool) (OpResult, error) {
+	return o.h.setDisabled(ctx, id, project, true)
 }
 
 func (h *Host) setDisabled(ctx context.Context, id string, project, disable bool) (OpResult, error) {
 	if !h.known(id) {
-		return OpResult{Result: NotApplied}, fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
+		return OpResult{}, noPlugin(id)
 	}
 	changed, err := h.editConfig(project, func(doc map[string]any) bool {
 		list := stringList(doc, "disabled")
@@ -45,10 +104,10 @@ func (h *Host) setDisabled(ctx context.Context, id string, project, disable bool
 		return true
 	})
 	if err != nil {
-		return h.opResult(id, NotApplied, err.Error()), err
+		return h.notApplied(id, err, err.Error())
 	}
 	h.reevaluate(ctx)
-	return h.opResult(id, outcome(changed), ""), nil
+	return h.applied(id, changed), nil
 }
 
 // known reports whether any root holds plugin id.
@@ -63,59 +122,59 @@ func (h *Host) pluginsDir(project bool) string {
 
 // Install copies the bundle in dir into the home plugins root (or the
 // project's) under dir's name (DC28, DC29). It grants nothing: new bytes
-// need a grant. Installing over an enabled plugin is not_applied (disable it
-// first); over one whose teardown is still pending it is not_applied with
-// PluginContributionQuiesceFailed; either way the installed directory is
-// untouched. There is no rollback once the new bundle is in place.
-func (h *Host) Install(ctx context.Context, dir string, project bool) (OpResult, error) {
+// need a grant. Installing over an enabled plugin applies nothing
+// (ErrPluginEnabled: disable it first); over one whose teardown is still
+// pending it applies nothing either (Code("PluginContributionQuiesceFailed"));
+// either way the installed directory is untouched. There is no rollback
+// once the new bundle is in place.
+func (o *Operator) Install(ctx context.Context, dir string, project bool) (OpResult, error) {
+	h := o.h
 	src, err := filepath.Abs(dir)
 	if err != nil {
-		return OpResult{Result: NotApplied}, err
+		return h.notApplied("", err, err.Error())
 	}
 	data, err := os.ReadFile(filepath.Join(src, lifecycle.ManifestName))
 	if err != nil {
-		return OpResult{Result: NotApplied}, fmt.Errorf("%s is not a plugin directory: %w", dir, err)
+		return h.notApplied("", err, fmt.Sprintf("%s is not a plugin directory: %v", dir, err))
 	}
 	m, diags := lifecycle.ParseManifest(filepath.Join(dir, lifecycle.ManifestName), data, filepath.Base(src))
 	if m == nil {
-		return OpResult{Result: NotApplied}, fmt.Errorf("%s", diags[0])
+		return h.notApplied("", nil, diags[0].String(), Code(diags[0].Code))
 	}
 	target := filepath.Join(h.pluginsDir(project), filepath.Base(src))
 	if _, err := os.Stat(target); err == nil {
-		if r, blocked := h.replaceBlocked(target); blocked {
-			return r, nil
+		if id, code, reason := h.replaceBlocked(target); code != "" {
+			return h.notApplied(id, nil, reason, code)
 		}
 	}
 	if err := replaceTree(src, target); err != nil {
-		return h.opResult(m.ID, NotApplied, err.Error()), err
+		return h.notApplied(m.ID, err, err.Error())
 	}
 	h.rescan(ctx)
-	return h.opResult(m.ID, Applied, ""), nil
+	return h.applied(m.ID, true), nil
 }
 
-// replaceBlocked reports whether the plugin installed at target must not be
-// replaced now, with the operation's result.
-func (h *Host) replaceBlocked(target string) (OpResult, bool) {
+// replaceBlocked says why the plugin installed at target must not be
+// replaced now: its id, a code and the reason; code is "" when it may be.
+func (h *Host) replaceBlocked(target string) (id string, code Code, reason string) {
 	for _, c := range lifecycle.Discover(h.roots(), h.opts.Display) {
 		if c.Dir != target && !sameDir(c.Dir, target) || c.Manifest == nil {
 			continue
 		}
 		id := c.Manifest.ID
 		if c.Manifest.IsEnabled() && !slices.Contains(h.Config().Disabled, id) {
-			r := h.opResult(id, NotApplied, "plugin "+id+" is enabled; run: crystal-star disable "+id+", then install again")
-			return r, true
+			return id, ErrPluginEnabled, "plugin " + id + " is enabled; disable it, then install again"
 		}
 		if h.manager != nil {
 			for _, p := range h.Plugins() {
-				if p.ID == id && (p.TeardownPending || p.State == lifecycle.Deactivating) {
-					r := h.opResult(id, NotApplied, string(contrib.PluginContributionQuiesceFailed)+": plugin "+id+
-						" still has work running that ignored cancellation; the directory is untouched; retry when it ends")
-					return r, true
+				if p.ID == id && (p.TeardownPending || p.State == StateDeactivating) {
+					return id, Code(contrib.PluginContributionQuiesceFailed), string(contrib.PluginContributionQuiesceFailed) +
+						": plugin " + id + " still has work running that ignored cancellation; the directory is untouched; retry when it ends"
 				}
 			}
 		}
 	}
-	return OpResult{}, false
+	return "", "", ""
 }
 
 func sameDir(a, b string) bool {
@@ -125,23 +184,25 @@ func sameDir(a, b string) bool {
 }
 
 // Remove deletes an installed plugin's directory after stopping it. Grants
-// are kept (revoking is a separate operation, DC29).
-func (h *Host) Remove(ctx context.Context, id string) (OpResult, error) {
+// are kept (revoking is a separate operation, DC29). A dev, project or
+// built-in plugin is not removed (ErrNotApplied).
+func (o *Operator) Remove(ctx context.Context, id string) (OpResult, error) {
+	h := o.h
 	c := lifecycle.Find(h.roots(), h.opts.Display, id)
 	if c == nil {
-		return OpResult{Result: NotApplied}, fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
+		return OpResult{}, noPlugin(id)
 	}
 	if !c.Source.Installed() || c.Source == contrib.SourceBuiltin {
-		return OpResult{Result: NotApplied}, fmt.Errorf("plugin %s is a %s plugin; only installed plugins can be removed", id, c.Source)
+		return h.notApplied(id, nil, fmt.Sprintf("plugin %s is a %s plugin; only installed plugins can be removed", id, c.Source))
 	}
 	trash := filepath.Join(filepath.Dir(c.Dir), "."+filepath.Base(c.Dir)+".removed")
 	_ = os.RemoveAll(trash)
 	if err := os.Rename(c.Dir, trash); err != nil {
-		return OpResult{Result: NotApplied}, err
+		return h.notApplied(id, err, err.Error())
 	}
 	h.rescan(ctx)
 	_ = os.RemoveAll(trash)
-	return OpResult{Result: Applied}, nil
+	return OpResult{Changed: true}, nil
 }
 
 func (h *Host) rescan(ctx context.Context) {

@@ -35,7 +35,7 @@ func (h *Host) planTools(ctx context.Context, thread string, c contrib.Catalog) 
 	outs, _ := res.Collect(ctx, in, nil)
 	for _, o := range outs {
 		tools, _ := o.Value.([]contrib.Tool)
-		snap = snap.With(o.Entry.Origin, o.Entry.Generation, tools, c, h.Note)
+		snap = snap.With(o.Entry.Origin, o.Entry.Generation, tools, c, h.note)
 	}
 	return snap
 }

@@ -15,18 +15,8 @@ import (
 // The contribution points of DC2 as an agent host calls them. Each point is
 // one row of contrib.Points; this file holds the host's defaults, the
 // captured per-thread state and the generic calls (Resolve, Points,
-// SubscribePoints). prompt.go, dispatch.go and turns.go call the points at
+// Subscribe). prompt.go, dispatch.go and turns.go call the points at
 // their moment in a turn.
-
-// PointName names a contribution point (contrib.Points).
-type PointName = contrib.PointName
-
-// Resolution is a point's resolved list for one thread, frozen when it was
-// resolved (DC12).
-type Resolution = contrib.Resolution
-
-// Invalidation says which points changed, for which thread (DC12).
-type Invalidation = contrib.Invalidation
 
 // PointDefaults are the host's own entries for the named defaults of the
 // contribution points (DC1): what a plugin's replace = TARGET shadows. Every
@@ -62,8 +52,18 @@ type PointDefaults struct {
 	CommitMessage func(ctx context.Context, diff string) string
 	// Welcome suggests what to do first (TargetWelcome).
 	Welcome func(ctx context.Context) []string
-	// Other are further defaults as JSON-valued functions (contrib.PointFunc).
-	Other []contrib.Default
+	// Other are further defaults as JSON-valued functions.
+	Other []PointDefault
+}
+
+// PointDefault is one more default of a point (PointDefaults.Other): the
+// named default Target of Point (docs/points.md lists each point's
+// targets), and Run, which answers with a JSON-like value for thread, or
+// nil for nothing (None).
+type PointDefault struct {
+	Point  PointName
+	Target string
+	Run    func(ctx context.Context, thread string, input any) (any, error)
 }
 
 // pointDefaults converts Options.Points into the registry's defaults.
@@ -136,7 +136,12 @@ func (h *Host) pointDefaults() []contrib.Default {
 	add(contrib.PointWelcome, contrib.TargetWelcome, d.Welcome != nil, func(ctx context.Context, _ contrib.PointCall) (any, error) {
 		return stringsValue(d.Welcome(ctx)), nil
 	})
-	return append(out, d.Other...)
+	for _, o := range d.Other {
+		add(contrib.PointName(o.Point), o.Target, o.Run != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
+			return o.Run(ctx, c.Thread, c.Input)
+		})
+	}
+	return out
 }
 
 // hostApproval is the host's approval (TargetApproval): Options.Points.Approve,
@@ -159,57 +164,66 @@ func (h *Host) hostApproval(ctx context.Context, req ApprovalRequest) Approval {
 // Collect, First, Fold or Last, which apply the point's failure policy
 // (DC3); an operation that holds it finishes with these entries (DC12).
 func (h *Host) Resolve(point PointName, thread string) *Resolution {
-	return h.registry.Resolve(point, thread)
+	return resolutionOf(h.registry.Resolve(contrib.PointName(point), thread))
 }
 
-// PointInfo is one point of the table with its current entries for one
-// thread.
+// PointInfo is one point of the table (DC2, docs/points.md) with its
+// current entries for one thread.
 type PointInfo struct {
-	Point   *contrib.Point
-	Entries []contrib.Resolved
+	Name    PointName
+	Keyword string // the contribute() keyword taking a list of entries
+	Title   string
+	// Tiers, Eval, Combine and Failure are the point's rules as
+	// docs/points.md names them ("append+replace", "captured", "collect",
+	// "fan_out", …).
+	Tiers, Eval, Combine, Failure string
+	// Signature is the Starlark callback, with what it receives and
+	// returns.
+	Signature string
+	// Kind marks the points served by their own contribution kind (tools,
+	// commands): see Tools and Commands; they have no entries here.
+	Kind    bool
+	Entries []PointEntry
+}
+
+// PointEntry is one entry of a point's resolved list: a plugin's, or the
+// host's default (Origin "").
+type PointEntry struct {
+	Origin     string // the plugin id; "" for the host's default
+	Generation string
+	// Target is the named default this entry stands for ("" for an
+	// appended entry or a takeover); Replaced says a plugin entry replaces
+	// it.
+	Target   string
+	Replaced bool
+	Order    int
+	Scope    string // "workspace", or "thread" for an entry added at run time
+	Thread   string
+	Handle   string // the runtime handle id; "" for static entries and defaults
+	Pos      Position
+	// Empty marks a host default with nothing to run (no text set).
+	Empty bool
 }
 
 // Points lists every contribution point of the table (DC2), in table
-// order, with the entries it resolves to for thread. Points served by their
-// own kind (tools, commands) have no entries here: see Tools and Commands.
+// order, with the entries it resolves to for thread.
 func (h *Host) Points(thread string) []PointInfo {
 	out := make([]PointInfo, len(contrib.Points))
 	for i := range contrib.Points {
-		p := &contrib.Points[i]
-		out[i] = PointInfo{Point: p, Entries: h.Resolve(p.Name, thread).Entries}
+		out[i] = pointInfoOf(&contrib.Points[i], h.registry.Resolve(contrib.Points[i].Name, thread).Entries)
 	}
 	return out
 }
 
-// SubscribePoints calls fn after every change of point entries (DC12): a
-// plugin published or revoked, an entry added or released, a thread ended.
-// Rebuild what you captured from the affected points then (a tool snapshot,
-// a middleware pipeline, instructions). The host drops its own captured
-// state (AssemblePrompt, Tools, the middleware of PrepareModelCall)
-// before fn runs. fn runs on the goroutine that made the change and must
-// not block. The returned function cancels the subscription.
-func (h *Host) SubscribePoints(fn func(Invalidation)) (cancel func()) {
-	return h.registry.Subscribe(fn)
-}
-
-// AddEntry and ReleaseEntry implement builtins.PointRegistrar for
-// ctx.contributions (DC11).
-func (h *Host) AddEntry(plugin, gen string, e contrib.PointEntry) (*contrib.Handle, error) {
-	return h.registry.AddEntry(plugin, gen, e)
-}
-
-// ReleaseEntry releases a runtime entry of plugin by its handle id.
-func (h *Host) ReleaseEntry(plugin, id string) bool { return h.registry.ReleaseEntry(plugin, id) }
-
 // pointsState is the host's captured per-thread state (DC12).
 type pointsState struct {
 	prompts threadCache[*Prompt]
-	pipes   threadCache[*Resolution]
+	pipes   threadCache[*contrib.Resolution]
 	tools   threadCache[*contrib.ToolSnapshot]
 }
 
 // invalidate drops what an invalidation makes stale.
-func (s *pointsState) invalidate(inv Invalidation) {
+func (s *pointsState) invalidate(inv contrib.Invalidation) {
 	s.prompts.invalidate(inv, contrib.PointPromptSection, contrib.PointPromptAssembler, contrib.PointThreadContext,
 		contrib.PointContextTransform) // a memory replacement takes over the prompt (MC3)
 	s.pipes.invalidate(inv, contrib.PointChatMiddleware)
@@ -245,7 +259,7 @@ func (c *threadCache[T]) get(key string, build func() (T, bool)) T {
 	return v
 }
 
-func (c *threadCache[T]) invalidate(inv Invalidation, points ...contrib.PointName) {
+func (c *threadCache[T]) invalidate(inv contrib.Invalidation, points ...contrib.PointName) {
 	if inv.Points != nil && !slices.ContainsFunc(points, func(p contrib.PointName) bool { return slices.Contains(inv.Points, p) }) {
 		return
 	}
@@ -260,7 +274,7 @@ func (c *threadCache[T]) invalidate(inv Invalidation, points ...contrib.PointNam
 }
 
 // forget drops everything captured for thread (it ended).
-func (s *pointsState) forget(thread string) { s.invalidate(Invalidation{Thread: thread}) }
+func (s *pointsState) forget(thread string) { s.invalidate(contrib.Invalidation{Thread: thread}) }
 
 // runNotes forwards a run's notes to the host and keeps them for the
 // caller (Dispatch, RunHook).
@@ -270,10 +284,10 @@ type runNotes struct {
 	list []Note
 }
 
-func (r *runNotes) add(n Note) {
-	r.h.Note(n)
+func (r *runNotes) add(d contrib.Diagnostic) {
+	r.h.note(d)
 	r.mu.Lock()
-	r.list = append(r.list, n)
+	r.list = append(r.list, noteOf(r.h.redactNote(d)))
 	r.mu.Unlock()
 }
 
@@ -284,7 +298,7 @@ func (r *runNotes) notes() []Note {
 }
 
 // resolve is Resolve with the run's notes.
-func (r *runNotes) resolve(point PointName, thread string) *Resolution {
+func (r *runNotes) resolve(point contrib.PointName, thread string) *contrib.Resolution {
 	res := r.h.registry.Resolve(point, thread)
 	res.Notes = r.add
 	return res

@@ -108,7 +108,7 @@ contribute(hooks = [
 	})
 	defer cleanup()
 
-	res, err := h.RunHook(context.Background(), contrib.HookApproval,
+	res, err := h.RunHook(context.Background(), "approval",
 		map[string]any{"id": "call-1", "name": "write", "risk": "medium", "prompt": true})
 	if err != nil {
 		fmt.Println(err)
@@ -150,9 +150,10 @@ contribute(turn_observers = [turn_observer(run = on_turn)])`,
 	// thread-1 after its end: []
 }
 
-// Rebuilding captured state: SubscribePoints reports each change of the
-// points' entries, with the thread it concerns.
-func ExampleHost_SubscribePoints() {
+// Rebuilding captured state: Subscribe reports each change of what the
+// host offers: here the points' entries, with the thread it concerns and
+// the host's generation.
+func ExampleHost_Subscribe() {
 	h, cleanup := startExampleHost(starhost.Options{}, map[string]string{
 		"plugin.toml": exampleManifest,
 		"plugin.star": `
@@ -164,16 +165,17 @@ def on_thread(ctx, ev):
 contribute(thread_observers = [thread_observer(run = on_thread)])`,
 	})
 	defer cleanup()
-	cancel := h.SubscribePoints(func(inv starhost.Invalidation) {
-		fmt.Printf("rebuild %v of thread %q\n", inv.Points, inv.Thread)
+	start := h.Generation()
+	cancel := h.Subscribe(func(c starhost.Change) {
+		fmt.Printf("rebuild %v of thread %q at generation +%d\n", c.Points, c.Thread, c.Generation-start)
 	})
 	defer cancel()
 
 	h.ThreadStarted(context.Background(), "thread-1")
 	h.ThreadEnded(context.Background(), "thread-1")
 	// Output:
-	// rebuild [tool_restriction] of thread "thread-1"
-	// rebuild [tool_restriction] of thread "thread-1"
+	// rebuild [tool_restriction] of thread "thread-1" at generation +1
+	// rebuild [tool_restriction] of thread "thread-1" at generation +2
 }
 
 // Resolving a point: the resolved list with each entry's origin, order and
@@ -189,7 +191,7 @@ contribute(dispatch_approvals = [
 	})
 	defer cleanup()
 
-	for _, e := range h.Resolve(contrib.PointDispatchApproval, "thread-1").Entries {
+	for _, e := range h.Resolve(starhost.PointDispatchApproval, "thread-1").Entries {
 		origin := e.Origin
 		if origin == "" {
 			origin = "host"

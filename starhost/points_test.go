@@ -12,6 +12,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -20,7 +21,7 @@ type pointNotes struct{ testkit.Log[starhost.Note] }
 
 // with returns the notes with code.
 func (n *pointNotes) with(code contrib.Code) []starhost.Note {
-	return n.Where(func(d starhost.Note) bool { return d.Code == code })
+	return n.Where(func(d starhost.Note) bool { return d.Code == starhost.Code(code) })
 }
 
 // pointsHost starts a host over development plugins, given as directory →
@@ -359,8 +360,8 @@ func TestDC11_RevocationReleasesEntriesAddedAtRunTime(t *testing.T) {
 		t.Fatal("no entry")
 	}
 	testkit.WriteTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": observerSource + "\n# changed\n"})
-	if !h.Reload(bg, filepath.Join(root, "a")) {
-		t.Fatal("reload")
+	if err := h.Reload(bg, filepath.Join(root, "a")); err != nil {
+		t.Fatal(err)
 	}
 	if got := h.ChatContext(bg, "t1", "x"); len(got) != 0 {
 		t.Errorf("after the reload: %q; the revoked generation's entries must be gone", got)
@@ -379,16 +380,16 @@ def on_turn(ctx, ev):
 
 contribute(prompt_sections = [prompt_section(run = section)], turn_observers = [turn_observer(run = on_turn)])
 `})
-	var invalidated []starhost.Invalidation
+	var invalidated []starhost.Change
 	var mu sync.Mutex
-	defer h.SubscribePoints(func(inv starhost.Invalidation) { mu.Lock(); invalidated = append(invalidated, inv); mu.Unlock() })()
+	defer h.Subscribe(func(c starhost.Change) { mu.Lock(); invalidated = append(invalidated, c); mu.Unlock() })()
 	first := h.AssemblePrompt(bg, "t1")
 	if again := h.AssemblePrompt(bg, "t1"); again != first || first.Text != "built 1" {
 		t.Fatalf("captured prompt %q, then %q", first.Text, again.Text)
 	}
 	h.TurnStarted(bg, "t1", "turn-1", "hi")
 	mu.Lock()
-	if len(invalidated) != 1 || !invalidated[0].Affects(contrib.PointThreadContext, "t1") || invalidated[0].Affects(contrib.PointThreadContext, "t2") {
+	if len(invalidated) != 1 || !invalidated[0].Affects(starhost.PointThreadContext, "t1") || invalidated[0].Affects(starhost.PointThreadContext, "t2") {
 		t.Errorf("invalidations %+v", invalidated)
 	}
 	mu.Unlock()
@@ -441,7 +442,7 @@ func TestDC9_StaticReplaceConflictIsADiagnosticOfTheLoser(t *testing.T) {
 		t.Errorf("conflicts %v", ds)
 	}
 	for _, p := range h.Plugins() {
-		has := slices.ContainsFunc(p.Diagnostics, func(d contrib.Diagnostic) bool { return d.Code == contrib.ReplaceConflict })
+		has := slices.ContainsFunc(p.Diagnostics, func(d starhost.Note) bool { return d.Code == starhost.Code(contrib.ReplaceConflict) })
 		if has != (p.ID == "acme.a") {
 			t.Errorf("%s diagnostics %v", p.ID, p.Diagnostics)
 		}
@@ -509,11 +510,11 @@ func TestDC2_EveryTablePointIsReachable(t *testing.T) {
 	b.WriteString(")\n")
 	h, _, _ := pointsHost(t, starhost.Options{}, map[string]string{"all": b.String()})
 	for _, info := range h.Points("t") {
-		if info.Point.Kind {
+		if info.Kind {
 			continue
 		}
-		if !slices.ContainsFunc(info.Entries, func(e contrib.Resolved) bool { return e.Origin == "acme.all" }) {
-			t.Errorf("%s: no entry of acme.all in %+v", info.Point.Name, info.Entries)
+		if !slices.ContainsFunc(info.Entries, func(e starhost.PointEntry) bool { return e.Origin == "acme.all" }) {
+			t.Errorf("%s: no entry of acme.all in %+v", info.Name, info.Entries)
 		}
 	}
 }
@@ -585,5 +586,86 @@ contribute(
 	h.Trace(bg, "t", "turn.start", nil)
 	if n := len(notes.with(contrib.PointEntrySkipped)); n != 0 {
 		t.Errorf("%d entries skipped: %v", n, notes.All())
+	}
+}
+
+// One subscription: a reload is a Catalog change with a higher generation,
+// a status text is a Status change at the current generation, and a
+// cancelled subscription hears nothing more.
+func TestSubscribeOneSignalWithGeneration(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	star := func(text string) string {
+		return `def set(ctx, args):
+    ctx.status.set("mood", args.get("text", ""))
+    return "ok"
+
+contribute(status_fields = [status_field(name = "mood", description = "m")],
+           tools = [tool(name = "set", catalogs = "work", run = set, description = "` + text + `")])
+`
+	}
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.s\"\nversion = \"1.0.0\"\n", "plugin.star": star("one")})
+	h, _ := hostkit.Start(t, starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}})
+	var mu sync.Mutex
+	var changes []starhost.Change
+	cancel := h.Subscribe(func(c starhost.Change) { mu.Lock(); changes = append(changes, c); mu.Unlock() })
+	start := h.Generation()
+
+	testkit.WriteTree(t, dir, map[string]string{"plugin.star": star("two")})
+	if err := h.Reload(bg, dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := invoke(t, h, "set", `{"text": "glad"}`); got != "ok" {
+		t.Fatal(got)
+	}
+	mu.Lock()
+	var catalog, status bool
+	last := start
+	for _, c := range changes {
+		if c.Status {
+			status = true
+			if c.Generation != h.Generation() {
+				t.Errorf("status change at generation %d, host at %d", c.Generation, h.Generation())
+			}
+			continue
+		}
+		if c.Generation <= last {
+			t.Errorf("generation %d after %d: not increasing", c.Generation, last)
+		}
+		last = c.Generation
+		catalog = catalog || c.Catalog && c.Affects(starhost.PointPromptSection, "any thread")
+	}
+	n := len(changes)
+	mu.Unlock()
+	if !catalog || !status || h.Generation() <= start {
+		t.Fatalf("changes %+v: want a catalog change and a status change, generation past %d", changes, start)
+	}
+	cancel()
+	invoke(t, h, "set", `{"text": "sad"}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(changes) != n {
+		t.Errorf("a cancelled subscription heard %+v", changes[n:])
+	}
+}
+
+// PointDefaults.Other gives a point's named default with starhost's own
+// types: it answers in its place, for the thread it runs for.
+func TestPointDefaultsOther(t *testing.T) {
+	h, _, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Other: []starhost.PointDefault{{
+		Point: starhost.PointWelcome, Target: "welcome",
+		Run: func(_ context.Context, thread string, input any) (any, error) {
+			return []any{"host hint"}, nil
+		},
+	}}}}, map[string]string{"a": `contribute()`})
+	if got := h.Welcome(bg); len(got) != 1 || got[0] != "host hint" {
+		t.Fatalf("welcome %q", got)
+	}
+	r := h.Resolve(starhost.PointWelcome, "")
+	if len(r.Entries) != 1 || r.Entries[0].Origin != "" || r.Entries[0].Target != "welcome" || r.Point != starhost.PointWelcome {
+		t.Fatalf("resolution %+v", r)
+	}
+	out, ok, err := r.First(bg, map[string]any{}, nil)
+	if err != nil || !ok || out.Entry.Target != "welcome" {
+		t.Fatalf("first: %+v %v %v", out, ok, err)
 	}
 }

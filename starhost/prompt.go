@@ -15,11 +15,11 @@ import (
 // PromptSection is one section of an assembled system prompt, with its
 // origin.
 type PromptSection struct {
-	Point    PointName     // prompt_section or thread_context
-	Target   string        // the named default it stands for; "" for an appended section
-	Origin   string        // the plugin id; "" for the host's default
-	Replaced bool          // a plugin's entry replaces the default Target
-	Scope    contrib.Scope // workspace, or thread for an entry added at run time
+	Point    PointName // prompt_section or thread_context
+	Target   string    // the named default it stands for; "" for an appended section
+	Origin   string    // the plugin id; "" for the host's default
+	Replaced bool      // a plugin's entry replaces the default Target
+	Scope    string    // "workspace", or "thread" for an entry added at run time
 	Text     string
 }
 
@@ -50,7 +50,7 @@ type Prompt struct {
 // The result is captured per thread (DC12): later calls return it until an
 // invalidation of prompt_section, thread_context or prompt_assembler (a
 // plugin reload, an entry added or released for the thread) or the end of
-// the thread. Call it when a thread starts and whenever SubscribePoints
+// the thread. Call it when a thread starts and whenever Subscribe
 // reports a change.
 func (h *Host) AssemblePrompt(ctx context.Context, thread string) *Prompt {
 	return h.points.prompts.get(thread, func() (*Prompt, bool) {
@@ -69,11 +69,11 @@ func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 	req := map[string]any{"thread": thread, "mode": h.Session().Facts().Mode}
 	var texts []string
 	sections := []any{}
-	for _, point := range []PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
+	for _, point := range []contrib.PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
 		outs, _ := rn.resolve(point, thread).Collect(ctx, req, textAnswer)
 		for _, o := range outs {
-			s := PromptSection{Point: point, Target: o.Entry.Target, Origin: o.Entry.Origin, Replaced: o.Entry.Replaced,
-				Scope: o.Entry.Scope, Text: o.Value.(string)}
+			s := PromptSection{Point: PointName(point), Target: o.Entry.Target, Origin: o.Entry.Origin, Replaced: o.Entry.Replaced,
+				Scope: string(o.Entry.Scope), Text: o.Value.(string)}
 			p.Sections = append(p.Sections, s)
 			texts = append(texts, s.Text)
 			sections = append(sections, map[string]any{"target": s.Target, "origin": s.Origin, "text": s.Text})
@@ -161,7 +161,7 @@ func (h *Host) PrepareModelCall(ctx context.Context, thread string, req Outbound
 	for _, o := range outs {
 		req.Context = append(req.Context, o.Value.(string))
 	}
-	pipe := *h.points.pipes.get(thread, func() (*Resolution, bool) {
+	pipe := *h.points.pipes.get(thread, func() (*contrib.Resolution, bool) {
 		return h.registry.Resolve(contrib.PointChatMiddleware, thread), true
 	})
 	pipe.Notes = rn.add
@@ -184,7 +184,7 @@ func (h *Host) Signals(ctx context.Context, thread string) []string {
 }
 
 // texts collects the str or list-of-str answers of a point.
-func (h *Host) texts(ctx context.Context, point PointName, thread string, in map[string]any) []string {
+func (h *Host) texts(ctx context.Context, point contrib.PointName, thread string, in map[string]any) []string {
 	rn := &runNotes{h: h}
 	outs, _ := rn.resolve(point, thread).Collect(ctx, in, textsAnswer)
 	var out []string

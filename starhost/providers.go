@@ -132,7 +132,7 @@ func (h *Host) loadProviders(reload bool) bool {
 	keys := ps.Keys()
 	h.models.secrets.Store(&keys)
 	for _, u := range ps.UnsetKeys() {
-		h.Note(contrib.Diag(contrib.ProviderKeyUnset, "", contrib.Pos{File: path, Line: u.Line, Col: u.Col},
+		h.note(contrib.Diag(contrib.ProviderKeyUnset, "", contrib.Pos{File: path, Line: u.Line, Col: u.Col},
 			"provider %s: api_key_env names %s, which is not set; its model calls go out without an API key", u.Provider, u.Env).
 			WithRemedy("export %s, or remove api_key_env for a provider that needs no key", u.Env))
 	}
@@ -158,7 +158,7 @@ func (h *Host) noteProvidersInvalid(path string, err error, reload bool) {
 		d.Pos.Line, d.Pos.Col = pe.Line, pe.Col
 		d.Message = pe.Msg + "; " + outcome
 	}
-	h.Note(d.WithRemedy("fix %s", filepath.Base(path)))
+	h.note(d.WithRemedy("fix %s", filepath.Base(path)))
 	if reload {
 		h.providersEvent("providers-kept", time.Now())
 	}
@@ -180,7 +180,7 @@ func (h *Host) reloadProviders(ctx context.Context) {
 	switch {
 	case sessionKey != "":
 		if err := h.Session().SelectModel(sessionKey); err != nil {
-			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
+			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the session model is no longer usable: %v", err))
 		}
 	case h.models.session.Load() == nil:
@@ -188,7 +188,7 @@ func (h *Host) reloadProviders(ctx context.Context) {
 	}
 	if reviewKey != "" {
 		if err := h.Session().SelectReviewModel(reviewKey); err != nil {
-			h.Note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
+			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the review model is no longer usable: %v", err))
 		}
 	}

@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
-	"github.com/crystal-star/crystal-star/lifecycle"
 )
 
 // stuckActivator builds generations with one tool, "stuck", whose calls
@@ -57,27 +57,60 @@ func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
 	}
 	ctx := context.Background()
 	h.Start(ctx)
-	if _, err := h.Grant(ctx, "acme.p"); err != nil {
+	if _, err := h.Operator().Grant(ctx, "acme.p"); err != nil {
 		t.Fatal(err)
 	}
 	go h.Tools(context.Background(), "", Work).Invoke(ctx, "stuck", nil)
 	<-a.entered
-	if _, err := h.Disable(ctx, "acme.p", false); err != nil {
+	if _, err := h.Operator().Disable(ctx, "acme.p", false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.Install(ctx, filepath.Join(ws, "src", "p"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Result != NotApplied || !strings.Contains(res.Reason, string(contrib.PluginContributionQuiesceFailed)) {
-		t.Fatalf("install over a plugin still draining: %+v", res)
+	res, err := h.Operator().Install(ctx, filepath.Join(ws, "src", "p"), false)
+	if !errors.Is(err, ErrNotApplied) || !errors.Is(err, Code(contrib.PluginContributionQuiesceFailed)) || res.Changed {
+		t.Fatalf("install over a plugin still draining: %+v, %v", res, err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(installed, "plugin.star")); string(data) != "old" {
 		t.Fatalf("installed bundle changed: %q", data)
 	}
-	if res.Plugin == nil || res.Plugin.State != lifecycle.Deactivating || !res.Plugin.TeardownPending {
+	if res.Plugin == nil || res.Plugin.State != StateDeactivating || !res.Plugin.TeardownPending {
 		t.Fatalf("plugin: %+v, want deactivating with teardown pending", res.Plugin)
 	}
 	close(a.release)
 	h.Close(ctx)
+}
+
+// Close reports the generations whose calls did not drain within the
+// cleanup timeout (they were cancelled and waited for), and a second Close
+// reports nothing.
+func TestCloseReportsUndrainedGenerations(t *testing.T) {
+	a := &stuckActivator{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	testActivator = func() contrib.Activator { return a }
+	defer func() { testActivator = nil }()
+	dir := filepath.Join(t.TempDir(), "p")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("x"), 0o644)
+	h, err := New(Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}, CleanupTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go h.Tools(ctx, "", Work).Invoke(ctx, "stuck", nil)
+	<-a.entered
+	closed := make(chan error, 1)
+	go func() { closed <- h.Close(ctx) }()
+	for len(h.manager.Overdue()) == 0 { // Close waits for the call: release it once it is overdue
+		time.Sleep(time.Millisecond)
+	}
+	close(a.release)
+	err = <-closed
+	if !errors.Is(err, ErrNotDrained) || !strings.Contains(err.Error(), "acme.p@") {
+		t.Fatalf("close: %v, want not_drained naming acme.p", err)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
 }

@@ -47,7 +47,7 @@ func (h *Host) redactErr(err error) error {
 
 // redactNote removes API keys from every text of a note (a server's error
 // echoing the key must not reach the embedder's notes).
-func (h *Host) redactNote(n Note) Note {
+func (h *Host) redactNote(n contrib.Diagnostic) contrib.Diagnostic {
 	n.Message, n.Remedy, n.Detail = h.redact(n.Message), h.redact(n.Remedy), h.redact(n.Detail)
 	return n
 }

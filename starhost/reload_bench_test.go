@@ -35,7 +35,7 @@ func BenchmarkReloadLatency(b *testing.B) {
 	defer cancel()
 	h.Start(ctx)
 	defer h.Close(context.Background())
-	go h.Watch(ctx)
+	go h.Watch(ctx, nil)
 	time.Sleep(50 * time.Millisecond) // let the watcher register its directories
 	edits := max(b.N, 200)
 	lat := make([]time.Duration, 0, edits)

@@ -72,8 +72,8 @@ func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
 	}
 	for i := 1; i <= 200; i++ {
 		testkit.WriteTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
-		if !h.Reload(context.Background(), dir) {
-			t.Fatal("reload: unknown dir")
+		if err := h.Reload(context.Background(), dir); err != nil {
+			t.Fatal(err)
 		}
 	}
 	close(stop)

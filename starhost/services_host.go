@@ -1,8 +1,3 @@
-// The host's other services for builtins (notes, status sinks, runtime
-// point entries, data directories). Owned by the Host surface's work
-// (h12host): this file only forwards so that services is a complete
-// contrib.Services on this branch.
-
 package starhost
 
 import (
@@ -10,29 +5,38 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
+// The services (services.go) the lifecycle hands to plugin code carry
+// the host's effects credited to a plugin (notes, runtime point entries,
+// status text, data directories, ctx.env, timers). It is unexported so an
+// embedder holding a *Host cannot create entries or status text in a
+// plugin's name; only plugin code reaches these methods, through builtins.
+// This file holds those effects; services.go the facts, the model
+// plumbing, the clock and ctx.env.
+
+// The capabilities builtins asks the host for, checked at compile time.
 var (
-	_ builtins.StatusSource   = services{}
-	_ builtins.PointRegistrar = services{}
 	_ builtins.DataSource     = services{}
+	_ builtins.PointRegistrar = services{}
+	_ builtins.StatusSource   = services{}
 )
 
-// Note implements contrib.Services.
-func (s services) Note(n contrib.Diagnostic) { s.h.Note(n) }
+// Note delivers a plugin's note to Options.Notes, redacted.
+func (s services) Note(n contrib.Diagnostic) { s.h.note(n) }
 
-// StatusSink implements builtins.StatusSource.
-func (s services) StatusSink(plugin, generation string) builtins.StatusSink {
-	return s.h.StatusSink(plugin, generation)
-}
-
-// AddEntry implements builtins.PointRegistrar.
-func (s services) AddEntry(plugin, gen string, e contrib.PointEntry) (*contrib.Handle, error) {
-	return s.h.AddEntry(plugin, gen, e)
-}
-
-// ReleaseEntry implements builtins.PointRegistrar.
-func (s services) ReleaseEntry(plugin, id string) bool { return s.h.ReleaseEntry(plugin, id) }
-
-// DataDirs implements builtins.DataSource.
+// DataDirs returns a plugin's data directories (CC29, data.go).
 func (s services) DataDirs(plugin, directory string) (global, project string) {
-	return s.h.DataDirs(plugin, directory)
+	return s.h.dataDirs(plugin, directory)
+}
+
+// AddEntry adds a runtime entry for ctx.contributions (DC11).
+func (s services) AddEntry(plugin, gen string, e contrib.PointEntry) (*contrib.Handle, error) {
+	return s.h.registry.AddEntry(plugin, gen, e)
+}
+
+// ReleaseEntry releases a runtime entry of plugin by its handle id.
+func (s services) ReleaseEntry(plugin, id string) bool { return s.h.registry.ReleaseEntry(plugin, id) }
+
+// StatusSink returns the status sink of one generation (CC17, status.go).
+func (s services) StatusSink(plugin, generation string) builtins.StatusSink {
+	return s.h.statusSink(plugin, generation)
 }

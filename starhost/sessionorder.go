@@ -98,5 +98,5 @@ func (h *Host) fireSessionStarted(ctx context.Context, gens map[string]string) {
 			runs = append(runs, r)
 		}
 	}
-	contrib.RunHooks(ctx, runs, contrib.HookSessionStarted, h.sessionPayload(), h.Note)
+	contrib.RunHooks(ctx, runs, contrib.HookSessionStarted, h.sessionPayload(), h.note)
 }

@@ -37,7 +37,8 @@ func (h *Host) admitStatusFields(plugin string, set *contrib.Set) []contrib.Diag
 
 // lifecycleEvent keeps host-side state in step with the lifecycle.
 func (h *Host) lifecycleEvent(e lifecycle.Event) {
-	h.modelsEvent(e)
+	h.recordEvent(e)
+	h.modelsEvent(eventOf(e))
 	switch e.Kind {
 	case "stopped", "blocked", "faulted":
 		if e.Kind != "stopped" || h.manager.Generation(e.Plugin) == "" {
@@ -45,18 +46,18 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 		}
 	}
 	if h.opts.Events != nil {
-		h.opts.Events(e)
+		h.opts.Events(eventOf(e))
 	}
 }
 
 // StatusFields lists every status field, built-in and plugin, with its
 // description and availability (CC16: listing places nothing on the line).
-func (h *Host) StatusFields() []statusline.FieldInfo { return h.board.Fields() }
+func (h *Host) StatusFields() []StatusField { return convertAll(h.board.Fields(), statusFieldOf) }
 
-// StatusSink returns the status sink of one generation (CC17): created on
+// statusSink returns the status sink of one generation (CC17): created on
 // first use with the plugin's accepted fields, or nil when none was
 // accepted. A new generation's sink retires the previous one.
-func (h *Host) StatusSink(plugin, generation string) builtins.StatusSink {
+func (h *Host) statusSink(plugin, generation string) builtins.StatusSink {
 	var names []string
 	for _, f := range h.board.Fields() {
 		if f.Plugin == plugin {
@@ -72,7 +73,7 @@ func (h *Host) StatusSink(plugin, generation string) builtins.StatusSink {
 		return s
 	}
 	s := h.board.NewSink(plugin, generation, names, func(msg string) {
-		h.Note(contrib.Diagnostic{Code: contrib.StatusFieldUnknown, Severity: contrib.SeverityWarning, Plugin: plugin, Message: msg})
+		h.note(contrib.Diagnostic{Code: contrib.StatusFieldUnknown, Severity: contrib.SeverityWarning, Plugin: plugin, Message: msg})
 	})
 	if h.sinks == nil {
 		h.sinks = map[string]*statusline.Sink{}
@@ -89,21 +90,20 @@ func (h *Host) StatusLine() string {
 	return h.board.Render(h.statusLineConfig(), h.builtinStatusText)
 }
 
-// RenderStatusLine draws l the way StatusLine draws the operator's line,
-// with this host's fields and built-in texts. An embedder that shows more
-// than the saved line (the dev console adds the fields of the plugins under
-// development) renders its own with it. Safe for concurrent use.
-func (h *Host) RenderStatusLine(l statusline.Line) string {
-	return h.board.Render(l, h.builtinStatusText)
+// RenderStatusLine draws the fields named, in that order, the way
+// StatusLine draws the operator's line, with this host's fields and
+// built-in texts. An embedder that shows more than the saved line (the dev
+// console adds the fields of the plugins under development) renders its
+// own with it. Safe for concurrent use.
+func (h *Host) RenderStatusLine(names []string) string {
+	return h.board.Render(statusline.Line{Names: names}, h.builtinStatusText)
 }
-
-// SubscribeStatus calls fn after every change of a published status text
-// (never for an identical re-set). It returns the cancel function.
-func (h *Host) SubscribeStatus(fn func()) (cancel func()) { return h.board.Subscribe(fn) }
 
 // StatusView returns the /statusline listing: every field with its
 // description, whether it is on the line, and unavailable saved names.
-func (h *Host) StatusView() []statusline.ViewRow { return h.board.View(h.statusLineConfig()) }
+func (h *Host) StatusView() []StatusRow {
+	return convertAll(h.board.View(h.statusLineConfig()), statusRowOf)
+}
 
 func (h *Host) statusLineConfig() statusline.Line {
 	c := h.Config()

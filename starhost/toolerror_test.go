@@ -87,15 +87,15 @@ func TestDC6_ToolResultErrIsItsCode(t *testing.T) {
 	}()
 	<-entered
 	testkit.WriteTree(t, dir, map[string]string{"plugin.star": codesPlugin + "\n# v2\n"})
-	if !h.Reload(bg, dir) {
-		t.Fatal("reload v2")
+	if err := h.Reload(bg, dir); err != nil {
+		t.Fatalf("reload v2: %v", err)
 	}
 	cases = append(cases, codeCase{"a generation retired mid-call", <-interrupted, starhost.ErrToolInterrupted})
 
 	// A tool its plugin no longer offers, through a snapshot that listed it.
 	testkit.WriteTree(t, dir, map[string]string{"plugin.star": "contribute(tools = [tool(name = \"echo\", catalogs = \"work\", run = lambda ctx, args: \"\")])\n"})
-	if !h.Reload(bg, dir) {
-		t.Fatal("reload v3")
+	if err := h.Reload(bg, dir); err != nil {
+		t.Fatalf("reload v3: %v", err)
 	}
 	cases = append(cases, codeCase{"a tool its plugin no longer offers", snap.Invoke(bg, "gone", nil), starhost.ErrToolUnavailable})
 

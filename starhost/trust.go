@@ -15,9 +15,11 @@ import (
 // TrustFile returns the machine-local trust file: {home}/plugin-trust.json,
 // beside the global config, never layered, never read from the workspace
 // (DC19).
-func (h *Host) TrustFile() string { return h.paths().Trust() }
+func (o *Operator) TrustFile() string { return o.h.trustFile() }
 
-func (h *Host) trustStore() *trust.Store { return trust.NewStore(h.TrustFile()) }
+func (h *Host) trustFile() string { return h.paths().Trust() }
+
+func (h *Host) trustStore() *trust.Store { return trust.NewStore(h.trustFile()) }
 
 // admit is the trust seam of the lifecycle (DC17, DC20, DC22). A dev plugin
 // is eligible in-process for its exact current fingerprint and nothing is
@@ -31,7 +33,7 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 	f, err := h.trustIndex() // cached until the file changes (trustcache.go)
 	if err != nil {
 		return []lifecycle.Blocker{{Code: contrib.TrustFileUnreadable, Message: err.Error(),
-			Remedy: "fix or remove " + h.TrustFile() + " by hand, then run: crystal-star trust grant " + id}}
+			Remedy: "fix or remove " + h.trustFile() + " by hand, then grant " + id + " again"}}
 	}
 	switch f.Verdict(id, fp) {
 	case trust.Trusted:
@@ -39,11 +41,11 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 	case trust.Modified:
 		return []lifecycle.Blocker{{Code: contrib.PluginTrustModified,
 			Message: fmt.Sprintf("the content of %s changed since it was granted (now %s); none of its code runs", id, fp),
-			Remedy:  "review the change, then run: crystal-star trust grant " + id}}
+			Remedy:  "review the change, then grant " + id + " again"}}
 	}
 	return []lifecycle.Blocker{{Code: contrib.PluginUntrusted,
 		Message: "no trust grant exists for " + id + "; none of its code runs",
-		Remedy:  "review the plugin, then run: crystal-star trust grant " + id}}
+		Remedy:  "review the plugin, then grant " + id}}
 }
 
 // warnWorkspaceTrust notes a trust file inside the workspace: it is ignored
@@ -51,28 +53,9 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 func (h *Host) warnWorkspaceTrust() {
 	p := h.paths().WorkspaceTrust()
 	if _, err := os.Stat(p); err == nil {
-		h.Note(contrib.Diag(contrib.WorkspaceTrustIgnored, "", contrib.Pos{File: p},
-			"a trust file inside the workspace is ignored; only %s grants trust", h.TrustFile()))
+		h.note(contrib.Diag(contrib.WorkspaceTrustIgnored, "", contrib.Pos{File: p},
+			"a trust file inside the workspace is ignored; only %s grants trust", h.trustFile()))
 	}
-}
-
-// Result is the outcome of a plugin operation (DC29).
-type Result string
-
-// The outcomes.
-const (
-	Applied    Result = "applied"
-	NoChange   Result = "no_change"
-	NotApplied Result = "not_applied"
-)
-
-// OpResult is what an operation reports: the result and the plugin as it
-// now stands, with its blockers and how to resolve them. An applied
-// operation may still leave the plugin blocked.
-type OpResult struct {
-	Result Result      `json:"result"`
-	Reason string      `json:"reason,omitempty"`
-	Plugin *PluginInfo `json:"plugin"`
 }
 
 // installed returns the candidate with id among the installed roots, with
@@ -81,7 +64,7 @@ type OpResult struct {
 func (h *Host) installed(id string) (*lifecycle.Candidate, string, error) {
 	c := lifecycle.Find(h.roots(), h.opts.Display, id)
 	if c == nil || c.Manifest == nil {
-		return nil, "", fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin)
+		return nil, "", noPlugin(id)
 	}
 	b, err := lifecycle.ReadBundle(c.Dir)
 	if err != nil {
@@ -91,50 +74,61 @@ func (h *Host) installed(id string) (*lifecycle.Candidate, string, error) {
 }
 
 // Grant trusts the current content of plugin id (DC17). A dev plugin needs
-// no grant: the result is not_applied. The running host re-evaluates at once
-// (DC25).
-func (h *Host) Grant(ctx context.Context, id string) (OpResult, error) {
+// no grant: nothing is written and the error wraps ErrNotApplied. The
+// running host re-evaluates at once (DC25).
+func (o *Operator) Grant(ctx context.Context, id string) (OpResult, error) {
+	h := o.h
 	c, fp, err := h.installed(id)
 	if err != nil {
-		return OpResult{Result: NotApplied}, err
+		return OpResult{}, err
 	}
 	if c.Source == contrib.SourceDev {
-		return h.opResult(id, NotApplied, "development plugins run without a grant (DC22); nothing was written"), nil
+		return h.notApplied(id, nil, "development plugins run without a grant (DC22); nothing was written")
 	}
 	applied, err := storeOutcome(h.trustStore().Grant(id, fp, time.Now()))
 	if err != nil {
-		return h.opResult(id, NotApplied, err.Error()), err
+		return h.notApplied(id, err, err.Error())
 	}
 	h.reevaluate(ctx)
-	return h.opResult(id, outcome(applied), ""), nil
+	return h.applied(id, applied), nil
 }
 
 // Revoke removes exactly one (id, fingerprint) grant (DC21): the current
 // fingerprint when fingerprint is empty. Other grants of the id stay. An
 // active generation that depended on it stops, its consumers first.
-func (h *Host) Revoke(ctx context.Context, id, fingerprint string) (OpResult, error) {
+func (o *Operator) Revoke(ctx context.Context, id, fingerprint string) (OpResult, error) {
+	h := o.h
 	if fingerprint == "" {
 		_, fp, err := h.installed(id)
 		if err != nil {
-			return OpResult{Result: NotApplied}, err
+			return OpResult{}, err
 		}
 		fingerprint = fp
 	}
 	applied, err := storeOutcome(h.trustStore().Revoke(id, fingerprint))
 	if err != nil {
-		return h.opResult(id, NotApplied, err.Error()), err
+		return h.notApplied(id, err, err.Error())
 	}
 	h.reevaluate(ctx)
-	return h.opResult(id, outcome(applied), ""), nil
+	return h.applied(id, applied), nil
 }
 
-// Grants lists the trust file's grants.
-func (h *Host) Grants() ([]trust.Grant, error) {
-	f, err := h.trustStore().Load()
+// Grant is one entry of the trust file: plugin id, the fingerprint of the
+// content trusted, and when.
+type Grant struct {
+	ID          string    `json:"id"`
+	Fingerprint string    `json:"fingerprint"`
+	GrantedAt   time.Time `json:"granted_at"`
+}
+
+// Grants lists the trust file's grants. An unreadable trust file is an
+// error wrapping Code("TrustFileUnreadable").
+func (o *Operator) Grants() ([]Grant, error) {
+	f, err := o.h.trustStore().Load()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w [%w]", err, Code(contrib.TrustFileUnreadable))
 	}
-	return f.Grants, nil
+	return convertAll(f.Grants, func(g trust.Grant) Grant { return Grant(g) }), nil
 }
 
 // storeOutcome reads a trust store's answer: trust.ErrNoChange is no
@@ -146,13 +140,6 @@ func storeOutcome(err error) (applied bool, _ error) {
 	return err == nil, err
 }
 
-func outcome(applied bool) Result {
-	if applied {
-		return Applied
-	}
-	return NoChange
-}
-
 // reevaluate re-runs admission in a started host; before Start it does
 // nothing (the next Start sees the change).
 func (h *Host) reevaluate(ctx context.Context) {
@@ -161,16 +148,17 @@ func (h *Host) reevaluate(ctx context.Context) {
 	}
 }
 
-// opResult attaches the plugin's current projection.
-func (h *Host) opResult(id string, r Result, reason string) OpResult {
-	out := OpResult{Result: r, Reason: reason}
+// pluginNow returns plugin id as it stands, or nil before Start or when
+// no plugin has the id.
+func (h *Host) pluginNow(id string) *PluginInfo {
 	if h.manager == nil {
-		return out
+		return nil
 	}
+	var out *PluginInfo
 	for _, p := range h.Plugins() {
-		if p.ID == id && p.State != lifecycle.Stopped || p.ID == id && out.Plugin == nil {
+		if p.ID == id && p.State != StateStopped || p.ID == id && out == nil {
 			p := p
-			out.Plugin = &p
+			out = &p
 		}
 	}
 	return out

@@ -8,7 +8,6 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
-	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -38,21 +37,21 @@ func TestDC18_TamperSweep(t *testing.T) {
 	dir := filepath.Join(home, "plugins", "sample")
 	testkit.WriteTree(t, dir, sampleBundle)
 	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir()})
-	if _, err := h.Grant(context.Background(), "acme.sample"); err != nil {
+	if _, err := h.Operator().Grant(context.Background(), "acme.sample"); err != nil {
 		t.Fatal(err)
 	}
-	check := func(what string, want lifecycle.State, code contrib.Code) {
+	check := func(what string, want starhost.State, code contrib.Code) {
 		t.Helper()
 		h2, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir()})
 		p := pluginState(t, h2, "acme.sample")
 		if p.State != want {
 			t.Fatalf("%s: state %s, want %s (blockers %v)", what, p.State, want, p.Blockers)
 		}
-		if code != "" && (len(p.Blockers) == 0 || p.Blockers[0].Code != code) {
+		if code != "" && (len(p.Blockers) == 0 || p.Blockers[0].Code != starhost.Code(code)) {
 			t.Fatalf("%s: blockers %v, want %s", what, p.Blockers, code)
 		}
 	}
-	check("granted", lifecycle.Active, "")
+	check("granted", starhost.StateActive, "")
 	for name, body := range sampleBundle {
 		if name == "plugin.toml" {
 			continue
@@ -61,15 +60,15 @@ func TestDC18_TamperSweep(t *testing.T) {
 			tampered := []byte(body)
 			tampered[i] ^= 0x20
 			testkit.WriteTree(t, dir, map[string]string{name: string(tampered)})
-			check(name+" byte flipped", lifecycle.Blocked, contrib.PluginTrustModified)
+			check(name+" byte flipped", starhost.StateBlocked, contrib.PluginTrustModified)
 			testkit.WriteTree(t, dir, map[string]string{name: body})
 		}
 	}
 	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "# a comment\ndescription = \"other\"\nversion = \"1.2.0\"\nid = \"acme.sample\"\ndisplay_name = \"Renamed\"\n"})
 	testkit.WriteTree(t, dir, map[string]string{".builtin": "", "desktop/icon.svg": "<svg/>"})
-	check("display name, description, .builtin and desktop/", lifecycle.Active, "")
+	check("display name, description, .builtin and desktop/", starhost.StateActive, "")
 	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.sample\"\nversion = \"1.2.1\"\n"})
-	check("version changed", lifecycle.Blocked, contrib.PluginTrustModified)
+	check("version changed", starhost.StateBlocked, contrib.PluginTrustModified)
 }
 
 // TestDC20_BuiltinMarkerGrantsNothing: a host-bundled plugin needs a grant
@@ -82,15 +81,14 @@ func TestDC20_BuiltinMarkerGrantsNothing(t *testing.T) {
 		"plugin.star": "contribute()\n",
 		".builtin":    "",
 	})
-
 	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: t.TempDir(), Builtin: []string{builtin}})
-	if p := pluginState(t, h, "acme.bundled"); p.State != lifecycle.Blocked || p.Blockers[0].Code != contrib.PluginUntrusted {
+	if p := pluginState(t, h, "acme.bundled"); p.State != starhost.StateBlocked || p.Blockers[0].Code != starhost.Code(contrib.PluginUntrusted) {
 		t.Fatalf("bundled plugin: %s %v, want blocked PluginUntrusted", p.State, p.Blockers)
 	}
-	if _, err := h.Grant(context.Background(), "acme.bundled"); err != nil {
+	if _, err := h.Operator().Grant(context.Background(), "acme.bundled"); err != nil {
 		t.Fatal(err)
 	}
-	if p := pluginState(t, h, "acme.bundled"); p.State != lifecycle.Active {
+	if p := pluginState(t, h, "acme.bundled"); p.State != starhost.StateActive {
 		t.Fatalf("after grant: %s %v", p.State, p.Blockers)
 	}
 }

@@ -24,7 +24,7 @@ type trustCache struct {
 
 // trustIndex returns the index of the trust file as it is now.
 func (h *Host) trustIndex() (*trust.Index, error) {
-	st, statErr := os.Stat(h.TrustFile())
+	st, statErr := os.Stat(h.trustFile())
 	c := &h.trustCache
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -19,7 +19,8 @@ type HookResult struct {
 	Notes   []Note
 }
 
-// RunHook runs the hooks of event on payload (HK1–HK3): plugin hooks in
+// RunHook runs the hooks of the event name ("user_message", "approval", …,
+// docs/hooks.md) on payload (HK1–HK3): plugin hooks in
 // load order, each seeing the previous one's replacement, then the raw hooks
 // of that stage (rebuild_model after transform_model, rewrite_prompt after
 // prompt, rewrite_compaction after compaction, rewrite_approval after
@@ -31,10 +32,11 @@ type HookResult struct {
 // that drive a stage themselves. When ctx has already ended no hook runs
 // and the error is ErrCancelled. The other moments of this file run no
 // plugin code either once ctx has ended (they leave their input as it is).
-func (h *Host) RunHook(ctx context.Context, event contrib.HookEvent, payload map[string]any) (HookResult, error) {
+func (h *Host) RunHook(ctx context.Context, name string, payload map[string]any) (HookResult, error) {
+	event := contrib.HookEvent(name)
 	spec := contrib.LookupHook(event)
 	if spec == nil || spec.Raw {
-		return HookResult{}, fmt.Errorf("unknown hook event %q [%w]; want one of %s", event, ErrUnknownHookEvent, strings.Join(contrib.HookEventNames(false), ", "))
+		return HookResult{}, fmt.Errorf("unknown hook event %q [%w]; want one of %s", event, ErrUnknownHookEvent, strings.Join(HookEvents(), ", "))
 	}
 	if ctx.Err() != nil {
 		return HookResult{Payload: payload}, cancelled(ctx) // no hook runs
@@ -44,8 +46,12 @@ func (h *Host) RunHook(ctx context.Context, event contrib.HookEvent, payload map
 	return HookResult{Payload: out, Notes: rn.notes()}, nil
 }
 
+// HookEvents lists the event names RunHook accepts, in the order of the
+// hook table (docs/hooks.md).
+func HookEvents() []string { return contrib.HookEventNames(false) }
+
 func (h *Host) hook(ctx context.Context, event contrib.HookEvent, payload map[string]any) map[string]any {
-	return contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, h.Note)
+	return contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, h.note)
 }
 
 // ThreadStarted tells the thread observers that thread started; they may
@@ -103,7 +109,7 @@ func (h *Host) ModelResponse(ctx context.Context, thread, purpose, finishReason 
 }
 
 // observe runs an observer point: every entry, failures skipped (DC3).
-func (h *Host) observe(ctx context.Context, point PointName, thread string, ev map[string]any) {
+func (h *Host) observe(ctx context.Context, point contrib.PointName, thread string, ev map[string]any) {
 	_, _ = h.registry.Resolve(point, thread).Collect(ctx, ev, nil)
 }
 
@@ -207,10 +213,10 @@ func (h *Host) Welcome(ctx context.Context) []string {
 
 // HookInfo is one registered hook or raw hook.
 type HookInfo struct {
-	Event  contrib.HookEvent
+	Event  string // the hook event ("user_message", "approval", …)
 	Raw    bool
 	Plugin string
-	Pos    contrib.Pos
+	Pos    Position
 }
 
 // Hooks lists every hook and raw hook, stage by stage in the order of the
@@ -223,7 +229,7 @@ func (h *Host) Hooks() []HookInfo {
 			continue
 		}
 		for _, r := range view.HookRuns(spec.Event) {
-			out = append(out, HookInfo{Event: r.Entry.Event, Raw: r.Entry.Raw, Plugin: r.Plugin, Pos: r.Entry.Pos})
+			out = append(out, HookInfo{Event: string(r.Entry.Event), Raw: r.Entry.Raw, Plugin: r.Plugin, Pos: Position(r.Entry.Pos)})
 		}
 	}
 	return out

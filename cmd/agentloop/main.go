@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 	if err := h.Start(ctx); err != nil {
 		return err
 	}
-	go h.Watch(ctx) // a saved plugin reloads while the loop runs
+	go h.Watch(ctx, nil) // a saved plugin reloads while the loop runs
 	const thread = "main"
 	history := []message{{Role: "system"}}
 	for lines := bufio.NewScanner(in); lines.Scan(); {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -75,7 +74,7 @@ func runCheck(e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, r.Summary())
 	}
-	if r.Count(contrib.SeverityError) > 0 {
+	if r.Count(starhost.SeverityError) > 0 {
 		return &exitError{code: 1}
 	}
 	return nil

@@ -71,8 +71,8 @@ func runPlugins(e *env, args []string) error {
 
 // byPosition returns ds sorted as check sorts its lines: by file, line,
 // column and code (a plugin's diagnostics come from several stages).
-func byPosition(ds []contrib.Diagnostic) []contrib.Diagnostic {
-	return slices.SortedStableFunc(slices.Values(ds), func(a, b contrib.Diagnostic) int {
+func byPosition(ds []starhost.Note) []starhost.Note {
+	return slices.SortedStableFunc(slices.Values(ds), func(a, b starhost.Note) int {
 		return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line),
 			cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Code, b.Code))
 	})
@@ -82,10 +82,10 @@ func byPosition(ds []contrib.Diagnostic) []contrib.Diagnostic {
 // and its blockers, one indented line each.
 func printReasons(w io.Writer, p starhost.PluginInfo) {
 	if r := p.StopReason; r != nil {
-		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", safe(r.Message), r.Code, safe(r.Remedy))
+		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", safe(r.Message), r.Code, safe(remedy(p.ID, r.Code, r.Remedy)))
 	}
 	for _, b := range p.Blockers {
-		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", safe(b.Message), b.Code, safe(b.Remedy))
+		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", safe(b.Message), b.Code, safe(remedy(p.ID, b.Code, b.Remedy)))
 	}
 }
 
@@ -144,10 +144,10 @@ func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 		Trust: p.Trust, Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{},
 		LeakedGenerations: p.LeakedGenerations, RestartRecommended: p.RestartRecommended}
 	for _, b := range p.Blockers {
-		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: b.Remedy})
+		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: remedy(p.ID, b.Code, b.Remedy)})
 	}
 	if r := p.StopReason; r != nil {
-		out.StopReason = &blockerJSON{Code: string(r.Code), Message: r.Message, Remedy: r.Remedy}
+		out.StopReason = &blockerJSON{Code: string(r.Code), Message: r.Message, Remedy: remedy(p.ID, r.Code, r.Remedy)}
 	}
 	for _, d := range p.Diagnostics {
 		out.Diagnostics = append(out.Diagnostics, diagnosticJSON{Code: string(d.Code), Severity: string(d.Severity),
@@ -305,7 +305,7 @@ func runRender(e *env, args []string) error {
 	site := starhost.SitePrompt
 	if s, ok := f.set["site"]; ok {
 		var err error
-		if site, err = contrib.ParseSite(s); err != nil {
+		if site, err = starhost.ParseSite(s); err != nil {
 			return usagef("--site must be prompt, attachment, review, compaction or image_description")
 		}
 	}

@@ -73,14 +73,18 @@ func runDev(e *env, args []string) error {
 	defer cancel()
 	watchDone := make(chan error, 1)
 	watching := make(chan struct{})
-	go func() { watchDone <- h.WatchReady(ctx, func() { close(watching) }) }()
+	go func() { watchDone <- h.Watch(ctx, func() { close(watching) }) }()
 	select {
 	case <-watching:
 	case err := <-watchDone:
 		return err
 	}
 	// The console prints its status line at ready and whenever it changes.
-	c.unsubscribe = h.SubscribeStatus(c.refreshStatus)
+	c.unsubscribe = h.Subscribe(func(ch starhost.Change) {
+		if ch.Status {
+			c.refreshStatus()
+		}
+	})
 	active := 0
 	for _, p := range ps {
 		if p.State == "active" {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/chzyer/readline"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -203,7 +202,7 @@ func (c *console) argumentNames(verb string) []string {
 	case "/statusline":
 		return []string{"add", "remove", "on", "off", "reset"}
 	case "/hook":
-		return contrib.HookEventNames(false)
+		return starhost.HookEvents()
 	}
 	return nil
 }

@@ -4,8 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/statusline"
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // consoleStatus is the dev console's status line (docs/statusline.md, "In
@@ -32,16 +31,20 @@ func (c *console) forgetPlugins() {
 	c.status.mu.Unlock()
 }
 
-// statusLine is the line the console shows.
-func (c *console) statusLine() statusline.Line {
+// statusLine is the fields of the line the console shows; none when the
+// operator turned the line off.
+func (c *console) statusLine() []string {
 	cfg := c.h.Config()
-	l := statusline.Line{Off: cfg.StatusLineOff, Names: slices.Clone(cfg.StatusLine)}
+	if cfg.StatusLineOff {
+		return nil
+	}
+	names := slices.Clone(cfg.StatusLine)
 	for _, name := range c.defaultFields() {
-		if !slices.Contains(l.Names, name) {
-			l.Names = append(l.Names, name)
+		if !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 	}
-	return l
+	return names
 }
 
 // defaultFields are the fields of the dev plugins that the operator did not
@@ -53,7 +56,7 @@ func (c *console) defaultFields() []string {
 	if dev == nil {
 		dev = map[string]bool{}
 		for _, p := range c.h.Plugins() {
-			if p.Source == contrib.SourceDev {
+			if p.Source == starhost.SourceDev {
 				dev[p.ID] = true
 			}
 		}

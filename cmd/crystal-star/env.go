@@ -90,7 +90,7 @@ func (e *env) start() (*starhost.Host, error) {
 	// the same config.toml and would start itself again, forever
 	// (docs/toolsets.md).
 	if _, child := toolsets.StartedAsToolSet(); !child && len(h.Config().ToolSets) > 0 {
-		e.toolSets = toolsets.Start(e.ctx, h, toolsets.Options{})
+		e.toolSets = toolsets.Start(e.ctx, h, toolsets.Options{Notes: e.note})
 	}
 	return h, nil
 }

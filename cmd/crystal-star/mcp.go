@@ -71,7 +71,7 @@ func runMCP(e *env, args []string) error {
 	watchDone := make(chan error, 1)
 	watching := make(chan struct{})
 	var once sync.Once
-	go func() { watchDone <- h.WatchReady(ctx, func() { once.Do(func() { close(watching) }) }) }()
+	go func() { watchDone <- h.Watch(ctx, func() { once.Do(func() { close(watching) }) }) }()
 	select {
 	case <-watching:
 	case err := <-watchDone:

@@ -64,15 +64,15 @@ var (
 
 var (
 	runInstall = runOp("install", func(h *starhost.Host, e *env, dir string, project bool) (starhost.OpResult, error) {
-		return h.Install(e.ctx, dir, project)
+		return h.Operator().Install(e.ctx, dir, project)
 	})
 	runEnable = runOp("enable", func(h *starhost.Host, e *env, id string, project bool) (starhost.OpResult, error) {
-		return h.Enable(e.ctx, id, project)
+		return h.Operator().Enable(e.ctx, id, project)
 	})
 	runDisable = runOp("disable", func(h *starhost.Host, e *env, id string, project bool) (starhost.OpResult, error) {
-		return h.Disable(e.ctx, id, project)
+		return h.Operator().Disable(e.ctx, id, project)
 	})
 	runRemove = runOp("remove", func(h *starhost.Host, e *env, id string, _ bool) (starhost.OpResult, error) {
-		return h.Remove(e.ctx, id)
+		return h.Operator().Remove(e.ctx, id)
 	})
 )

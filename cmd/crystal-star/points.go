@@ -71,7 +71,7 @@ func sectionName(s starhost.PromptSection) string {
 	switch {
 	case s.Target != "":
 		return s.Target
-	case s.Point == contrib.PointThreadContext:
+	case s.Point == starhost.PointThreadContext:
 		return "thread_context"
 	}
 	return "+"
@@ -83,7 +83,7 @@ func sectionOrigin(s starhost.PromptSection) string {
 		return "(host)"
 	case s.Replaced:
 		return "(" + s.Origin + ", replaces the host's)"
-	case s.Scope == contrib.ScopeThread:
+	case s.Scope == "thread":
 		return "(" + s.Origin + ", thread " + devThread + ")"
 	}
 	return "(" + s.Origin + ")"
@@ -92,7 +92,7 @@ func sectionOrigin(s starhost.PromptSection) string {
 func (c *console) hook(rest string) {
 	event, raw, _ := cutSpace(rest)
 	if event == "" {
-		c.printf("usage: /hook EVENT JSON; events: %s", strings.Join(contrib.HookEventNames(false), ", "))
+		c.printf("usage: /hook EVENT JSON; events: %s", strings.Join(starhost.HookEvents(), ", "))
 		return
 	}
 	payload := map[string]any{}
@@ -104,7 +104,7 @@ func (c *console) hook(rest string) {
 			return
 		}
 	}
-	res, err := c.h.RunHook(c.e.ctx, contrib.HookEvent(event), payload)
+	res, err := c.h.RunHook(c.e.ctx, event, payload)
 	if err != nil {
 		c.printf("/hook: %v", err)
 		return
@@ -119,12 +119,12 @@ func (c *console) hook(rest string) {
 func (c *console) points(string) {
 	c.thread()
 	for _, info := range c.h.Points(devThread) {
-		p := info.Point
+		p := info
 		c.printf("%s [%s] %s; %s; %s", p.Name, p.Tiers, p.Eval, p.Combine, p.Failure)
 		switch p.Name {
-		case contrib.PointTools:
+		case starhost.PointTools:
 			c.printf("  %d tools (see /tools)", c.h.Tools(c.e.ctx, devThread, starhost.PlanAndWork).Len())
-		case contrib.PointCommands:
+		case starhost.PointCommands:
 			c.printf("  %d commands (see /help)", len(c.h.Commands()))
 		}
 		for _, e := range info.Entries {
@@ -142,10 +142,10 @@ func (c *console) points(string) {
 	}
 }
 
-func entryLabel(e contrib.Resolved) string {
+func entryLabel(e starhost.PointEntry) string {
 	origin := e.Origin
 	switch {
-	case origin == "" && e.Empty():
+	case origin == "" && e.Empty:
 		origin = "host (none)"
 	case origin == "":
 		origin = "host"
@@ -158,7 +158,7 @@ func entryLabel(e contrib.Resolved) string {
 	if e.Replaced {
 		notes = append(notes, "replaces the host's")
 	}
-	if e.Scope == contrib.ScopeThread {
+	if e.Scope == "thread" {
 		notes = append(notes, "thread "+e.Thread)
 	}
 	if len(notes) > 0 {

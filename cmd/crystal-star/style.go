@@ -60,6 +60,9 @@ func severityColour(s string) string {
 // left out, "; remedy" when there is a next step), with the severity
 // coloured when colour is on.
 func formatDiag(d starhost.Note, colour bool) string {
+	if d.Plugin != "" && d.Remedy != "" {
+		d.Remedy = remedy(d.Plugin, d.Code, d.Remedy) // the CLI's command for it
+	}
 	line := safe(d.String())
 	if !colour {
 		return line

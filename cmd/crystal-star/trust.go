@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -30,7 +31,7 @@ func runTrust(e *env, args []string) error {
 		if len(rest) != 0 {
 			return usagef("usage: crystal-star trust list [--json]")
 		}
-		grants, err := h.Grants()
+		grants, err := h.Operator().Grants()
 		if err != nil {
 			return err
 		}
@@ -51,9 +52,9 @@ func runTrust(e *env, args []string) error {
 		}
 		var res starhost.OpResult
 		if verb == "grant" {
-			res, err = h.Grant(e.ctx, rest[0])
+			res, err = h.Operator().Grant(e.ctx, rest[0])
 		} else {
-			res, err = h.Revoke(e.ctx, rest[0], f.set["fingerprint"])
+			res, err = h.Operator().Revoke(e.ctx, rest[0], f.set["fingerprint"])
 		}
 		return e.printOp(res, e.nearestPlugin(err, rest[0]), f.has("json"))
 	}
@@ -61,13 +62,28 @@ func runTrust(e *env, args []string) error {
 }
 
 // printOp prints an operation's outcome (DC29): applied, no_change or
-// not_applied, then the plugin's state and blockers with remedies.
+// not_applied, then the plugin's state and blockers with remedies. An
+// operation that applied nothing for a reason of its own (ErrNotApplied)
+// prints the reason, with the command that resolves it; any other error
+// goes to stderr.
 func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
 	if res.Plugin != nil {
 		e.shownPlugin(*res.Plugin, false)
 	}
+	result, reason := "applied", ""
+	switch {
+	case errors.Is(err, starhost.ErrNotApplied):
+		result, reason = "not_applied", opReason(res, err)
+		if !failed(err) {
+			err = nil // a reason of the operation's own, not a failure
+		}
+	case err != nil:
+		result = "not_applied"
+	case !res.Changed:
+		result = "no_change"
+	}
 	if asJSON {
-		out := opJSON{Result: string(res.Result), Reason: res.Reason}
+		out := opJSON{Result: result, Reason: reason}
 		if res.Plugin != nil {
 			p := toPluginJSON(*res.Plugin)
 			out.Plugin = &p
@@ -76,9 +92,9 @@ func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
 			return perr
 		}
 	} else {
-		fmt.Fprintln(e.stdout, res.Result)
-		if res.Reason != "" {
-			fmt.Fprintf(e.stdout, "  %s\n", res.Reason)
+		fmt.Fprintln(e.stdout, result)
+		if reason != "" {
+			fmt.Fprintf(e.stdout, "  %s\n", reason)
 		}
 		if p := res.Plugin; p != nil {
 			fmt.Fprintf(e.stdout, "%s %s %s\n", p.ID, p.Version, p.State)
@@ -89,10 +105,35 @@ func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
 		fmt.Fprintf(e.stderr, "crystal-star: %v\n", err)
 		return &exitError{code: 1}
 	}
-	if res.Result == starhost.NotApplied {
+	if result == "not_applied" {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// failed reports whether err, an operation's not-applied error, has a
+// cause besides its codes (a file that could not be read or written).
+func failed(err error) bool {
+	u, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return false
+	}
+	for _, e := range u.Unwrap() {
+		if _, isCode := e.(starhost.Code); !isCode {
+			return true
+		}
+	}
+	return false
+}
+
+// opReason is why an operation applied nothing, with the crystal-star
+// command that resolves it where there is one (the library's reasons name
+// none).
+func opReason(res starhost.OpResult, err error) string {
+	if errors.Is(err, starhost.ErrPluginEnabled) && res.Plugin != nil {
+		return "plugin " + res.Plugin.ID + " is enabled; run: crystal-star disable " + res.Plugin.ID + ", then install again"
+	}
+	return err.Error()
 }
 
 // opJSON is the stable shape of an operation's --json output.

@@ -9,7 +9,6 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -136,7 +135,7 @@ func toProtocol(d starhost.Note, text string) protocol.Diagnostic {
 	}
 	end := start + len([]rune(line[b:b+n]))
 	sev := protocol.DiagnosticSeverityError
-	if d.Severity == contrib.SeverityWarning {
+	if d.Severity == starhost.SeverityWarning {
 		sev = protocol.DiagnosticSeverityWarning
 	}
 	source := "crystal-star"

@@ -107,7 +107,7 @@ func watchedHost(t testing.TB, opts starhost.Options) (*starhost.Host, context.C
 	ctx, stop := context.WithCancel(context.Background())
 	watching := make(chan struct{})
 	watchDone := make(chan error, 1)
-	go func() { watchDone <- h.WatchReady(ctx, func() { close(watching) }) }()
+	go func() { watchDone <- h.Watch(ctx, func() { close(watching) }) }()
 	<-watching
 	t.Cleanup(func() {
 		stop()

@@ -96,10 +96,10 @@ func New(h *starhost.Host, opts Options) *Server {
 	})
 	s.srv.AddReceivingMiddleware(s.cacheFieldsMiddleware, s.toolsMiddleware)
 	s.sync()
-	s.unsubscribe = h.SubscribePoints(func(inv starhost.Invalidation) {
-		// A generation published or revoked (every point may have changed)
-		// is what changes the catalogs.
-		if inv.Points == nil && inv.Thread == "" {
+	s.unsubscribe = h.Subscribe(func(c starhost.Change) {
+		// A generation published or revoked, or the external tools changed:
+		// what changes the catalogs.
+		if c.Catalog {
 			select {
 			case s.kick <- struct{}{}:
 			default: // a sync is already due; it will see this change too

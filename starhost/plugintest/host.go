@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
@@ -186,7 +185,7 @@ func (h *Host) problem() error {
 	p := h.Plugin()
 	var errs []string
 	for _, d := range p.Diagnostics {
-		if d.Severity == contrib.SeverityError {
+		if d.Severity == starhost.SeverityError {
 			errs = append(errs, "  "+d.String())
 		}
 	}
@@ -199,7 +198,7 @@ func (h *Host) problem() error {
 // Plugin returns the projection of the plugin under test.
 func (h *Host) Plugin() starhost.PluginInfo {
 	for _, p := range h.Host.Plugins() {
-		if p.Source == contrib.SourceDev {
+		if p.Source == starhost.SourceDev {
 			return p
 		}
 	}

@@ -125,7 +125,7 @@ contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run
 		t.Fatal(err)
 	}
 	f := &fakeSets{toolDefs: []string{"echo", "clash"}, redial: make(chan struct{})}
-	r := toolsets.Start(context.Background(), h, toolsets.Options{Dial: f.dial, MinBackoff: time.Millisecond})
+	r := toolsets.Start(context.Background(), h, toolsets.Options{Dial: f.dial, MinBackoff: time.Millisecond, Notes: notes.Add})
 	defer r.Close()
 
 	var names []string

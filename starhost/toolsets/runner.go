@@ -38,6 +38,17 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// StartTimeout bounds Start's wait for the first connections.
 	StartTimeout time.Duration
+	// Notes receives a set's failures (ToolSetFailed); nil discards them.
+	// Usually the host's Options.Notes.
+	Notes func(starhost.Note)
+}
+
+// note delivers d, a note of the runner's own (no plugin, no place), to
+// Options.Notes.
+func (r *Runner) note(d contrib.Diagnostic) {
+	if r.opts.Notes != nil {
+		r.opts.Notes(starhost.Note{Code: starhost.Code(d.Code), Severity: starhost.Severity(d.Severity), Message: d.Message})
+	}
 }
 
 // Runner keeps the configured tool sets running. Close stops them.
@@ -146,7 +157,7 @@ func (s *set) startable(ctx context.Context) bool {
 		return false
 	case s.cfg.Problem() != "":
 		why := s.cfg.Problem()
-		s.r.h.Note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q %s; it is not started", s.name, why))
+		s.r.note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q %s; it is not started", s.name, why))
 		s.report(ctx, starhost.ToolSetState{SkipReason: "invalid: " + why}, nil)
 		return false
 	}
@@ -170,7 +181,7 @@ func (s *set) run(ctx context.Context, first func()) {
 		if time.Since(started) > healthyAfter {
 			backoff = s.r.opts.MinBackoff
 		}
-		s.r.h.Note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q: %v; its tools answer tool_unavailable; retrying in %s", s.name, err, backoff))
+		s.r.note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q: %v; its tools answer tool_unavailable; retrying in %s", s.name, err, backoff))
 		s.report(ctx, starhost.ToolSetState{Loaded: loaded, SkipReason: err.Error()}, nil)
 		first() // Start returns with the failure reported
 		select {

@@ -1,0 +1,91 @@
+package starhost
+
+import "time"
+
+// State is a plugin's lifecycle state (DC24). Only these transitions
+// happen: blocked <-> stopped -> activating -> active -> deactivating ->
+// reclaiming -> stopped, and activating -> faulted; a generation whose work
+// ignores cancellation stays deactivating (TeardownPending).
+type State string
+
+// The states.
+const (
+	StateStopped      State = "stopped"
+	StateBlocked      State = "blocked"
+	StateActivating   State = "activating"
+	StateActive       State = "active"
+	StateDeactivating State = "deactivating"
+	StateFaulted      State = "faulted"
+	StateReclaiming   State = "reclaiming"
+)
+
+// Source is where a plugin was discovered, which decides its trust rules
+// and its place in load order (CC6, DC20, DC22).
+type Source string
+
+// The sources, by priority.
+const (
+	SourceProject Source = "project" // <workspace>/.crystal/plugins
+	SourceDev     Source = "dev"     // Options.Dev: eligible without a grant
+	SourceHome    Source = "home"    // {home}/plugins
+	SourceBuiltin Source = "builtin" // Options.Builtin: bundled, still granted
+)
+
+// Blocker is one reason a plugin was not attempted, with the next step in
+// words (it names no CLI command).
+type Blocker struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Remedy  string `json:"remedy"`
+}
+
+// PluginInfo is one plugin as the host sees it now (Plugins, OpResult):
+// its identity, lifecycle state and generation, content fingerprint and
+// trust verdict, why it does not run, its diagnostics and its reclaim
+// facts.
+type PluginInfo struct {
+	ID          string `json:"id"`
+	Directory   string `json:"directory"`
+	Source      Source `json:"source"`
+	DisplayName string `json:"display_name"`
+	Version     string `json:"version"`
+	// Enabled is the manifest's enabled and the config's disabled list;
+	// nil when the manifest could not be read.
+	Enabled *bool `json:"enabled"`
+	State   State `json:"state"`
+	// Generation is the live generation's id, "" when none serves.
+	Generation string `json:"generation"`
+	// Fingerprint is the content's, "" until the bundle was read.
+	Fingerprint string `json:"fingerprint"`
+	// Trust is "dev" (eligible in-process), "trusted", "untrusted",
+	// "modified", "unreadable" (the trust file), or "" before the bundle
+	// was read.
+	Trust string `json:"trust"`
+	// Blockers say why a blocked plugin was not attempted.
+	Blockers []Blocker `json:"blockers"`
+	// StopReason says why a stopped plugin does not run when the operator
+	// switched it off (PluginDisabled, MC5); nil otherwise.
+	StopReason  *Blocker `json:"stop_reason,omitempty"`
+	Diagnostics []Note   `json:"diagnostics"`
+	// TeardownPending is set while a deactivated generation still has work
+	// that ignored cancellation (DC26).
+	TeardownPending bool `json:"teardown_pending,omitempty"`
+	// LeakedGenerations counts this plugin's deactivated generations still
+	// pinned in memory; RestartRecommended is the host-wide verdict of
+	// Stats (DC27, MC9).
+	LeakedGenerations  int  `json:"leaked_generations"`
+	RestartRecommended bool `json:"restart_recommended"`
+}
+
+// Event is one lifecycle change of a plugin (Options.Events): Kind is
+// "activated", "reloaded", "kept" (a failed reload left the previous
+// generation serving), "faulted", "blocked", "stopped" or "unchanged";
+// and, for the providers file, "providers-reloaded" or "providers-kept".
+type Event struct {
+	Plugin     string
+	Kind       string
+	Generation string
+	State      State
+	// Elapsed is how long the change took (activation, drain).
+	Elapsed time.Duration
+}

@@ -1,0 +1,185 @@
+package starhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/lifecycle"
+)
+
+// hostLife is the host's own life: Start once, Close once, and what the
+// last read of the configuration could not read.
+type hostLife struct {
+	started   atomic.Bool
+	closed    atomic.Bool
+	closeOnce sync.Once
+	// unreadable is the last ConfigUnreadable note of each layer's read,
+	// nil when both layers read (reloadConfig).
+	unreadable atomic.Pointer[contrib.Diagnostic]
+	// recMu guards recorders: Reload's view of the events of its plugin.
+	recMu     sync.Mutex
+	recorders map[*eventRecorder]struct{}
+}
+
+// eventRecorder collects the lifecycle events of one plugin while a Reload
+// runs.
+type eventRecorder struct {
+	plugin string
+	kinds  []string
+}
+
+// Start discovers plugins (AT4), admits, activates and attaches them. One
+// bad plugin never stops the others and is not an error of Start: it
+// arrives as a note, an event and in Plugins(). Call it once, before the
+// other methods that serve plugins.
+//
+// Start fails, and starts nothing, when the host cannot serve: it was
+// started already (ErrHostStarted) or closed (ErrHostClosed), ctx is
+// already done (ErrCancelled), or a config.toml layer exists but cannot be
+// read (its note's code, ConfigUnreadable): serving without it could run
+// plugins the operator disabled.
+func (h *Host) Start(ctx context.Context) error {
+	if h.life.closed.Load() {
+		return fmt.Errorf("start: the host is closed: %w", ErrHostClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("start: %v: %w", err, ErrCancelled)
+	}
+	if d := h.life.unreadable.Load(); d != nil {
+		// The note said the layer is ignored; Start ignores nothing.
+		return fmt.Errorf("start: %s [%w]", strings.Replace(d.Message, " and is ignored", "", 1), Code(d.Code))
+	}
+	if !h.life.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("start: the host is already started: %w", ErrHostStarted)
+	}
+	h.warnWorkspaceTrust()
+	h.startModels() // the session is published before any attach_session (CC20)
+	h.manager.Start(ctx)
+	h.finishModels(ctx) // first connect: factories are loaded now (CC9)
+	return nil
+}
+
+// Reload re-reads one plugin directory and replaces its generation when its
+// content changed, make-before-break (AT2): any failure of the next
+// generation keeps the running one serving (AT3).
+//
+// It returns nil when the new generation serves or nothing changed;
+// ErrNoPlugin when no discovered plugin lives in dir; and otherwise an
+// error wrapping the failed attempt's code (the first error of its
+// diagnostics, or of its blockers), whether the previous generation was
+// kept (the message says so) or the plugin had none to keep.
+func (h *Host) Reload(ctx context.Context, dir string) error {
+	abs, _ := filepath.Abs(dir)
+	id := ""
+	for _, p := range h.manager.Plugins() {
+		if p.Directory == abs {
+			id = p.ID
+		}
+	}
+	rec := h.record(id)
+	err := h.manager.Reload(ctx, dir)
+	kinds := h.stopRecording(rec)
+	if errors.Is(err, lifecycle.ErrUnknownPlugin) {
+		return fmt.Errorf("reload: no plugin in %s: %w", dir, ErrNoPlugin)
+	}
+	var p *lifecycle.Projection
+	for _, q := range h.manager.Plugins() {
+		if q.Directory == abs {
+			p = &q
+		}
+	}
+	if p == nil {
+		return nil
+	}
+	switch {
+	case slices.Contains(kinds, "kept"):
+		return fmt.Errorf("reload %s: the new content failed; generation %s keeps serving: %w", p.ID, p.Generation, failedCode(p))
+	case p.State == lifecycle.Faulted, p.State == lifecycle.Blocked:
+		return fmt.Errorf("reload %s: %s: %w", p.ID, p.State, failedCode(p))
+	}
+	return nil
+}
+
+// failedCode is the code of a failed attempt: its first error diagnostic,
+// else its first blocker, else ExecutionFailed.
+func failedCode(p *lifecycle.Projection) error {
+	for _, d := range p.Diagnostics {
+		if d.Severity == contrib.SeverityError {
+			return fmt.Errorf("%s: %w", d.String(), Code(d.Code))
+		}
+	}
+	for _, b := range p.Blockers {
+		return fmt.Errorf("%s: %w", b.Message, Code(b.Code))
+	}
+	return Code(contrib.ExecutionFailed)
+}
+
+// record starts collecting the events of plugin (nil for "").
+func (h *Host) record(plugin string) *eventRecorder {
+	if plugin == "" {
+		return nil
+	}
+	r := &eventRecorder{plugin: plugin}
+	h.life.recMu.Lock()
+	defer h.life.recMu.Unlock()
+	if h.life.recorders == nil {
+		h.life.recorders = map[*eventRecorder]struct{}{}
+	}
+	h.life.recorders[r] = struct{}{}
+	return r
+}
+
+// stopRecording ends r and returns the kinds of the events it saw.
+func (h *Host) stopRecording(r *eventRecorder) []string {
+	if r == nil {
+		return nil
+	}
+	h.life.recMu.Lock()
+	defer h.life.recMu.Unlock()
+	delete(h.life.recorders, r)
+	return r.kinds
+}
+
+// recordEvent hands e to the recorders of its plugin (lifecycleEvent).
+func (h *Host) recordEvent(e lifecycle.Event) {
+	h.life.recMu.Lock()
+	defer h.life.recMu.Unlock()
+	for r := range h.life.recorders {
+		if r.plugin == e.Plugin {
+			r.kinds = append(r.kinds, e.Kind)
+		}
+	}
+}
+
+// Close deactivates every plugin, consumers first, and waits for every
+// teardown, even past the cleanup timeout (DC27). It returns an error
+// wrapping ErrNotDrained that names the generations whose calls did not
+// drain within CleanupTimeout (they were cancelled and waited for; their
+// work may have been cut short). A second Close does nothing and returns
+// nil; a closed host cannot be started.
+func (h *Host) Close(ctx context.Context) error {
+	var err error // only the first Close reports
+	h.life.closeOnce.Do(func() {
+		h.life.closed.Store(true)
+		h.models.closing.Store(true) // no reconnecting while plugins stop
+		if h.manager != nil {
+			before := len(h.manager.Overdue())
+			h.manager.Close(ctx)
+			if late := h.manager.Overdue()[before:]; len(late) > 0 {
+				err = fmt.Errorf("close: %d generation(s) did not drain within the cleanup timeout: %s: %w",
+					len(late), strings.Join(late, ", "), ErrNotDrained)
+			}
+		}
+		if h.router != nil {
+			h.router.remote.Close() // workers compiled but never activated; ends and waits for each
+		}
+	})
+	return err
+}
