@@ -1,0 +1,159 @@
+package starhost_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is the import path prefix of this module's own packages.
+const module = "github.com/crystal-star/crystal-star/"
+
+// maxHostMethods bounds Host's exported methods: the embedder's surface,
+// not the plumbing builtins needs (issue 12: it was 87).
+const maxHostMethods = 60
+
+// apiFiles parses the non-test Go files of one directory.
+func apiFiles(t *testing.T, dir string) (*token.FileSet, []*ast.File) {
+	t.Helper()
+	fset := token.NewFileSet()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return fset, files
+}
+
+// foreign lists the selector types of expr that name another package of
+// this module (imports maps a file's local package names to their paths).
+func foreign(expr ast.Node, imports map[string]string) []string {
+	var out []string
+	ast.Inspect(expr, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && strings.HasPrefix(imports[id.Name], module) {
+				out = append(out, id.Name+"."+sel.Sel.Name)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestAPI_OneImport proves starhost is the one import an embedder needs:
+// it declares no type aliases, and no exported function, method, field or
+// interface method mentions a type of another package of this module.
+func TestAPI_OneImport(t *testing.T) {
+	fset, files := apiFiles(t, ".")
+	hostMethods := 0
+	for _, f := range files {
+		imports := map[string]string{}
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			name := filepath.Base(path)
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			imports[name] = path
+		}
+		report := func(pos token.Pos, what string, node ast.Node) {
+			if refs := foreign(node, imports); len(refs) > 0 {
+				t.Errorf("%s: %s mentions %s", fset.Position(pos), what, strings.Join(slices.Compact(refs), ", "))
+			}
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				if d.Recv != nil {
+					recv := d.Recv.List[0].Type
+					if star, ok := recv.(*ast.StarExpr); ok {
+						recv = star.X
+					}
+					if id, ok := recv.(*ast.Ident); !ok || !id.IsExported() {
+						continue
+					}
+					if recv.(*ast.Ident).Name == "Host" {
+						hostMethods++
+					}
+				}
+				report(d.Pos(), d.Name.Name, d.Type)
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						if s.Assign.IsValid() {
+							t.Errorf("%s: type %s is an alias: define starhost's own type", fset.Position(s.Pos()), s.Name.Name)
+							continue
+						}
+						switch ty := s.Type.(type) {
+						case *ast.StructType:
+							for _, fld := range ty.Fields.List {
+								for _, n := range fld.Names {
+									if n.IsExported() {
+										report(n.Pos(), s.Name.Name+"."+n.Name, fld.Type)
+									}
+								}
+								if len(fld.Names) == 0 {
+									report(fld.Pos(), s.Name.Name+" (embedded)", fld.Type)
+								}
+							}
+						case *ast.InterfaceType:
+							for _, m := range ty.Methods.List {
+								report(m.Pos(), s.Name.Name+" method", m.Type)
+							}
+						default:
+							report(s.Pos(), "type "+s.Name.Name, s.Type)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() && s.Type != nil {
+								report(n.Pos(), n.Name, s.Type)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if hostMethods > maxHostMethods {
+		t.Errorf("Host has %d exported methods, want at most %d: plumbing belongs on an unexported adapter", hostMethods, maxHostMethods)
+	}
+	t.Logf("Host has %d exported methods", hostMethods)
+}
+
+// TestAPI_EmbeddersImportOnlyStarhost proves the example host and the MCP
+// server package need no other package of this module.
+func TestAPI_EmbeddersImportOnlyStarhost(t *testing.T) {
+	for _, dir := range []string{"../cmd/agentloop", "mcpserve"} {
+		_, files := apiFiles(t, dir)
+		for _, f := range files {
+			for _, im := range f.Imports {
+				path, _ := strconv.Unquote(im.Path.Value)
+				if strings.HasPrefix(path, module) && path != module+"starhost" {
+					t.Errorf("%s imports %s; an embedder needs only starhost", dir, path)
+				}
+			}
+		}
+	}
+}
