@@ -2,12 +2,7 @@ package starhost
 
 import "github.com/crystal-star/crystal-star/lifecycle"
 
-// ValidPluginID reports why id is not a valid plugin id (a lowercase letter,
-// then lowercase letters, digits, ".", "_" or "-", 1–64 characters), or ""
-// when it is valid.
-func ValidPluginID(id string) string {
-	if err := lifecycle.CheckID(id); err != nil {
-		return err.Error()
-	}
-	return ""
-}
+// CheckPluginID returns nil when id is a valid plugin id (a lowercase
+// letter, then lowercase letters, digits, ".", "_" or "-", 1–64
+// characters), and otherwise an error saying why.
+func CheckPluginID(id string) error { return lifecycle.CheckID(id) }

@@ -1,6 +1,7 @@
 package starhost
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -35,19 +36,20 @@ func (c ToolSetConfig) Catalog() Catalog {
 	return Work
 }
 
-// Problem says why the declaration cannot start, or "".
-func (c ToolSetConfig) Problem() string {
+// Validate returns nil when the declaration can start, and otherwise an
+// error saying why.
+func (c ToolSetConfig) Validate() error {
 	switch {
 	case len(c.Command) > 0 && c.URL != "":
-		return "declares both command and url; keep one"
+		return errors.New("declares both command and url; keep one")
 	case len(c.Command) == 0 && c.URL == "":
-		return "declares neither command nor url"
+		return errors.New("declares neither command nor url")
 	case c.Catalogs != "":
 		if _, err := contrib.ParseCatalog(c.Catalogs); err != nil {
-			return fmt.Sprintf("catalogs = %q; want \"plan\", \"work\" or \"plan_and_work\"", c.Catalogs)
+			return fmt.Errorf("catalogs = %q; want \"plan\", \"work\" or \"plan_and_work\"", c.Catalogs)
 		}
 	}
-	return ""
+	return nil
 }
 
 // ToolSetNames returns the names of the declared tool sets, sorted: the

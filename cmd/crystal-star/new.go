@@ -29,8 +29,8 @@ func runNew(e *env, args []string) error {
 		return usagef("usage: crystal-star new NAME [--dir DIR]")
 	}
 	id := f.args[0]
-	if why := starhost.ValidPluginID(id); why != "" {
-		return usagef("new: %q is not a plugin id: %s", id, why)
+	if err := starhost.CheckPluginID(id); err != nil {
+		return usagef("new: %q is not a plugin id: %v", id, err)
 	}
 	dir := id
 	if d, ok := f.set["dir"]; ok {

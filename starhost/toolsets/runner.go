@@ -155,8 +155,8 @@ func (s *set) startable(ctx context.Context) bool {
 	case !s.cfg.IsEnabled():
 		s.report(ctx, starhost.ToolSetState{SkipReason: "disabled"}, nil)
 		return false
-	case s.cfg.Problem() != "":
-		why := s.cfg.Problem()
+	case s.cfg.Validate() != nil:
+		why := s.cfg.Validate().Error()
 		s.r.note(contrib.Diag(contrib.ToolSetFailed, "", contrib.Pos{}, "tool set %q %s; it is not started", s.name, why))
 		s.report(ctx, starhost.ToolSetState{SkipReason: "invalid: " + why}, nil)
 		return false
