@@ -1,19 +1,34 @@
 // Package starhost is the embeddable plugin host: the one package an agent
-// host imports. A Host discovers, admits, activates and attaches plugins,
-// serves frozen tool snapshots whose proxies re-resolve on every call,
-// expands slash commands, binds {{placeholders}}, and reports every plugin's
-// state and diagnostics. Everything the crystal-star CLI shows is available
-// here; the CLI has no private powers.
+// host imports. Everything the crystal-star CLI shows is available here; the
+// CLI has no private powers.
 //
-// Contract rules surfaced here: CC6 (catalog order), CC11 and DC8 (command
-// resolution), CC12–CC13 (binding), DC4 (tool snapshots), DC27 (Close waits
-// for teardown); and the host facts: providers.json (watched) and the
-// model adapters of package models, CC8–CC9 (client factories over the host's HTTP; the API key never
-// shown), CC10 (Classify), CC19 (ctx.env), CC20–CC22 (Session: SetModel,
-// SetReview and the token rules), CC24–CC27 (model clients, ModelCalls) and
-// CC29 (DataDirs); and the contribution points and hooks, each called at its
-// moment of a turn: DC1–DC3 and DC9–DC12 (PointDefaults, AssemblePrompt,
-// Tools, PrepareModelCall, Dispatch, the thread and turn methods,
-// Resolve, Subscribe) and HK1–HK3 (RunHook and the stages the other
-// methods run).
+// A Host is made with New and served between Start and Close. Start
+// discovers the plugin roots (home, workspace, builtin, dev), admits what
+// the operator trusted, activates each plugin and attaches it; one bad
+// plugin is a Note and an Event, never a failed Start. Watch (or Reload)
+// then replaces a plugin's generation make-before-break when its files
+// change: the next generation is built beside the serving one and switched
+// in one step, and any failure keeps the previous one serving.
+//
+// An agent loop calls the host at the moments of a turn. Tools(ctx, thread,
+// catalog) hands out a frozen ToolSnapshot to offer the model (OpenAITools,
+// AnthropicTools and MCPTools convert its List()); Dispatch runs a tool call
+// with the host's policy — hooks, classification, approval — while
+// ToolSnapshot.Invoke runs it bare. Expand and ExecuteCommand serve slash
+// commands, Bind fills {{placeholders}}, AssemblePrompt and
+// PrepareModelCall shape what is sent, and the thread and turn methods run
+// the hooks of their moment. Subscribe reports every change of what the
+// host offers with a generation counter, so a host rebuilds what it
+// captured.
+//
+// Failures speak one vocabulary: a Code. Every error the host returns is a
+// Code or wraps one, and a failed ToolResult's Err() matches its code with
+// errors.Is. Session holds the session and review facts plugins read, and
+// Operator the operator's actions (trust grants, enable, install). Model
+// clients for plugins come from {home}/providers.json through the built-in
+// adapters, an embedder's ModelAdapter, or plugins' client factories; API
+// keys never reach plugin code, notes or errors.
+//
+// docs/embedding.md walks through a complete agent loop (cmd/agentloop);
+// docs/contract.md maps the contract's rules to the code and tests.
 package starhost
