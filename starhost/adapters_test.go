@@ -11,7 +11,7 @@ import (
 // the same interface as the built-in ones; it takes precedence over
 // plugins' client factories, and an invalid protocol token fails New.
 func TestEmbedderAdapterServesItsProtocol(t *testing.T) {
-	srv := newChatServer(t, nil)
+	srv := fakeModel(t)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{Adapters: []starhost.ModelAdapter{echoAdapter{}}})
 	if err := h.Session().SelectModel("acme/a1"); err != nil {
 		t.Fatal(err)

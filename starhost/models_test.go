@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,60 +18,29 @@ import (
 	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/models"
+	"github.com/crystal-star/crystal-star/starhost/models/modelfake"
 )
 
 // testKey is the API key of these tests; no byte of output may show it.
 const testKey = "sk-test-0123456789abcdef"
 
-// chatServer is an OpenAI-compatible test server: it records each request
-// and answers with the last message's text, or as a handler says.
-type chatServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []map[string]any
-	auth     []string
-	paths    []string
-}
-
-func newChatServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, body map[string]any) bool) *chatServer {
-	s := &chatServer{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		_ = json.Unmarshal(data, &body)
-		s.mu.Lock()
-		s.requests = append(s.requests, body)
-		s.auth = append(s.auth, r.Header.Get("Authorization"))
-		s.paths = append(s.paths, r.URL.RequestURI())
-		s.mu.Unlock()
-		if answer != nil && answer(w, r, body) {
-			return
-		}
-		msgs, _ := body["messages"].([]any)
-		last, _ := msgs[len(msgs)-1].(map[string]any)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"choices":[{"message":{"content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":2}}`,
-			fmt.Sprint("echo: ", last["content"]))
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *chatServer) last() (map[string]any, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[len(s.requests)-1], s.auth[len(s.auth)-1]
+// fakeModel starts the kit's fake model server (modelfake) for one test.
+func fakeModel(t *testing.T) *modelfake.Server {
+	srv := modelfake.Start()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // modelsHost starts a host with providers.json pointing at url, config
-// selecting local/echo, and the given dev plugins.
+// selecting local/echo, and the given dev plugins. local/slow, fail and
+// leaky are modelfake's models of those names.
 func modelsHost(t *testing.T, url string, plugins map[string]map[string]string, opts starhost.Options) (*starhost.Host, *testkit.Log[starhost.Note]) {
 	t.Helper()
 	home, ws := t.TempDir(), t.TempDir()
 	providers := fmt.Sprintf(`{"providers": [
   {"name": "local", "protocol": "openai", "endpoint": %q, "api_key_env": "CS_TEST_KEY",
    "models": [{"name": "echo", "max_tokens": 100, "thinking": ["low", "max"], "service_tiers": ["default", "flex"], "speeds": ["fast"], "image_input": true},
-              {"name": "plain", "thinking": ["maximum"]}]},
+              {"name": "plain", "thinking": ["maximum"]}, {"name": "slow"}, {"name": "fail"}, {"name": "leaky"}]},
   {"name": "acme", "protocol": "acme", "endpoint": %q, "api_key_env": "CS_TEST_KEY", "models": [{"name": "a1", "service_tiers": ["flex", "priority"]}]},
   {"name": "claude", "protocol": "anthropic", "endpoint": "https://example.invalid", "models": [{"name": "c1"}]}
 ]}`, url+"/v1", url)
@@ -102,7 +69,7 @@ func invoke(t *testing.T, h *starhost.Host, tool, args string) string {
 // messages, max_tokens, the effort token forwarded unchanged, the service
 // tier and the bearer key.
 func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
-	srv := newChatServer(t, nil)
+	srv := fakeModel(t)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
 	if err := h.Session().SetThinking("MAX"); err != nil {
 		t.Fatal(err)
@@ -116,13 +83,16 @@ func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
 	}
 	reply, err := c.Complete(context.Background(), starhost.ModelRequest{
 		Messages: []starhost.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "hello"}}, MaxTokens: 7, Thinking: "max"})
-	if err != nil || reply.Text != "echo: hello" || reply.InputTokens != 4 || reply.OutputTokens != 2 {
+	// modelfake bills a word a token: "hello" in, the echo's 8 words out.
+	if err != nil || reply.Text != "echo echo effort=max tier=default max=7 images=0 msgs=2: hello" || reply.InputTokens != 1 || reply.OutputTokens != 8 {
 		t.Fatalf("reply = %+v, %v", reply, err)
 	}
-	body, auth := srv.last()
-	if auth != "Bearer "+testKey {
-		t.Errorf("Authorization = %q", auth)
+	last := srv.Last()
+	if last.Path != "/v1/chat/completions" || last.Auth() != "Bearer "+testKey {
+		t.Errorf("%s with Authorization %q", last.Path, last.Auth())
 	}
+	var body map[string]any
+	_ = json.Unmarshal(last.Body, &body)
 	got, _ := json.Marshal(body)
 	want := `{"max_completion_tokens":7,"messages":[{"content":"s","role":"system"},{"content":"hello","role":"user"}],"model":"echo","reasoning_effort":"max","service_tier":"default"}`
 	if string(got) != want {
@@ -137,7 +107,8 @@ func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
 		Images: []string{"data:image/png;base64,AA"}}); err != nil {
 		t.Fatal(err)
 	}
-	body, _ = srv.last()
+	body = nil
+	_ = json.Unmarshal(srv.Last().Body, &body)
 	got, _ = json.Marshal(body["messages"])
 	if string(got) != `[{"content":[{"text":"what","type":"text"},{"image_url":{"url":"data:image/png;base64,AA"},"type":"image_url"}],"role":"user"}]` {
 		t.Errorf("image message = %s", got)
@@ -147,32 +118,31 @@ func TestOpenAIAdapterSpeaksChatCompletions(t *testing.T) {
 // The adapter reports HTTP errors with the server's message, never the key,
 // and honours its context: a stalled server does not hold the caller.
 func TestOpenAIAdapterErrorsAndCancellation(t *testing.T) {
-	srv := newChatServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
-		msgs := body["messages"].([]any)
-		switch msgs[0].(map[string]any)["content"] {
-		case "401":
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprintf(w, `{"error":{"message":"bad key %s"}}`, r.Header.Get("Authorization"))
-			return true
-		case "stall":
-			<-r.Context().Done()
-			return true
-		}
-		return false
-	})
+	srv := fakeModel(t)
 	h, notes := modelsHost(t, srv.URL, nil, starhost.Options{})
-	c, err := starhost.ModelClientForTest(context.Background(), h, "acme.p", starhost.RoleSession)
-	if err != nil {
-		t.Fatal(err)
+	complete := func(ctx context.Context, model string) error {
+		t.Helper()
+		if err := h.Session().SelectModel(model); err != nil {
+			t.Fatal(err)
+		}
+		c, err := starhost.ModelClientForTest(context.Background(), h, "acme.p", starhost.RoleSession)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Complete(ctx, starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "x"}}})
+		return err
 	}
-	_, err = c.Complete(context.Background(), starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "401"}}})
-	if err == nil || err.Error() != "unauthorized: local/echo: the provider rejected the API key (HTTP 401: bad key Bearer [redacted])" {
+	if err := complete(context.Background(), "local/fail"); err == nil || err.Error() != "unauthorized: local/fail: the provider rejected the API key (HTTP 401: invalid api key)" {
 		t.Errorf("401: %v", err)
+	}
+	// leaky puts the request's Authorization header in its error message.
+	if err := complete(context.Background(), "local/leaky"); err == nil || err.Error() != "provider_error: local/leaky: the provider failed (HTTP 500: server saw Bearer [redacted])" {
+		t.Errorf("leaky: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = c.Complete(ctx, starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "stall"}}})
+	err := complete(ctx, "local/slow")
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
 		t.Errorf("stalled call: %v after %s", err, time.Since(start))
 	}
@@ -210,7 +180,7 @@ func TestCC21_ProvidersErrorsArePositioned(t *testing.T) {
 // "max" and "maximum" are different tokens; tier and speed are unset
 // (None) until chosen, and a listed "default" tier is a tier.
 func TestCC21_ThinkingTierSpeedTokens(t *testing.T) {
-	srv := newChatServer(t, nil)
+	srv := fakeModel(t)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
 	s := h.Session().Model()
 	if s.Thinking != "default" || s.ServiceTier != "" || s.Speed != "" {
@@ -246,7 +216,7 @@ func TestCC21_ThinkingTierSpeedTokens(t *testing.T) {
 // thinking is its own stored effort; switching independence off discards
 // the review client, a thinking change rebuilds nothing.
 func TestCC22_ReviewIndependenceAndEpochs(t *testing.T) {
-	srv := newChatServer(t, nil)
+	srv := fakeModel(t)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
 	if r := h.Session().Review(); r == nil || r.Independent {
 		t.Fatalf("review = %+v; want published, not independent", r)
@@ -317,13 +287,12 @@ contribute(
 // connect and after /tier; model calls are reported apart from notes; the
 // API key appears in no note, report or result.
 func TestCC9_FactoryEndToEndAndTheKeyStaysHidden(t *testing.T) {
-	srv := newChatServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
-		if !strings.HasPrefix(r.URL.Path, "/acme/") {
-			return false
-		}
-		fmt.Fprintf(w, `{"answer": "acme: %s"}`, body["q"])
-		return true
-	})
+	srv := fakeModel(t)
+	srv.Handle("/acme/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Q string }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		fmt.Fprintf(w, `{"answer": "acme: %s"}`, body.Q)
+	}))
 	var calls []starhost.ModelCall
 	var mu sync.Mutex
 	h, notes := modelsHost(t, srv.URL, map[string]map[string]string{"acme": {
@@ -336,9 +305,8 @@ func TestCC9_FactoryEndToEndAndTheKeyStaysHidden(t *testing.T) {
 	if got := invoke(t, h, "ask", `{"q": "hi"}`); got != "acme: hi" {
 		t.Fatalf("ask = %s\nnotes:\n%s", got, notes)
 	}
-	_, auth := srv.last()
-	if auth != "Bearer "+testKey || srv.paths[len(srv.paths)-1] != "/acme/complete" {
-		t.Errorf("the server got %q at %s", auth, srv.paths[len(srv.paths)-1])
+	if last := srv.Last(); last.Auth() != "Bearer "+testKey || last.Path != "/acme/complete" {
+		t.Errorf("the server got %q at %s", last.Auth(), last.Path)
 	}
 	if err := h.Session().SetServiceTier("priority"); err != nil {
 		t.Fatal(err)
@@ -424,19 +392,14 @@ contribute(attach_data_dirs = attach_data_dirs)
 // the caller's context ends, and Options.ModelTimeout bounds a call on its
 // own.
 func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
-	released := make(chan struct{})
-	srv := newChatServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
-		select {
-		case <-r.Context().Done():
-		case <-released:
-		}
-		return true
-	})
-	defer close(released)
+	srv := fakeModel(t) // its model "slow" answers only when the call is cancelled
 	h, notes := modelsHost(t, srv.URL, map[string]map[string]string{"slow": {
 		"plugin.toml": "id = \"acme.slow\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n",
 		"plugin.star": "contribute(tools = [tool(name = \"wait\", catalogs = \"work\", run = lambda ctx, args: ctx.models.session.complete(\"hang\"))])\n",
 	}}, starhost.Options{ModelTimeout: 30 * time.Second})
+	if err := h.Session().SelectModel("local/slow"); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
@@ -444,7 +407,7 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 	if res.Error == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("res = %+v after %s", res, time.Since(start))
 	}
-	if !strings.Contains(notes.String(), "complete: cancelled: local/echo: the call was cancelled") {
+	if !strings.Contains(notes.String(), "complete: cancelled: local/slow: the call was cancelled") {
 		t.Errorf("notes:\n%s", notes)
 	}
 
@@ -452,6 +415,9 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 		"plugin.toml": "id = \"acme.slow\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n",
 		"plugin.star": "contribute(tools = [tool(name = \"wait\", catalogs = \"work\", run = lambda ctx, args: ctx.models.session.complete(\"hang\"))])\n",
 	}}, starhost.Options{ModelTimeout: 100 * time.Millisecond})
+	if err := h2.Session().SelectModel("local/slow"); err != nil {
+		t.Fatal(err)
+	}
 	start = time.Now()
 	if res := h2.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "wait", json.RawMessage(`{}`)); res.Error == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("with ModelTimeout: %+v after %s", res, time.Since(start))

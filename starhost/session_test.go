@@ -12,7 +12,7 @@ import (
 // The session's errors are or wrap starhost Codes a host branches on with
 // errors.Is; their text is what the console shows.
 func TestSessionErrorsAreCodes(t *testing.T) {
-	srv := newChatServer(t, nil)
+	srv := fakeModel(t)
 	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{})
 	s := h.Session()
 	if err := s.SelectModel("nope/x"); !errors.Is(err, starhost.ErrUnknownModel) {
@@ -63,7 +63,7 @@ func TestEmbedderModelErrorCodeReachesPlugin(t *testing.T) {
 	if err := error(&starhost.ModelError{Code: "rate_limited"}); !errors.Is(err, starhost.Code("rate_limited")) {
 		t.Errorf("errors.Is(ModelError, its Code) is false")
 	}
-	srv := newChatServer(t, nil)
+	srv := fakeModel(t)
 	h, _ := modelsHost(t, srv.URL, map[string]map[string]string{"p": {
 		"plugin.toml": "id = \"acme.ask\"\nversion = \"1.0.0\"\ncapabilities = [\"models\"]\n",
 		"plugin.star": `def ask(ctx, args):

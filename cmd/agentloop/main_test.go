@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/starhost/models/modelfake"
 )
 
 const loopPlugin = `
@@ -38,36 +37,17 @@ contribute(
 )
 `
 
-// fakeModel answers Chat Completions like a model that calls summarize once
-// per user message with that message's text, then answers with the tool's
-// result. It records the system prompts and tool names it was offered.
-type fakeModel struct {
-	mu      sync.Mutex
-	systems []string
-	tools   []string
+// summarize is the model's scripted call of the summarize tool with text
+// padded (the plugin's tool_call hook trims it).
+func summarize(id, text string) modelfake.Reply {
+	args, _ := json.Marshal(map[string]string{"text": "  " + text + "  "})
+	return modelfake.Reply{ToolCalls: []modelfake.ToolCall{{ID: id, Name: "summarize", Arguments: string(args)}}}
 }
 
-func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages []message
-		Tools    []struct{ Function struct{ Name string } }
-	}
-	json.NewDecoder(r.Body).Decode(&req)
-	f.mu.Lock()
-	f.systems = append(f.systems, req.Messages[0].Content)
-	for _, t := range req.Tools {
-		f.tools = append(f.tools, t.Function.Name)
-	}
-	f.mu.Unlock()
-	last := req.Messages[len(req.Messages)-1]
-	reply := map[string]any{"role": "assistant", "content": "done: " + last.Content}
-	if last.Role == "user" {
-		args, _ := json.Marshal(map[string]string{"text": "  " + last.Content + "  "})
-		reply = map[string]any{"role": "assistant", "content": "", "tool_calls": []map[string]any{{
-			"id": fmt.Sprintf("call-%d", len(req.Messages)), "type": "function",
-			"function": map[string]any{"name": "summarize", "arguments": string(args)}}}}
-	}
-	json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"message": reply}}})
+// chatRequest is what the loop sent the model in one call.
+type chatRequest struct {
+	Messages []message
+	Tools    []struct{ Function struct{ Name string } }
 }
 
 // transcript is the loop's output, safe to poll while it runs.
@@ -115,18 +95,21 @@ func TestAgentLoop(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte("status_line = [\"summaries\"]\n"), 0o644)
 	plugin := filepath.Join(t.TempDir(), "loop")
 	testkit.Plugin{ID: "acme.loop", Source: fmt.Sprintf(loopPlugin, "v1:")}.Write(t, plugin)
-	model := &fakeModel{}
-	srv := httptest.NewServer(model)
+	// The model calls summarize once per user message with that message's
+	// text, then answers; the requests show what the loop sent back.
+	srv := modelfake.Start()
 	defer srv.Close()
+	srv.ScriptReplies(summarize("call-1", "Summarize the queue: open reviews"), modelfake.Reply{Text: "done: v1"},
+		summarize("call-2", "what changed?"), modelfake.Reply{Text: "done: v2"})
 
 	in, feed := io.Pipe()
 	out := &transcript{}
 	done := make(chan error, 1)
-	go func() { done <- run(context.Background(), []string{srv.URL, plugin}, in, out) }()
+	go func() { done <- run(context.Background(), []string{srv.Endpoint("openai"), plugin}, in, out) }()
 
 	fmt.Fprintln(feed, "/triage open reviews")
 	out.waitFor(t, "tool summarize: v1: Summarize the queue: open reviews\n")
-	out.waitFor(t, "assistant: done: v1: Summarize the queue: open reviews\n")
+	out.waitFor(t, "assistant: done: v1\n")
 	out.waitFor(t, "status: 1 summaries\n")
 
 	os.WriteFile(filepath.Join(plugin, "plugin.star"), []byte(fmt.Sprintf(loopPlugin, "v2:")), 0o644)
@@ -138,12 +121,31 @@ func TestAgentLoop(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	model.mu.Lock()
-	defer model.mu.Unlock()
-	if !strings.Contains(model.systems[0], "You are a coding agent for crystal-star.") {
-		t.Errorf("system prompt %q: {{project}} not bound", model.systems[0])
+	var reqs []chatRequest
+	for _, r := range srv.Requests() {
+		var req chatRequest
+		if err := json.Unmarshal(r.Body, &req); err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, req)
 	}
-	if len(model.tools) == 0 || model.tools[0] != "summarize" {
-		t.Errorf("tools offered: %v", model.tools)
+	if len(reqs) != 4 {
+		t.Fatalf("%d model calls; want 4", len(reqs))
+	}
+	if !strings.Contains(reqs[0].Messages[0].Content, "You are a coding agent for crystal-star.") {
+		t.Errorf("system prompt %q: {{project}} not bound", reqs[0].Messages[0].Content)
+	}
+	if len(reqs[0].Tools) == 0 || reqs[0].Tools[0].Function.Name != "summarize" {
+		t.Errorf("tools offered: %+v", reqs[0].Tools)
+	}
+	// Each call ends with the user's message, then with the tool's result
+	// answering the model's call.
+	for i, want := range []message{{Role: "user", Content: "Summarize the queue: open reviews"},
+		{Role: "tool", ToolCallID: "call-1", Content: "v1: Summarize the queue: open reviews"},
+		{Role: "user", Content: "what changed?"},
+		{Role: "tool", ToolCallID: "call-2", Content: "v2: what changed?"}} {
+		if last := reqs[i].Messages[len(reqs[i].Messages)-1]; fmt.Sprint(last) != fmt.Sprint(want) {
+			t.Errorf("call %d ends with %+v; want %+v", i+1, last, want)
+		}
 	}
 }

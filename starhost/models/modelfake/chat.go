@@ -58,6 +58,26 @@ func (openaiWire) reply(w http.ResponseWriter, c call, text string, refuse bool)
 	writeJSON(w, http.StatusOK, chatReply(c, msg, "stop", text))
 }
 
+// replyTools answers with message.tool_calls and finish_reason tool_calls.
+func (openaiWire) replyTools(w http.ResponseWriter, c call, r Reply) {
+	writeJSON(w, http.StatusOK, chatReply(c, chatToolMessage(r), "tool_calls", r.Text))
+}
+
+// chatToolMessage is the assistant message of a reply with tool calls, as
+// chat completions sends it (content null when there is no text).
+func chatToolMessage(r Reply) map[string]any {
+	calls := make([]any, len(r.ToolCalls))
+	for i, t := range r.ToolCalls {
+		calls[i] = map[string]any{"id": t.ID, "type": "function",
+			"function": map[string]any{"name": t.Name, "arguments": t.arguments()}}
+	}
+	msg := map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}
+	if r.Text != "" {
+		msg["content"] = r.Text
+	}
+	return msg
+}
+
 func chatReply(c call, msg map[string]any, finish, text string) map[string]any {
 	return map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": c.model,
@@ -94,6 +114,12 @@ func (deepseekWire) reply(w http.ResponseWriter, c call, text string, refuse boo
 		msg["content"], finish = "", "content_filter"
 	}
 	writeJSON(w, http.StatusOK, chatReply(c, msg, finish, text))
+}
+
+func (deepseekWire) replyTools(w http.ResponseWriter, c call, r Reply) {
+	msg := chatToolMessage(r)
+	msg["reasoning_content"] = "thinking it over"
+	writeJSON(w, http.StatusOK, chatReply(c, msg, "tool_calls", r.Text))
 }
 
 // responsesWire is the OpenAI Responses API.

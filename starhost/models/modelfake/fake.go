@@ -26,6 +26,10 @@
 // inside a started stream (anthropic; 503 elsewhere), "leaky" 500 with the request's key in the
 // message; "garbled" a 200 that is not the protocol's JSON; "refuse" the
 // protocol's refusal (ollama has none and echoes).
+//
+// Script replaces the echo with replies in order; ScriptReplies does too,
+// and its replies may ask for tool calls (openai, deepseek and anthropic
+// speak them; the other protocols answer 500 saying so).
 package modelfake
 
 import (
@@ -69,8 +73,8 @@ type Server struct {
 	seen     map[string]int // model → requests so far (busy-once)
 	extra    map[string]http.Handler
 	observe  func(Request)
-	script   []string // scripted replies, in order (Script)
-	answered int      // scripted replies used
+	script   []Reply // scripted replies, in order (Script, ScriptReplies)
+	answered int     // scripted replies used
 }
 
 // Script makes the server answer successful requests with replies, in
@@ -78,6 +82,31 @@ type Server struct {
 // so (a test that makes more model calls than it scripted fails loudly).
 // The failing models keep failing. Safe for concurrent use.
 func (s *Server) Script(replies ...string) {
+	rs := make([]Reply, len(replies))
+	for i, r := range replies {
+		rs[i] = Reply{Text: r}
+	}
+	s.ScriptReplies(rs...)
+}
+
+// Reply is one scripted answer: Text, and the tool calls the model asks
+// for (then Text goes along with them, as a model's preamble may).
+type Reply struct {
+	Text      string
+	ToolCalls []ToolCall
+}
+
+// ToolCall is a tool call a scripted reply asks for. Arguments is the
+// JSON object of the arguments ("" sends {}).
+type ToolCall struct {
+	ID, Name, Arguments string
+}
+
+// ScriptReplies is Script with replies that may ask for tool calls, in
+// the protocol's own shape: chat completions' message.tool_calls
+// (finish_reason "tool_calls"), anthropic's tool_use blocks (stop_reason
+// "tool_use", streamed too). Safe for concurrent use.
+func (s *Server) ScriptReplies(replies ...Reply) {
 	s.mu.Lock()
 	s.script, s.answered = replies, 0
 	s.mu.Unlock()
@@ -234,12 +263,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 		fmt.Fprint(w, `{"this is": not json`)
 		return
 	}
-	text := fmt.Sprintf("echo %s effort=%s tier=%s max=%d images=%d msgs=%d: %s", c.model, dash(c.effort),
-		dash(c.tier), c.max, c.images, c.msgs, c.text)
+	reply := Reply{Text: fmt.Sprintf("echo %s effort=%s tier=%s max=%d images=%d msgs=%d: %s", c.model, dash(c.effort),
+		dash(c.tier), c.max, c.images, c.msgs, c.text)}
 	s.mu.Lock()
 	scripted, left := len(s.script) > 0, s.answered < len(s.script)
 	if left {
-		text = s.script[s.answered]
+		reply = s.script[s.answered]
 		s.answered++
 	}
 	given := len(s.script)
@@ -248,7 +277,16 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 		wr.fail(w, http.StatusInternalServerError, fmt.Sprintf("fakemodel: no scripted reply left (%d given)", given))
 		return
 	}
-	wr.reply(w, c, text, c.model == "refuse")
+	if len(reply.ToolCalls) > 0 {
+		tw, ok := wr.(toolWire)
+		if !ok {
+			wr.fail(w, http.StatusInternalServerError, "fakemodel: scripted tool calls are not spoken on "+wr.name())
+			return
+		}
+		tw.replyTools(w, c, reply)
+		return
+	}
+	wr.reply(w, c, reply.Text, c.model == "refuse")
 }
 
 // failures are the models that always fail, with their HTTP status and
@@ -280,6 +318,19 @@ type wire interface {
 	authProblem(r *http.Request, key string) string
 	fail(w http.ResponseWriter, status int, msg string)
 	reply(w http.ResponseWriter, c call, text string, refuse bool)
+}
+
+// toolWire is a protocol whose scripted replies may ask for tool calls.
+type toolWire interface {
+	replyTools(w http.ResponseWriter, c call, r Reply)
+}
+
+// arguments is a tool call's arguments, {} when none are given.
+func (t ToolCall) arguments() string {
+	if t.Arguments == "" {
+		return "{}"
+	}
+	return t.Arguments
 }
 
 func dash(s string) string {

@@ -80,10 +80,72 @@ func (anthropicWire) reply(w http.ResponseWriter, c call, text string, refuse bo
 	if refuse {
 		stop, text = "refusal", ""
 	}
+	anthropicAnswer(w, c, []anthropicBlock{{text: text}}, stop, text)
+}
+
+// replyTools answers with tool_use blocks (after a text block when the
+// reply has text) and stop_reason tool_use.
+func (anthropicWire) replyTools(w http.ResponseWriter, c call, r Reply) {
+	var blocks []anthropicBlock
+	if r.Text != "" {
+		blocks = append(blocks, anthropicBlock{text: r.Text})
+	}
+	for _, t := range r.ToolCalls {
+		blocks = append(blocks, anthropicBlock{call: &t})
+	}
+	anthropicAnswer(w, c, blocks, "tool_use", r.Text)
+}
+
+// anthropicBlock is one content block of an answer: text, or a tool_use
+// when call is set.
+type anthropicBlock struct {
+	text string
+	call *ToolCall
+}
+
+// start is the block as content_block_start opens it (whole=false, text
+// and input still empty) or as a complete message holds it (whole=true).
+func (b anthropicBlock) start(whole bool) map[string]any {
+	if b.call == nil {
+		if !whole {
+			return map[string]any{"type": "text", "text": ""}
+		}
+		return map[string]any{"type": "text", "text": b.text}
+	}
+	var input any = map[string]any{}
+	if whole {
+		input = json.RawMessage(b.call.arguments())
+	}
+	return map[string]any{"type": "tool_use", "id": b.call.ID, "name": b.call.Name, "input": input}
+}
+
+// streamed is what the block's deltas carry: its text or input JSON.
+func (b anthropicBlock) streamed() string {
+	if b.call == nil {
+		return b.text
+	}
+	return b.call.arguments()
+}
+
+// delta is a piece of streamed, as content_block_delta carries it.
+func (b anthropicBlock) delta(piece string) map[string]any {
+	if b.call == nil {
+		return map[string]any{"type": "text_delta", "text": piece}
+	}
+	return map[string]any{"type": "input_json_delta", "partial_json": piece}
+}
+
+// anthropicAnswer writes a message of content blocks, as one JSON body
+// or, when the request streams, as events.
+func anthropicAnswer(w http.ResponseWriter, c call, blocks []anthropicBlock, stop, text string) {
 	usage := map[string]any{"input_tokens": words(c.text), "output_tokens": words(text)}
 	if !c.stream {
+		content := make([]any, len(blocks))
+		for i, b := range blocks {
+			content[i] = b.start(true)
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": c.model,
-			"content": []any{map[string]any{"type": "text", "text": text}}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -102,14 +164,19 @@ func (anthropicWire) reply(w http.ResponseWriter, c call, text string, refuse bo
 		event("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "overloaded"}})
 		return
 	}
-	event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
-	event("ping", map[string]any{"type": "ping"})
-	// The text comes in two deltas, so a client must accumulate them.
-	half := len(text) / 2
-	for _, piece := range []string{text[:half], text[half:]} {
-		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": piece}})
+	for i, b := range blocks {
+		event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": b.start(false)})
+		if i == 0 {
+			event("ping", map[string]any{"type": "ping"})
+		}
+		// The text or input comes in two deltas, so a client must
+		// accumulate them.
+		all := b.streamed()
+		for _, piece := range []string{all[:len(all)/2], all[len(all)/2:]} {
+			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": b.delta(piece)})
+		}
+		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": words(text)}})
 	event("message_stop", map[string]any{"type": "message_stop"})
