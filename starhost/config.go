@@ -36,17 +36,17 @@ type Config struct {
 	Speed       string `toml:"speed"`
 	Skills      bool   `toml:"skills"`
 	// MemoryLimit and CallbackTimeout are the limits as written
-	// ("512MiB", "30s"); Limits holds them in effect (limits.go).
+	// ("512MiB", "30s"); Limits holds them in effect.
 	MemoryLimit     string `toml:"memory_limit"`
 	CallbackTimeout string `toml:"callback_timeout"`
 	Limits          Limits `toml:"-"`
 	// Isolation is "in_process", "process", or "" when no layer set it
 	// (Options.Isolation then decides); PluginIsolation holds the
-	// [plugins."id"] isolation overrides (isolation_config.go).
+	// [plugins."id"] isolation overrides (docs/isolation.md).
 	Isolation       string            `toml:"isolation"`
 	PluginIsolation map[string]string `toml:"-"`
 	// ToolSets are the external tool sets (MCP servers, MC7), from the home
-	// layer only: a workspace may not start processes (toolsetconfig.go).
+	// layer only: a workspace may not start processes (docs/mcp.md).
 	ToolSets map[string]ToolSetConfig `toml:"tool_sets"`
 }
 

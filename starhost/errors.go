@@ -1,7 +1,5 @@
 package starhost
 
-import "github.com/crystal-star/crystal-star/contrib"
-
 // Code is the one vocabulary of what went wrong. Every error the host
 // returns is a Code or wraps one, and every failed ToolResult carries one,
 // so a host branches with errors.Is:
@@ -24,24 +22,24 @@ func (c Code) Error() string { return string(c) }
 // ErrToolInterrupted means a started call was stopped because its
 // generation retired past the cleanup timeout: it may have had effects.
 const (
-	ErrUnknownTool      Code = contrib.ErrUnknownTool
-	ErrInvalidArguments Code = contrib.ErrInvalidArguments
-	ErrToolUnavailable  Code = contrib.ErrToolUnavailable
-	ErrCancelled        Code = contrib.ErrCancelled
-	ErrToolInterrupted  Code = contrib.ErrToolInterrupted
+	ErrUnknownTool      Code = "unknown_tool"
+	ErrInvalidArguments Code = "invalid_arguments"
+	ErrToolUnavailable  Code = "tool_unavailable"
+	ErrCancelled        Code = "cancelled"
+	ErrToolInterrupted  Code = "tool_interrupted"
 	// ErrToolFailed: the tool ran and failed (an uncaught error, a budget
 	// exhausted); its message says what and where.
-	ErrToolFailed Code = contrib.ErrToolFailed
+	ErrToolFailed Code = "tool_failed"
 	// ErrInvalidOutput: the tool ran but its result is not a structured
 	// value its output_schema accepts.
-	ErrInvalidOutput Code = contrib.ErrInvalidOutput
+	ErrInvalidOutput Code = "invalid_output"
 	// ErrContentTooLarge: a result's content exceeds the host's limits.
-	ErrContentTooLarge Code = contrib.ErrContentTooLarge
+	ErrContentTooLarge Code = "content_too_large"
 	// ErrCallDenied: the policy, the classification or the approval stage
 	// refused the call; its message says which and why.
 	ErrCallDenied Code = "call_denied"
 	// ErrPointFailed: an authoritative contribution point's entry failed.
-	ErrPointFailed Code = contrib.ErrPointFailed
+	ErrPointFailed Code = "point_failed"
 )
 
 // Codes of commands, skills, hooks and plugin operations.

@@ -13,7 +13,7 @@ import (
 )
 
 // FormatSource returns the source of one .star file formatted the way
-// `crystal-star fmt` formats it (builtins.Format: buildifier's formatter).
+// `crystal-star fmt` formats it (buildifier's formatter).
 // name is used only in error positions.
 func FormatSource(name string, src []byte) ([]byte, error) { return builtins.Format(name, src) }
 

@@ -23,7 +23,12 @@ const Version = "0.1.0"
 // $CRYSTAL_HOME or ~/.crystal, the workspace to the current directory, and
 // the host owns no built-in names.
 type Options struct {
-	Home      string
+	// Home is the operator's crystal-star home: config.toml, the trust
+	// file, providers.json, installed plugins, skills and data
+	// (DefaultHome when the embedder has no better place).
+	Home string
+	// Workspace is the project directory: its .crystal directory holds
+	// the workspace config layer, project plugins, skills and commands.
 	Workspace string
 	// Dev lists development plugin directories (or directories of them):
 	// eligible in-process without a trust grant (DC22).
@@ -68,13 +73,12 @@ type Options struct {
 	// may only make them stricter.
 	Isolation string
 	// MemoryLimit is the memory budget of plugin code in bytes
-	// (builtins.DefaultMemoryLimit, 512 MiB): in process mode each worker's
+	// (0: 512 MiB): in process mode each worker's
 	// limit; in process, the heap watchdog's budget. memory_limit in
 	// config.toml overrides it (Limits). Negative turns the in-process
 	// watchdog off.
 	MemoryLimit int64
-	// CallbackTimeout bounds each run (builtins.DefaultCallbackTimeout,
-	// 30s); callback_timeout in config.toml overrides it. Negative turns it
+	// CallbackTimeout bounds each run (0: 30s); callback_timeout in config.toml overrides it. Negative turns it
 	// off in process.
 	CallbackTimeout time.Duration
 	// CleanupTimeout bounds the drain of a deactivated generation
@@ -87,8 +91,9 @@ type Options struct {
 	Display func(dir string) string
 
 	// Models supplies plugins' model clients (CC24–CC27); nil builds them
-	// from {home}/providers.json with the built-in adapters (package
-	// models), Adapters and plugins' client factories (models.go).
+	// from {home}/providers.json with the built-in adapters (openai,
+	// responses, anthropic, gemini, deepseek, ollama), Adapters and
+	// plugins' client factories (docs/models.md).
 	Models ModelProvider
 	// Adapters adds model adapters for protocols of the embedder's own, or
 	// replaces built-in ones; they take precedence over plugins' client
@@ -110,7 +115,7 @@ type Options struct {
 	Clock Clock
 
 	// Points are the host's own entries of the contribution points' named
-	// defaults and of the dispatch pipeline (DC1, points.go).
+	// defaults and of the dispatch pipeline (DC1, docs/points.md).
 	Points PointDefaults
 }
 

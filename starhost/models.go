@@ -69,7 +69,7 @@ type ModelClient interface {
 
 // DefaultModelTimeout bounds one HTTP model call of the host's own adapters
 // and of plugin client factories, retries included.
-const DefaultModelTimeout = models.DefaultTimeout
+const DefaultModelTimeout = 2 * time.Minute
 
 // ModelProvider supplies model clients in place of providers.json
 // (Options.Models): an agent host with its own model stack hands plugins

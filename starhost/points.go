@@ -18,14 +18,35 @@ import (
 // Subscribe). prompt.go, dispatch.go and turns.go call the points at
 // their moment in a turn.
 
+// The named defaults of the contribution points (docs/points.md): the
+// keys of PointDefaults.Sections and Middleware, and what the other
+// fields of PointDefaults provide. A plugin's replace = TARGET names one.
+const (
+	TargetIdentity          = "identity"
+	TargetToolUse           = "tool_use"
+	TargetResponseStyle     = "response_style"
+	TargetEnvironment       = "environment"
+	TargetMemory            = "memory"
+	TargetHistoryTrim       = "history_trim"
+	TargetPromptCache       = "prompt_cache"
+	TargetPolicy            = "policy"
+	TargetApproval          = "approval"
+	TargetRecorder          = "recorder"
+	TargetNormalizer        = "normalizer"
+	TargetCompactionSummary = "compaction_summary"
+	TargetCompactable       = "compactable"
+	TargetCommitMessage     = "commit_message"
+	TargetWelcome           = "welcome"
+)
+
 // PointDefaults are the host's own entries for the named defaults of the
 // contribution points (DC1): what a plugin's replace = TARGET shadows. Every
 // field is optional; a nil one makes its default produce nothing (a
 // replacement still stands in its place).
 type PointDefaults struct {
-	// Sections holds the text of the prompt_section targets
-	// (contrib.TargetIdentity, TargetToolUse, TargetResponseStyle,
-	// TargetEnvironment). Each is bound with Bind (SitePrompt) when the
+	// Sections holds the text of the prompt_section targets, keyed by
+	// TargetIdentity, TargetToolUse, TargetResponseStyle or
+	// TargetEnvironment. Each is bound with Bind (SitePrompt) when the
 	// prompt is assembled.
 	Sections map[string]string
 	// Memory is the memory provider (context_transform, TargetMemory).

@@ -3,6 +3,7 @@ package starhost_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -529,6 +530,8 @@ func TestDC2_EachPointAtItsCall(t *testing.T) {
 def summarize(ctx, req):
     if "fail" in req["body"]:
         fail("summarizer broke")
+    if "quota" in req["body"]:
+        return error("quota_exceeded", "no summaries left today")
     return "plugin summary: " + req["prompt"] + " | " + req["body"]
 
 def trace(ctx, ev):
@@ -557,6 +560,12 @@ contribute(
 	}
 	if _, err := h.Compact(bg, "t", "Summarize.", "fail"); err == nil || len(notes.with(contrib.PointOperationFailed)) != 1 {
 		t.Errorf("a failing summarizer must fail the compaction: %v", err)
+	} else if !errors.Is(err, starhost.ErrPointFailed) {
+		t.Errorf("a summarizer's uncaught error is point_failed: %v", err)
+	}
+	if _, err := h.Compact(bg, "t", "Summarize.", "quota"); !errors.Is(err, starhost.Code("quota_exceeded")) ||
+		err.Error() != "compaction_summarizer: acme.a: no summaries left today [quota_exceeded]" {
+		t.Errorf("a summarizer's error(code, …) reaches the host as its code: %v", err)
 	}
 	if h.Compactable(bg, "t", "read") || h.Compactable(bg, "t", "grep") {
 		t.Error("compactable: the plugin says no to read and the host to grep")

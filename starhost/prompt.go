@@ -33,7 +33,7 @@ type Prompt struct {
 	// "".
 	Assembler string
 	// Memory is the plugin whose replacement of the memory target took
-	// over the whole prompt (MC3, memory.go), or "".
+	// over the whole prompt (MC3, docs/points.md), or "".
 	Memory string
 	// Notes are the notes of the assembly: skipped sections and hooks.
 	Notes []Note
@@ -145,9 +145,8 @@ type OutboundCall struct {
 // call of thread: the pre-send context transforms (context_transform, the
 // memory default among them; per call) add their text to req.Context — a
 // memory replacement that took over the system prompt (MC3) is not asked
-// again here; each gets {thread, purpose, inputs} with the prompt inputs of
-// memory.go; the
-// chat middleware pipeline (captured per thread) folds over the items; the
+// again here; each gets {thread, purpose, inputs} with the prompt's inputs
+// (docs/points.md); the chat middleware pipeline (captured per thread) folds over the items; the
 // transform_model hooks change item text and the rebuild_model raw hooks may
 // rebuild the items (HK2, HK3). Failing entries are skipped with a note.
 func (h *Host) PrepareModelCall(ctx context.Context, thread string, req OutboundCall) OutboundCall {

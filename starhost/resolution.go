@@ -2,6 +2,8 @@ package starhost
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -32,27 +34,28 @@ type PointOutput struct {
 // those that answered (None is no answer).
 func (r *Resolution) Collect(ctx context.Context, in any, check func(in, out any) (any, error)) ([]PointOutput, error) {
 	outs, err := r.r.Collect(ctx, in, checkOf(check))
-	return convertAll(outs, r.output), err
+	return convertAll(outs, r.output), pointError(err)
 }
 
 // First runs the entries in order until one answers, and returns that
 // answer; ok is false when none did.
 func (r *Resolution) First(ctx context.Context, in any, check func(in, out any) (any, error)) (out PointOutput, ok bool, err error) {
 	o, ok, err := r.r.First(ctx, in, checkOf(check))
-	return r.output(o), ok, err
+	return r.output(o), ok, pointError(err)
 }
 
 // Fold runs the entries in order, each on the previous answer (in for the
 // first), and returns the last value; an entry answering None leaves it.
 func (r *Resolution) Fold(ctx context.Context, in any, check func(in, out any) (any, error)) (any, error) {
-	return r.r.Fold(ctx, in, checkOf(check))
+	out, err := r.r.Fold(ctx, in, checkOf(check))
+	return out, pointError(err)
 }
 
 // Last runs only the last entry (the one that takes over) and returns its
 // answer; ok is false when there is none or it answered None.
 func (r *Resolution) Last(ctx context.Context, in any, check func(in, out any) (any, error)) (PointOutput, bool, error) {
 	o, ok, err := r.r.Last(ctx, in, checkOf(check))
-	return r.output(o), ok, err
+	return r.output(o), ok, pointError(err)
 }
 
 // resolutionOf is the embedder's view of a registry resolution.
@@ -76,4 +79,16 @@ func checkOf(check func(in, out any) (any, error)) contrib.Check {
 		return nil
 	}
 	return check
+}
+
+// pointError is the failure of an authoritative entry (DC3) as the
+// embedder sees it: the point, the plugin and the message, wrapping the
+// entry's code (ErrPointFailed, or the code of its own error(code, …)).
+// Other errors pass unchanged.
+func pointError(err error) error {
+	var pe *contrib.PointError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%s: %s: %s [%w]", pe.Point, pe.Plugin, pe.Message, Code(pe.Code))
 }

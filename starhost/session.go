@@ -71,8 +71,8 @@ type ReviewFacts struct {
 // The host's thinking sentinels (CC21). Every other thinking value is one
 // of the model's listed effort tokens.
 const (
-	ThinkingDefault = models.ThinkingDefault
-	ThinkingOff     = models.ThinkingOff
+	ThinkingDefault = "default"
+	ThinkingOff     = "off"
 )
 
 // Session is the host's live session: the facts plugins see on ctx, the

@@ -140,6 +140,6 @@ func (h *Host) EditStatusLine(verb, arg string) (bool, error) {
 // TerminalSafe makes plugin-supplied text (descriptions, display names,
 // error messages, notes, print output, backtraces) safe to write to a
 // terminal: control characters, escape sequences and bidi controls are shown
-// escaped (`\x1b`, `\u202e`), newlines and tabs kept (statusline.Terminal).
+// escaped (`\x1b`, `\u202e`), newlines and tabs kept.
 // JSON output needs none of it.
 func TerminalSafe(text string) string { return statusline.Terminal(text) }

@@ -126,8 +126,9 @@ func (h *Host) Trace(ctx context.Context, thread, name string, attributes map[st
 // rewrite_compaction raw hooks rewrite them (HK2, HK3); then the
 // compaction summarizer — the host's (Options.Points.Summarize) or the
 // plugin entry that replaced it — writes the summary. The summarizer is
-// authoritative: its failure fails the compaction with a *contrib.PointError
-// (DC3). A replacement answering None suppresses the summary ("", nil).
+// authoritative: its failure fails the compaction with an error naming the
+// point and the plugin, wrapping the entry's code (ErrPointFailed, or its
+// own error(code, …)) (DC3). A replacement answering None suppresses the summary ("", nil).
 func (h *Host) Compact(ctx context.Context, thread, prompt, body string) (string, error) {
 	if ctx.Err() != nil {
 		return "", cancelled(ctx)
@@ -135,7 +136,7 @@ func (h *Host) Compact(ctx context.Context, thread, prompt, body string) (string
 	p := h.hook(ctx, contrib.HookCompaction, map[string]any{"thread": thread, "prompt": prompt, "body": body})
 	outs, err := h.registry.Resolve(contrib.PointCompactionSummary, thread).Collect(ctx, p, textAnswer)
 	if err != nil || len(outs) == 0 {
-		return "", err
+		return "", pointError(err)
 	}
 	return outs[0].Value.(string), nil
 }
