@@ -4,11 +4,15 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // module is the import path prefix of this module's own packages.
@@ -154,6 +158,21 @@ func TestAPI_EmbeddersImportOnlyStarhost(t *testing.T) {
 					t.Errorf("%s imports %s; an embedder needs only starhost", dir, path)
 				}
 			}
+		}
+	}
+}
+
+// TestAPI_OptionsAreDocumented: every field of Options has its row in the
+// Options table of docs/embedding.md, so an embedder finds each one there.
+func TestAPI_OptionsAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "embedding.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := reflect.TypeOf(starhost.Options{})
+	for i := range opts.NumField() {
+		if f := opts.Field(i); f.IsExported() && !strings.Contains(string(doc), "\n| `"+f.Name+"` | `") {
+			t.Errorf("docs/embedding.md has no row for Options.%s", f.Name)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func TestAT3_FailedReloadKeepsServing(t *testing.T) {
 	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}, Steps: 10000,
 		Events: func(e starhost.Event) {
 			mu.Lock()
-			kinds = append(kinds, e.Kind+" "+e.Generation)
+			kinds = append(kinds, string(e.Kind)+" "+e.Generation)
 			mu.Unlock()
 		}})
 	if err != nil {

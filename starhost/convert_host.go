@@ -100,7 +100,7 @@ func blockerOf(b lifecycle.Blocker) Blocker {
 
 // eventOf is the embedder's view of a lifecycle event.
 func eventOf(e lifecycle.Event) Event {
-	return Event{Plugin: e.Plugin, Kind: e.Kind, Generation: e.Generation, State: State(e.State), Elapsed: e.Elapsed}
+	return Event{Plugin: e.Plugin, Kind: EventKind(e.Kind), Generation: e.Generation, State: State(e.State), Elapsed: e.Elapsed}
 }
 
 // pointInfoOf is a row of the point table with its resolved entries.

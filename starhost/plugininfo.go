@@ -77,13 +77,29 @@ type PluginInfo struct {
 	RestartRecommended bool `json:"restart_recommended"`
 }
 
-// Event is one lifecycle change of a plugin (Options.Events): Kind is
-// "activated", "reloaded", "kept" (a failed reload left the previous
-// generation serving), "faulted", "blocked", "stopped" or "unchanged";
-// and, for the providers file, "providers-reloaded" or "providers-kept".
+// EventKind says what an Event reports.
+type EventKind string
+
+// The kinds of Event.
+const (
+	EventActivated EventKind = "activated" // a first generation serves
+	EventReloaded  EventKind = "reloaded"  // a new generation replaced the previous one
+	EventKept      EventKind = "kept"      // a failed reload left the previous generation serving
+	EventFaulted   EventKind = "faulted"   // the plugin failed with nothing to keep
+	EventBlocked   EventKind = "blocked"   // trust, a dependency or the host version keeps it from running
+	EventStopped   EventKind = "stopped"   // disabled, removed or the host closing
+	EventUnchanged EventKind = "unchanged" // a reload found the same content
+	// EventProvidersReloaded and EventProvidersKept report
+	// {home}/providers.json: read again, or a bad edit kept the previous.
+	EventProvidersReloaded EventKind = "providers-reloaded"
+	EventProvidersKept     EventKind = "providers-kept"
+)
+
+// Event is one lifecycle change of a plugin (Options.Events), or of the
+// providers file (Plugin empty).
 type Event struct {
 	Plugin     string
-	Kind       string
+	Kind       EventKind
 	Generation string
 	State      State
 	// Elapsed is how long the change took (activation, drain).

@@ -142,7 +142,7 @@ func (h *Host) loadProviders(reload bool) bool {
 
 // providersEvent tells Options.Events that providers.json was reloaded
 // (providers-reloaded) or that a bad edit was kept out (providers-kept).
-func (h *Host) providersEvent(kind string, start time.Time) {
+func (h *Host) providersEvent(kind EventKind, start time.Time) {
 	if h.opts.Events != nil {
 		h.opts.Events(Event{Kind: kind, Elapsed: time.Since(start)})
 	}
@@ -161,7 +161,7 @@ func (h *Host) noteProvidersInvalid(path string, err error, reload bool) {
 	}
 	h.note(d.WithRemedy("fix %s", filepath.Base(path)))
 	if reload {
-		h.providersEvent("providers-kept", time.Now())
+		h.providersEvent(EventProvidersKept, time.Now())
 	}
 }
 
@@ -174,7 +174,7 @@ func (h *Host) reloadProviders(ctx context.Context) {
 	if !h.loadProviders(true) {
 		return
 	}
-	defer h.providersEvent("providers-reloaded", start)
+	defer h.providersEvent(EventProvidersReloaded, start)
 	h.models.mu.Lock()
 	sessionKey, reviewKey := h.models.sessionKey, h.models.reviewKey
 	h.models.mu.Unlock()

@@ -27,7 +27,7 @@ func TestStartErrors(t *testing.T) {
 	})
 	var events []string
 	h, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{root},
-		Events: func(e starhost.Event) { events = append(events, e.Plugin+":"+e.Kind) }})
+		Events: func(e starhost.Event) { events = append(events, e.Plugin+":"+string(e.Kind)) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ type HookResult struct {
 }
 
 // RunHook runs the hooks of the event name ("user_message", "approval", …,
-// docs/hooks.md) on payload (HK1–HK3): plugin hooks in
+// the hook table of docs/points.md) on payload (HK1–HK3): plugin hooks in
 // load order, each seeing the previous one's replacement, then the raw hooks
 // of that stage (rebuild_model after transform_model, rewrite_prompt after
 // prompt, rewrite_compaction after compaction, rewrite_approval after
@@ -47,7 +47,7 @@ func (h *Host) RunHook(ctx context.Context, name string, payload map[string]any)
 }
 
 // HookEvents lists the event names RunHook accepts, in the order of the
-// hook table (docs/hooks.md).
+// hook table (docs/points.md, "Hooks").
 func HookEvents() []string { return contrib.HookEventNames(false) }
 
 func (h *Host) hook(ctx context.Context, event contrib.HookEvent, payload map[string]any) map[string]any {

@@ -52,7 +52,9 @@ type Change struct {
 	// Generation counts the changes of what the host offers (Catalog and
 	// Points changes): each such change has a higher one than the last. A
 	// Status change carries the current generation. Host.Generation
-	// returns the latest.
+	// returns the latest. It is the host's counter, one for all plugins:
+	// not a plugin's generation ("g2" in PluginInfo, Event, ToolInfo),
+	// which names one activation of one plugin.
 	Generation uint64
 	// Catalog: a plugin generation was published or revoked, or the
 	// external tools changed. Tools, commands, placeholders, skills and
@@ -114,7 +116,8 @@ func (h *Host) Subscribe(fn func(Change)) (cancel func()) {
 }
 
 // Generation returns the generation of what the host offers now: it
-// increases with every Catalog or Points change (Change.Generation).
+// increases with every Catalog or Points change (Change.Generation). A
+// host compares it with the one its offered tool list was built at.
 func (h *Host) Generation() uint64 { return h.changes.generation.Load() }
 
 // pointsChanged turns a registry invalidation into a Change.

@@ -163,10 +163,10 @@ func wait[T any](t *testing.T, c chan T, what string) T {
 }
 
 // waitEvent waits for a lifecycle event of kind.
-func (f *fixture) waitEvent(t *testing.T, kind string) {
+func (f *fixture) waitEvent(t *testing.T, kind starhost.EventKind) {
 	t.Helper()
 	for {
-		if e := wait(t, f.events, kind+" event"); e.Kind == kind {
+		if e := wait(t, f.events, string(kind)+" event"); e.Kind == kind {
 			return
 		}
 	}
