@@ -2,11 +2,9 @@ package builtins
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // The wiring of wiring.go is the whole of what a plugin sees only if no
@@ -62,28 +60,14 @@ func TestWiringHasNoInitFunctions(t *testing.T) {
 // files of dir.
 func initFunctions(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
+	fset, files := testkit.GoFiles(t, dir)
 	var found []string
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range files {
 		for _, d := range f.Decls {
 			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
 				found = append(found, fset.Position(fn.Pos()).String())
 			}
 		}
-	}
-	if len(files) == 0 {
-		t.Fatalf("no Go files in %s", dir)
 	}
 	return found
 }

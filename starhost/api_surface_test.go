@@ -2,7 +2,6 @@ package starhost_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -25,23 +25,7 @@ const maxHostMethods = 60
 // apiFiles parses the non-test Go files of one directory.
 func apiFiles(t *testing.T, dir string) (*token.FileSet, []*ast.File) {
 	t.Helper()
-	fset := token.NewFileSet()
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []*ast.File
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	return fset, files
+	return testkit.GoFiles(t, dir)
 }
 
 // foreign lists the selector types of expr that name another package of
