@@ -83,7 +83,7 @@ func TestHK1_FailingHookIsSkippedWithANote(t *testing.T) {
 	}
 }
 
-func TestHK1_OnePipelineWrapsBuiltinPluginAndExternalTools(t *testing.T) {
+func TestHK1_OnePipelineWrapsEveryTool(t *testing.T) {
 	h, _, _ := pointsHost(t, starhost.Options{
 		BuiltinTools: []string{"read"},
 		External: []starhost.ExternalTool{{Name: "lint", Catalogs: starhost.Work,
@@ -130,7 +130,7 @@ func (a *approvals) approve(_ context.Context, req starhost.ApprovalRequest) sta
 	return starhost.Approval{Approved: true}
 }
 
-func TestHK2_RewrittenToolCallIsClassifiedAndApprovedAgain(t *testing.T) {
+func TestHK2_RewrittenCallIsApprovedAgain(t *testing.T) {
 	seen := &approvals{}
 	h, _, _ := pointsHost(t, starhost.Options{
 		BuiltinTools:    []string{"read", "bash"},
@@ -242,7 +242,7 @@ contribute(hooks = [
 	}
 }
 
-func TestHK3_RawHookIsNotedOncePerPluginAndRunsAfterOrdinaryHooks(t *testing.T) {
+func TestHK3_RawHooksRunLastNotedOnce(t *testing.T) {
 	h, notes, _ := pointsHost(t, starhost.Options{}, map[string]string{
 		"a": `contribute(raw_hooks = [
     raw_hook("rewrite_prompt", lambda ctx, ev: {"prompt": ev["prompt"].upper()}),
@@ -287,7 +287,7 @@ def on_thread(ctx, ev):
 
 const observerSource = observerFuncs + "contribute(thread_observers = [thread_observer(run = on_thread)])\n"
 
-func TestDC11_ThreadScopedEntriesFromALifecycleCallback(t *testing.T) {
+func TestDC11_ThreadEntriesFromACallback(t *testing.T) {
 	h, _, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Sections: testSections}},
 		map[string]string{"a": observerSource})
 	h.ThreadStarted(bg, "t1")
@@ -313,7 +313,7 @@ func TestDC11_ThreadScopedEntriesFromALifecycleCallback(t *testing.T) {
 	}
 }
 
-func TestDC1_ReleasingAHandleFromStarlarkRestoresTheDefault(t *testing.T) {
+func TestDC1_ReleasedHandleRestoresDefault(t *testing.T) {
 	h, _, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Sections: testSections}}, map[string]string{"a": observerFuncs + `
 def on_turn(ctx, ev):
     if ev["event"] == "finished":
@@ -354,7 +354,7 @@ contribute(
 	}
 }
 
-func TestDC11_RevocationReleasesEntriesAddedAtRunTime(t *testing.T) {
+func TestDC11_RevokeReleasesRuntimeEntries(t *testing.T) {
 	h, _, root := pointsHost(t, starhost.Options{}, map[string]string{"a": observerSource})
 	h.ThreadStarted(bg, "t1")
 	if len(h.ChatContext(bg, "t1", "x")) != 1 {
@@ -413,7 +413,7 @@ func TestDC10_AssemblerTakesOverTheAssembledPrompt(t *testing.T) {
 	}
 }
 
-func TestDC9_MemoryReplacementGivingUpLetsTheDefaultBackIn(t *testing.T) {
+func TestDC9_MemoryGivingUpRestoresDefault(t *testing.T) {
 	memory := func(context.Context, string) string { return "host memory" }
 	h, _, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Memory: memory}}, map[string]string{"a": `
 def recall(ctx, req):
@@ -430,7 +430,7 @@ contribute(context_transforms = [context_transform(replace = TARGET_MEMORY, run 
 	}
 }
 
-func TestDC9_StaticReplaceConflictIsADiagnosticOfTheLoser(t *testing.T) {
+func TestDC9_ReplaceConflictNotesTheLoser(t *testing.T) {
 	h, notes, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Sections: testSections}}, map[string]string{
 		"a": `contribute(prompt_sections = [prompt_section(replace = TARGET_IDENTITY, order = ORDER_FIRST, run = lambda ctx, req: "a")])`,
 		"b": `contribute(prompt_sections = [prompt_section(replace = TARGET_IDENTITY, order = ORDER_LAST, run = lambda ctx, req: "b")])`,
