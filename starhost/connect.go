@@ -11,6 +11,21 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
+// Client returns a client for the host's own calls with the model of role
+// (RoleSession or RoleReview): the turns of an embedder that relies on
+// {home}/providers.json instead of a model stack of its own. It is built
+// the way a plugin's is (Options.Models, Adapters, the built-in adapters or
+// a plugin's client factory for the protocol), with the API key kept in the
+// host; calls are not reported to Options.ModelCalls, which is for plugins'
+// calls. A fresh client reflects the current selection: build one per turn.
+func (s *Session) Client(ctx context.Context, role ModelRole) (ModelClient, error) {
+	c, err := s.h.modelClient(ctx, "", role)
+	if err != nil {
+		return nil, err
+	}
+	return hostClient{c: c}, nil
+}
+
 // Connect builds the host's own session client (and the review client when
 // review is independent) the way a turn would, and reports a failure — a
 // factory's not_supported for the selected tier or speed, a reserved

@@ -80,3 +80,19 @@ func adapterConfig(cfg models.ClientConfig) AdapterConfig {
 	}
 	return out
 }
+
+// hostClient is one of the host's clients (built-in adapters, Adapters,
+// plugins' client factories) as an embedder calls it.
+type hostClient struct{ c contrib.ModelClient }
+
+func (h hostClient) Complete(ctx context.Context, req ModelRequest) (ModelReply, error) {
+	in := contrib.ModelRequest{MaxTokens: req.MaxTokens, Thinking: req.Thinking, Images: req.Images}
+	if req.Messages != nil {
+		in.Messages = make([]contrib.Message, len(req.Messages))
+		for i, m := range req.Messages {
+			in.Messages[i] = contrib.Message(m)
+		}
+	}
+	reply, err := h.c.Complete(ctx, in)
+	return ModelReply(reply), err
+}

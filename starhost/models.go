@@ -2,7 +2,6 @@ package starhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -145,24 +144,24 @@ func (h *Host) modelClient(ctx context.Context, plugin string, role ModelRole) (
 func (h *Host) roleFacts(role ModelRole) (ModelFacts, error) {
 	s := h.models.session.Load()
 	if s == nil {
-		return ModelFacts{}, errors.New("the session has no model yet")
+		return ModelFacts{}, codeErrorf(ErrNoModel, "the session has no model yet")
 	}
 	switch role {
 	case RoleSession:
 		return *s, nil
 	case RoleImages:
 		if !s.ImageInput {
-			return ModelFacts{}, fmt.Errorf("%s/%s takes no image input", s.Provider, s.Model)
+			return ModelFacts{}, codeErrorf(ErrNotSupported, "%s/%s takes no image input", s.Provider, s.Model)
 		}
 		return *s, nil
 	case RoleReview:
 		r := h.models.review.Load()
 		if r == nil || !r.Independent {
-			return ModelFacts{}, errors.New("review is not independent: it uses the session model")
+			return ModelFacts{}, codeErrorf(ErrNoModel, "review is not independent: it uses the session model")
 		}
 		return r.Model, nil
 	}
-	return ModelFacts{}, fmt.Errorf("unknown model role %q", role)
+	return ModelFacts{}, codeErrorf(ErrInvalidArguments, "unknown model role %q", role)
 }
 
 // builtinClient builds a client from providers.json: the host's adapter

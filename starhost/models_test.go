@@ -423,3 +423,29 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 		t.Errorf("with ModelTimeout: %+v after %s", res, time.Since(start))
 	}
 }
+
+// TestSessionClientServesTheEmbeddersTurns: an embedder that relies on
+// providers.json gets the session model's client from the host, its API key
+// kept in the host, and its calls are not reported as plugins' calls.
+func TestSessionClientServesTheEmbeddersTurns(t *testing.T) {
+	srv := fakeModel(t)
+	var reported testkit.Log[starhost.ModelCall]
+	h, _ := modelsHost(t, srv.URL, nil, starhost.Options{ModelCalls: reported.Add})
+	c, err := h.Session().Client(context.Background(), starhost.RoleSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := c.Complete(context.Background(), starhost.ModelRequest{Messages: []starhost.Message{{Role: "user", Content: "hi there"}}})
+	if err != nil || !strings.HasSuffix(reply.Text, ": hi there") {
+		t.Fatalf("Complete = %+v, %v; want the echo of the session model", reply, err)
+	}
+	if auth := srv.Last().Auth(); auth != "Bearer "+testKey {
+		t.Errorf("the request carried %q; want the provider's key", auth)
+	}
+	if reported.Len() != 0 {
+		t.Errorf("the embedder's own call was reported as a plugin's: %v", reported.All())
+	}
+	if _, err := h.Session().Client(context.Background(), starhost.RoleReview); !errors.Is(err, starhost.ErrNoModel) {
+		t.Errorf("a review client while review follows the session model: %v; want no_model", err)
+	}
+}
