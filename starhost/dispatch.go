@@ -74,10 +74,13 @@ type DispatchResult struct {
 // same for built-in, plugin and external tools (HK1):
 //
 //  0. a call that cannot run is answered before any stage or hook: a done
-//     ctx (cancelled; nothing runs), a name that is neither in the thread's
-//     snapshot (Tools(ctx, thread, PlanAndWork)) nor one of
-//     Options.BuiltinTools (unknown_tool; with no BuiltinTools and a
-//     non-nil invoke, the invoker answers other names),
+//     ctx (cancelled; nothing runs), a name that is neither in the catalog
+//     the session's mode offers (Tools(ctx, thread, CatalogFor(mode)): Plan
+//     in plan mode, Work otherwise — offer the model that catalog, so a
+//     tool it was never offered never runs) nor one of Options.BuiltinTools
+//     (unknown_tool; with no BuiltinTools and a non-nil invoke, the invoker
+//     answers other names; a built-in tool with a nil invoke is
+//     unknown_tool too, saying the host's Invoker runs it),
 //     arguments that are not JSON or break the tool's schema
 //     (invalid_arguments). The approver is asked only about calls that can
 //     run;
@@ -111,7 +114,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 	}
 	rn := &runNotes{h: h}
 	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil,
-		snap:       h.planTools(ctx, thread, contrib.PlanAndWork), // MC2: the tools valid for this planning
+		snap:       h.planTools(ctx, thread, contrib.Catalog(CatalogFor(h.Session().Facts().Mode))), // MC2: what the mode offers
 		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
 		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
@@ -187,7 +190,12 @@ func (d *dispatch) check(call ToolCall) (any, *contrib.Result) {
 	if res.Err.Code != contrib.ErrUnknownTool {
 		return nil, &res
 	}
-	if !d.custom || len(d.h.opts.BuiltinTools) > 0 && !slices.Contains(d.h.opts.BuiltinTools, call.Name) {
+	builtin := slices.Contains(d.h.opts.BuiltinTools, call.Name)
+	if !d.custom && builtin {
+		res = contrib.Failure(contrib.ErrUnknownTool, fmt.Sprintf("%q is one of the host's built-in tools (Options.BuiltinTools), which Dispatch runs only through the host's Invoker; none was given", call.Name))
+		return nil, &res
+	}
+	if !d.custom || len(d.h.opts.BuiltinTools) > 0 && !builtin {
 		return nil, &res
 	}
 	args, err := decodeValue(contrib.Arguments(call.Arguments))
@@ -339,10 +347,23 @@ func normalizedAnswer(in, out any) (any, error) {
 	if _, ok := m["text"].(string); !ok && m["data"] == nil && m["error"] == nil {
 		return nil, fmt.Errorf("returned a result with neither text, data nor error")
 	}
+	prev := in.(map[string]any)
+	if code := errorCode(m); contrib.ReservedCode(code) && code != errorCode(prev["result"]) {
+		// A normalizer may keep the host's code of the call, never claim one.
+		return nil, fmt.Errorf("returned an error with the code %q, which is reserved for the host", code)
+	}
 	next := map[string]any{}
-	for k, v := range in.(map[string]any) {
+	for k, v := range prev {
 		next[k] = v
 	}
 	next["result"] = m
 	return next, nil
+}
+
+// errorCode is the code of a result value's error ("" for none).
+func errorCode(result any) string {
+	m, _ := result.(map[string]any)
+	e, _ := m["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
 }

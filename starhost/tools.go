@@ -22,6 +22,18 @@ const (
 	PlanAndWork = Plan | Work
 )
 
+// CatalogFor returns the catalog a session in mode (Facts.Mode) offers the
+// model, and the one Dispatch checks calls against: Plan in plan mode
+// (PlanMode), Work otherwise. A host offers
+// Tools(ctx, thread, CatalogFor(mode)), so that a tool the model was never
+// offered (a plan-only tool in work mode) is unknown_tool when called.
+func CatalogFor(mode string) Catalog {
+	if mode == PlanMode {
+		return Plan
+	}
+	return Work
+}
+
 // String returns the catalog's Starlark spelling: "plan", "work" or
 // "plan_and_work" ("" for any other value).
 func (c Catalog) String() string { return contrib.Catalog(c).String() }
