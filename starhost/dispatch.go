@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -79,8 +80,9 @@ type DispatchResult struct {
 //     in plan mode, Work otherwise — offer the model that catalog, so a
 //     tool it was never offered never runs) nor one of Options.BuiltinTools
 //     (unknown_tool; with no BuiltinTools and a non-nil invoke, the invoker
-//     answers other names; a built-in tool with a nil invoke is
-//     unknown_tool too, saying the host's Invoker runs it),
+//     answers other names, but never a plugin or external tool the snapshot
+//     leaves out; a built-in tool with a nil invoke is unknown_tool too,
+//     saying the host's Invoker runs it),
 //     arguments that are not JSON or break the tool's schema
 //     (invalid_arguments). The approver is asked only about calls that can
 //     run;
@@ -113,8 +115,9 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		return res
 	}
 	rn := &runNotes{h: h}
-	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil,
-		snap:       h.planTools(ctx, thread, contrib.Catalog(CatalogFor(h.Session().Facts().Mode))), // MC2: what the mode offers
+	catalog := contrib.Catalog(CatalogFor(h.Session().Facts().Mode))
+	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil, catalog: catalog,
+		snap:       h.planTools(ctx, thread, catalog), // MC2: the tools the mode offers for this planning
 		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
 		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
@@ -172,6 +175,7 @@ type dispatch struct {
 	rn                                     *runNotes
 	view                                   *contrib.View
 	snap                                   *contrib.ToolSnapshot // the thread's tools
+	catalog                                contrib.Catalog       // the catalog snap lists
 	custom                                 bool                  // the host passed its own Invoker
 	policy, approval, recorder, normalizer *contrib.Resolution
 }
@@ -193,6 +197,14 @@ func (d *dispatch) check(call ToolCall) (any, *contrib.Result) {
 	builtin := slices.Contains(d.h.opts.BuiltinTools, call.Name)
 	if !d.custom && builtin {
 		res = contrib.Failure(contrib.ErrUnknownTool, fmt.Sprintf("%q is one of the host's built-in tools (Options.BuiltinTools), which Dispatch runs only through the host's Invoker; none was given", call.Name))
+		return nil, &res
+	}
+	if info, known := d.view.ToolInfo(call.Name); known && !builtin {
+		// A plugin or external tool the snapshot leaves out was not offered:
+		// no Invoker runs it either.
+		if offered := d.catalog.String(); !strings.Contains(info.Catalogs, offered) { // plan_and_work holds both
+			res = contrib.Failure(contrib.ErrUnknownTool, fmt.Sprintf("tool %q is not offered in this mode: its catalogs are %q and the session's mode offers the %s catalog", call.Name, info.Catalogs, offered))
+		}
 		return nil, &res
 	}
 	if !d.custom || len(d.h.opts.BuiltinTools) > 0 && !builtin {

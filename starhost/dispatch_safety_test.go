@@ -122,6 +122,16 @@ contribute(tools = [
 		if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: skip}, nil); res.Approved || !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
 			t.Errorf("mode %q: %s, never offered, ran: %+v; want unknown_tool", mode, skip, res.Result)
 		}
+		// An Invoker that would run any catalog's tool is not asked either.
+		invoked := false
+		loose := func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
+			invoked = true
+			return h.Tools(ctx, "t", starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
+		}
+		res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: skip}, loose)
+		if invoked || !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) || !strings.Contains(res.Result.Error.Message, "is not offered in this mode") {
+			t.Errorf("mode %q: %s through an Invoker: invoked %v, %+v; want unknown_tool, not offered", mode, skip, invoked, res.Result)
+		}
 		if len(asked) != 0 {
 			t.Errorf("mode %q: asked about %s, never offered: %v", mode, skip, asked)
 		}
