@@ -185,7 +185,9 @@ type dispatch struct {
 // decoded and validated (invalid_arguments); one of the host's built-in
 // tools (Options.BuiltinTools, or any other name when the host names none
 // and passes its own Invoker) needs well-formed JSON; every other name is
-// unknown_tool. It returns the decoded arguments, or the failure.
+// unknown_tool — a built-in tool without an Invoker and a plugin tool the
+// mode's catalog leaves out say so. It returns the decoded arguments, or
+// the failure.
 func (d *dispatch) check(call ToolCall) (any, *contrib.Result) {
 	args, res, ok := d.snap.Check(call.Name, call.Arguments)
 	if ok {
