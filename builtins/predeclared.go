@@ -144,6 +144,11 @@ func newError(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if err := checkErrorCode(code); err != nil {
 		return nil, fmt.Errorf("error(%q, ...): the code %w", code, err)
 	}
+	if contrib.ReservedCode(code) {
+		// A host acts on its own codes (tool_unavailable: safe to retry), so
+		// a plugin cannot claim one for a call that ran.
+		return nil, &reservedCodeError{code: code}
+	}
 	return &errorValue{code: code, message: message}, nil
 }
 

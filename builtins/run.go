@@ -177,6 +177,7 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 	// The watchdog's cause counts only if the run did end by cancellation:
 	// it may fire just after a run failed of something else.
 	cancelled := strings.HasPrefix(msg, "Starlark computation cancelled: ")
+	var rc *reservedCodeError
 	switch {
 	case cancelled && st.cause.Load() == causeMemory:
 		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
@@ -192,6 +193,8 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
 	case cancelled:
 		reason = "cancelled"
+	case errors.As(err, &rc):
+		reason = fmt.Sprintf("error(%q, ...): the code is reserved for the host", rc.code)
 	}
 	d := contrib.Diag(code, inst.req.Plugin, pos, "%s: %s", what, strings.TrimPrefix(msg, "Starlark computation cancelled: "))
 	d.Detail = detail

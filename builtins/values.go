@@ -71,6 +71,16 @@ func (e *errorValue) Attr(name string) (starlark.Value, error) {
 // AttrNames lists code and message.
 func (e *errorValue) AttrNames() []string { return []string{"code", "message"} }
 
+// reservedCodeError is error(code, ...) with a code the host itself
+// produces (contrib.ReservedCode). Unlike other uncaught errors, the
+// caller is told why (failure), so the plugin's author sees it in the
+// tool_failed message.
+type reservedCodeError struct{ code string }
+
+func (e *reservedCodeError) Error() string {
+	return fmt.Sprintf("error(%q, ...): the code %q is reserved for the host; choose a code of your own", e.code, e.code)
+}
+
 // checkErrorCode checks a stable error code: a lowercase letter, then
 // lowercase letters, digits or "_", at most 64 characters. Its error is a
 // reason to follow "the code".

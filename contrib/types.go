@@ -83,7 +83,24 @@ const (
 	// ErrInvalidOutput: the tool ran but its result is not a structured
 	// value its output_schema accepts.
 	ErrInvalidOutput = "invalid_output"
+	// ErrCallDenied: the dispatch pipeline refused the call (policy,
+	// classification, approval).
+	ErrCallDenied = "call_denied"
 )
+
+// ReservedCode reports whether code is one the host itself produces for a
+// call (the codes above, content_too_large and point_failed). A plugin's
+// error(code, message) may not carry one: a host acts on these codes (a
+// tool_unavailable call never started and is safe to retry), so a plugin
+// must not be able to claim them for a call that ran.
+func ReservedCode(code string) bool {
+	switch code {
+	case ErrToolUnavailable, ErrInvalidArguments, ErrToolFailed, ErrUnknownTool, ErrCancelled,
+		ErrToolInterrupted, ErrInvalidOutput, ErrCallDenied, ErrContentTooLarge, ErrPointFailed:
+		return true
+	}
+	return false
+}
 
 // Cancelled returns the cancelled result for a call whose context ended.
 func Cancelled(ctx context.Context) Result {

@@ -1,7 +1,6 @@
 package starhost
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,8 +45,14 @@ type Classified struct {
 // (Options.BuiltinTools) is never sent to a classifier, so plugins cannot
 // reclassify read, bash or any other built-in tool. A failing classifier
 // is a note and the next one is asked. args is the call's JSON arguments
-// ("" or null for none).
+// ("" or null for none); the error, wrapping ErrInvalidArguments, is only
+// for args that are not JSON.
 func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) (Classified, error) {
+	args = contrib.Arguments(args)
+	if !json.Valid(args) {
+		err := json.Unmarshal(args, new(any)) // says what is wrong, and where
+		return Classified{}, fmt.Errorf("%w: the arguments are not JSON: %v", ErrInvalidArguments, err)
+	}
 	if c, ok := h.opts.Classifications[tool]; ok {
 		return Classified{Classification: c, Known: true, Source: "builtin"}, nil
 	}
@@ -58,13 +63,9 @@ func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) 
 	if !slices.ContainsFunc(pubs, func(p *contrib.Published) bool { return len(p.Set.Classifiers) > 0 }) {
 		return Classified{}, nil // nobody to ask: skip decoding the arguments
 	}
-	var decoded any = map[string]any{} // no arguments: an empty object
-	if len(bytes.TrimSpace(args)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(args))
-		dec.UseNumber()
-		if err := dec.Decode(&decoded); err != nil {
-			return Classified{}, fmt.Errorf("the arguments are not JSON: %v", err)
-		}
+	decoded, err := decodeValue(args) // valid JSON, checked above
+	if err != nil {
+		return Classified{}, fmt.Errorf("%w: the arguments are not JSON: %v", ErrInvalidArguments, err)
 	}
 	for _, p := range pubs {
 		for _, cl := range p.Set.Classifiers {

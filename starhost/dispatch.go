@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -74,10 +75,14 @@ type DispatchResult struct {
 // same for built-in, plugin and external tools (HK1):
 //
 //  0. a call that cannot run is answered before any stage or hook: a done
-//     ctx (cancelled; nothing runs), a name that is neither in the thread's
-//     snapshot (Tools(ctx, thread, PlanAndWork)) nor one of
-//     Options.BuiltinTools (unknown_tool; with no BuiltinTools and a
-//     non-nil invoke, the invoker answers other names),
+//     ctx (cancelled; nothing runs), a name that is neither in the catalog
+//     the session's mode offers (Tools(ctx, thread, CatalogFor(mode)): Plan
+//     in plan mode, Work otherwise — offer the model that catalog, so a
+//     tool it was never offered never runs) nor one of Options.BuiltinTools
+//     (unknown_tool; with no BuiltinTools and a non-nil invoke, the invoker
+//     answers other names, but never a plugin or external tool the snapshot
+//     leaves out; a built-in tool with a nil invoke is unknown_tool too,
+//     saying the host's Invoker runs it),
 //     arguments that are not JSON or break the tool's schema
 //     (invalid_arguments). The approver is asked only about calls that can
 //     run;
@@ -110,8 +115,9 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		return res
 	}
 	rn := &runNotes{h: h}
-	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil,
-		snap:       h.planTools(ctx, thread, contrib.PlanAndWork), // MC2: the tools valid for this planning
+	catalog := contrib.Catalog(CatalogFor(h.Session().Facts().Mode))
+	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil, catalog: catalog,
+		snap:       h.planTools(ctx, thread, catalog), // MC2: the tools the mode offers for this planning
 		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
 		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
 		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
@@ -169,6 +175,7 @@ type dispatch struct {
 	rn                                     *runNotes
 	view                                   *contrib.View
 	snap                                   *contrib.ToolSnapshot // the thread's tools
+	catalog                                contrib.Catalog       // the catalog snap lists
 	custom                                 bool                  // the host passed its own Invoker
 	policy, approval, recorder, normalizer *contrib.Resolution
 }
@@ -178,7 +185,9 @@ type dispatch struct {
 // decoded and validated (invalid_arguments); one of the host's built-in
 // tools (Options.BuiltinTools, or any other name when the host names none
 // and passes its own Invoker) needs well-formed JSON; every other name is
-// unknown_tool. It returns the decoded arguments, or the failure.
+// unknown_tool — a built-in tool without an Invoker and a plugin tool the
+// mode's catalog leaves out say so. It returns the decoded arguments, or
+// the failure.
 func (d *dispatch) check(call ToolCall) (any, *contrib.Result) {
 	args, res, ok := d.snap.Check(call.Name, call.Arguments)
 	if ok {
@@ -187,7 +196,20 @@ func (d *dispatch) check(call ToolCall) (any, *contrib.Result) {
 	if res.Err.Code != contrib.ErrUnknownTool {
 		return nil, &res
 	}
-	if !d.custom || len(d.h.opts.BuiltinTools) > 0 && !slices.Contains(d.h.opts.BuiltinTools, call.Name) {
+	builtin := slices.Contains(d.h.opts.BuiltinTools, call.Name)
+	if !d.custom && builtin {
+		res = contrib.Failure(contrib.ErrUnknownTool, fmt.Sprintf("%q is one of the host's built-in tools (Options.BuiltinTools), which Dispatch runs only through the host's Invoker; none was given", call.Name))
+		return nil, &res
+	}
+	if info, known := d.view.ToolInfo(call.Name); known && !builtin {
+		// A plugin or external tool the snapshot leaves out was not offered:
+		// no Invoker runs it either.
+		if offered := d.catalog.String(); !strings.Contains(info.Catalogs, offered) { // plan_and_work holds both
+			res = contrib.Failure(contrib.ErrUnknownTool, fmt.Sprintf("tool %q is not offered in this mode: its catalogs are %q and the session's mode offers the %s catalog", call.Name, info.Catalogs, offered))
+		}
+		return nil, &res
+	}
+	if !d.custom || len(d.h.opts.BuiltinTools) > 0 && !builtin {
 		return nil, &res
 	}
 	args, err := decodeValue(contrib.Arguments(call.Arguments))
@@ -339,10 +361,23 @@ func normalizedAnswer(in, out any) (any, error) {
 	if _, ok := m["text"].(string); !ok && m["data"] == nil && m["error"] == nil {
 		return nil, fmt.Errorf("returned a result with neither text, data nor error")
 	}
+	prev := in.(map[string]any)
+	if code := errorCode(m); contrib.ReservedCode(code) && code != errorCode(prev["result"]) {
+		// A normalizer may keep the host's code of the call, never claim one.
+		return nil, fmt.Errorf("returned an error with the code %q, which is reserved for the host", code)
+	}
 	next := map[string]any{}
-	for k, v := range in.(map[string]any) {
+	for k, v := range prev {
 		next[k] = v
 	}
 	next["result"] = m
 	return next, nil
+}
+
+// errorCode is the code of a result value's error ("" for none).
+func errorCode(result any) string {
+	m, _ := result.(map[string]any)
+	e, _ := m["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
 }

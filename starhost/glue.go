@@ -147,10 +147,16 @@ type OpenAIToolCall struct {
 	Type string `json:"type"`
 	// Function is the called tool's name and the arguments as the model
 	// wrote them (JSON text).
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	Function OpenAIFunctionCall `json:"function"`
+}
+
+// OpenAIFunctionCall is the function part of an OpenAIToolCall.
+type OpenAIFunctionCall struct {
+	// Name is the called tool's model-facing name.
+	Name string `json:"name"`
+	// Arguments is the JSON text the model wrote (a string, not an object,
+	// in the OpenAI protocol).
+	Arguments string `json:"arguments"`
 }
 
 // AnthropicToolUse is one "tool_use" content block of an Anthropic

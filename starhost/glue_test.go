@@ -76,6 +76,12 @@ func TestGlue_ModelToolCalls(t *testing.T) {
 	if len(got) != 2 || got[0].Name != "find" || string(got[0].Arguments) != `{"id":"x"}` || string(got[1].Arguments) != "{}" {
 		t.Errorf("openai: %+v", got)
 	}
+	// A call can be written as a literal (a host building its history).
+	lit := starhost.ToolCallsFromOpenAI([]starhost.OpenAIToolCall{{ID: "c", Type: "function",
+		Function: starhost.OpenAIFunctionCall{Name: "find", Arguments: `{"id":"z"}`}}})
+	if len(lit) != 1 || lit[0].ID != "c" || lit[0].Name != "find" || string(lit[0].Arguments) != `{"id":"z"}` {
+		t.Errorf("openai literal: %+v", lit)
+	}
 	var blocks []starhost.AnthropicToolUse
 	json.Unmarshal([]byte(`[{"type":"text"},{"type":"tool_use","id":"t1","name":"find","input":{"id":"y"}},{"type":"tool_use","id":"t2","name":"bare","input":null}]`), &blocks)
 	got = starhost.ToolCallsFromAnthropic(blocks)

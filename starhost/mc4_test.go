@@ -2,6 +2,7 @@ package starhost_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -22,7 +23,7 @@ contribute(tools = [
     tool(name = "look", catalogs = "plan_and_work", read_only = True, namespace = "acme.fs", run = ok),
     tool(name = "change", catalogs = "work", run = ok),
     tool(name = "sensitive", catalogs = "work", read_only = True, requires_approval = True, run = ok),
-    tool(name = "trusted", catalogs = "work", requires_approval = False, run = ok),
+    tool(name = "trusted", catalogs = "plan_and_work", requires_approval = False, run = ok),
     tool(name = "classified", catalogs = "work", requires_approval = True, run = ok),
 ])`,
 	})
@@ -53,6 +54,10 @@ contribute(tools = [
 	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "trusted"}, nil); res.Approved || res.Result.Error == nil ||
 		res.Result.Error.Code != starhost.ErrCallDenied || res.Result.Error.Message != "plan mode runs only read-only tools; acme.a.trusted is not read_only" {
 		t.Errorf("trusted in plan mode: %+v; want call_denied", res.Result)
+	}
+	// A tool plan mode does not offer (catalogs "work") is not called at all.
+	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "change"}, nil); !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
+		t.Errorf("change (work only) in plan mode: %+v; want unknown_tool", res.Result)
 	}
 	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "look"}, nil); !res.Approved {
 		t.Errorf("look in plan mode refused: %+v", res.Result.Error)

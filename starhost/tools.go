@@ -22,6 +22,18 @@ const (
 	PlanAndWork = Plan | Work
 )
 
+// CatalogFor returns the catalog a session in mode (Facts.Mode) offers the
+// model, and the one Dispatch checks calls against: Plan in plan mode
+// (PlanMode), Work otherwise. A host offers
+// Tools(ctx, thread, CatalogFor(mode)), so that a tool the model was never
+// offered (a plan-only tool in work mode) is unknown_tool when called.
+func CatalogFor(mode string) Catalog {
+	if mode == PlanMode {
+		return Plan
+	}
+	return Work
+}
+
 // String returns the catalog's Starlark spelling: "plan", "work" or
 // "plan_and_work" ("" for any other value).
 func (c Catalog) String() string { return contrib.Catalog(c).String() }
@@ -94,8 +106,9 @@ func (r ToolResult) Err() error {
 }
 
 // ToolError is a failed tool call (DC6): a stable Code — one of the Err*
-// codes the host produces, or the code of a plugin's error(code, message) —
-// and an English message saying what happened and where.
+// codes the host produces, or the code of a plugin's error(code, message),
+// which can never be one of the host's (such an error() fails the call as
+// ErrToolFailed) — and an English message saying what happened and where.
 type ToolError struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
@@ -145,7 +158,9 @@ type ExternalTool struct {
 	// (objects are map[string]any, numbers json.Number). It must be safe
 	// for concurrent use and return failures as a ToolResult with Error,
 	// never panic (a panic is recovered into tool_failed). A result with
-	// Parts and no Text gets the text parts joined as its Text.
+	// Parts and no Text gets the text parts joined as its Text. Unlike a
+	// plugin, Run may return the host's own codes (it is the embedder's
+	// code): return ErrToolUnavailable only when nothing ran.
 	Run func(ctx context.Context, args any) ToolResult
 }
 

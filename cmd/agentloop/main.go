@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		history[0].Content = h.AssemblePrompt(ctx, thread).Text
 		history = append(history, message{Role: "user", Content: h.UserMessage(ctx, thread, text)})
 		for {
-			tools := starhost.OpenAITools(h.Tools(ctx, thread, starhost.Work).List())
+			tools := starhost.OpenAITools(h.Tools(ctx, thread, starhost.CatalogFor(h.Session().Facts().Mode)).List())
 			reply, err := complete(ctx, args[0], history, tools)
 			if err != nil {
 				return err

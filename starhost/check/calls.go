@@ -56,9 +56,25 @@ func (c *checker) checkCalls(fi *fileInfo) {
 		}
 		if sig := builtins.LookupSignature(name); sig != nil {
 			c.checkCall(&call{fi: fi, sig: sig, x: x, guessed: guessed})
+		} else if name == "error" && !guessed {
+			c.checkErrorCode(x)
 		}
 		return true
 	})
+}
+
+// checkErrorCode reports error("tool_unavailable", ...) with a literal code
+// the host reserves: the call would fail as tool_failed when it runs.
+func (c *checker) checkErrorCode(x *syntax.CallExpr) {
+	if len(x.Args) == 0 {
+		return
+	}
+	code, ok := stringLiteral(x.Args[0])
+	if !ok || !contrib.ReservedCode(code) {
+		return
+	}
+	pos, _ := x.Args[0].Span()
+	c.report(contrib.ArgumentInvalid, pos, "error(%q, ...): the code is reserved for the host, which produces it itself; the call would fail as tool_failed. Choose a code of your own", code)
 }
 
 func (c *checker) checkCall(k *call) {

@@ -84,3 +84,24 @@ contribute(
 		t.Errorf("unexpected %s", d)
 	}
 }
+
+// TestDC6_CheckReportsReservedErrorCodes: a literal code the host reserves
+// in error(...) is a finding at the code; a plugin's own code and a
+// computed one are not.
+func TestDC6_CheckReportsReservedErrorCodes(t *testing.T) {
+	src := `def run(ctx, args):
+    if args:
+        return error("tool_unavailable", "try again")
+    code = "tool_failed"
+    return error("not_found", "nothing") or error(code, "computed")
+`
+	res := Run(Bundle{Plugin: "acme.t", Files: map[string]*syntax.File{"plugin.star": parse(t, "p/plugin.star", src)}})
+	if len(res.Diagnostics) != 1 {
+		t.Fatalf("findings %v; want one", res.Diagnostics)
+	}
+	d := res.Diagnostics[0]
+	if d.Code != contrib.ArgumentInvalid || d.Pos.String() != "p/plugin.star:3:22" ||
+		d.Message != `error("tool_unavailable", ...): the code is reserved for the host, which produces it itself; the call would fail as tool_failed. Choose a code of your own` {
+		t.Errorf("finding %s (%q)", d, d.Message)
+	}
+}
