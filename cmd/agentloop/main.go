@@ -50,12 +50,12 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		Dev:   args[1:],
 		Notes: func(n starhost.Note) { fmt.Fprintln(out, "note:", n.Message) },
 		Events: func(e starhost.Event) {
-			if e.Kind == "reloaded" || e.Kind == "kept" {
+			if e.Kind == starhost.EventReloaded || e.Kind == starhost.EventKept {
 				fmt.Fprintln(out, e.Kind, e.Plugin, e.Generation)
 			}
 		},
 		Points: starhost.PointDefaults{
-			Sections: map[string]string{"identity": "You are a coding agent for {{project}}."},
+			Sections: map[string]string{starhost.TargetIdentity: "You are a coding agent for {{project}}."}, // a plugin binds {{project}}
 			Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval {
 				return starhost.Approval{Approved: true}
 			},
@@ -74,8 +74,9 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 	for lines := bufio.NewScanner(in); lines.Scan(); {
 		text := lines.Text()
 		if name, args, ok := starhost.ParseCommand(text); ok {
-			if text, _, err = h.Expand(ctx, name, args); err != nil {
-				fmt.Fprintln(out, err)
+			var ok bool
+			if text, ok, err = h.Expand(ctx, name, args); err != nil || !ok {
+				fmt.Fprintln(out, "/"+name, "gave no input:", err) // err is nil when it produced none
 				continue
 			}
 		}
