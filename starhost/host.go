@@ -139,22 +139,27 @@ type Host struct {
 }
 
 // New prepares a host: it reads the configuration layers (a bad file is a
-// note), but discovers nothing and runs no plugin code until Start.
+// note), but discovers nothing and runs no plugin code until Start. An
+// Options field it cannot honour (an unknown Isolation, a negative
+// CleanupTimeout or ModelTimeout) is ErrInvalidOptions, naming the field.
 func New(opts Options) (*Host, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	if opts.Home == "" {
 		opts.Home = DefaultHome()
 	}
 	if opts.Workspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, err
+			return nil, codeErrorf(ErrInvalidOptions, "Options.Workspace is empty and the current directory is unknown: %w", err)
 		}
 		opts.Workspace = wd
 	}
 	for _, p := range []*string{&opts.Workspace, &opts.Home} {
 		abs, err := filepath.Abs(*p)
 		if err != nil {
-			return nil, err
+			return nil, codeErrorf(ErrInvalidOptions, "%s: %w", *p, err)
 		}
 		*p = abs
 	}
@@ -171,6 +176,23 @@ func New(opts Options) (*Host, error) {
 	}
 	h.build()
 	return h, nil
+}
+
+// validate rejects the fields New cannot honour, rather than serve with a
+// setting the embedder did not ask for.
+func (o *Options) validate() error {
+	switch o.Isolation {
+	case "", IsolationInProcess, IsolationProcess:
+	default:
+		return codeErrorf(ErrInvalidOptions, "Options.Isolation is %q; want %q, %q or \"\" (in process)", o.Isolation, IsolationInProcess, IsolationProcess)
+	}
+	if o.CleanupTimeout < 0 {
+		return codeErrorf(ErrInvalidOptions, "Options.CleanupTimeout is %s; want 0 (the default, 5s) or more", o.CleanupTimeout)
+	}
+	if o.ModelTimeout < 0 {
+		return codeErrorf(ErrInvalidOptions, "Options.ModelTimeout is %s; want 0 (the default, %s) or more", o.ModelTimeout, DefaultModelTimeout)
+	}
+	return nil
 }
 
 // DefaultHome returns $CRYSTAL_HOME, else ~/.crystal.
