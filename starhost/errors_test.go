@@ -70,6 +70,19 @@ func TestNotStartedIsAnError(t *testing.T) {
 		t.Error("Watch before Start called ready: it watches nothing")
 	}
 	bg := context.Background()
+	// The methods without an error answer as a host with no plugins (Host).
+	for _, tool := range h.Tools(bg, "", starhost.PlanAndWork).List() {
+		if tool.Name == "v" {
+			t.Error("Tools before Start lists a plugin tool")
+		}
+	}
+	if len(h.Plugins()) != 0 {
+		t.Errorf("Plugins before Start = %v", h.Plugins())
+	}
+	res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "v"}, nil)
+	if !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
+		t.Errorf("Dispatch before Start: %v; want unknown_tool", res.Result.Err())
+	}
 	shaped(t, "Reload before Start", h.Reload(bg, dir), starhost.ErrNotStarted)
 	shaped(t, "Rescan before Start", h.Rescan(bg), starhost.ErrNotStarted)
 	_, err = h.ExecuteCommand(bg, "go", "")
@@ -196,6 +209,8 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 			}
 		}
 	}
+	_, err := starhost.Check(context.Background(), starhost.CheckOptions{Paths: []string{filepath.Join(t.TempDir(), "none")}})
+	shaped(t, "Check of no directory", err, starhost.ErrInvalidOptions)
 	for _, iso := range []string{"", starhost.IsolationInProcess, starhost.IsolationProcess} {
 		if _, err := starhost.New(starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Isolation: iso}); err != nil {
 			t.Errorf("Isolation %q: %v", iso, err)

@@ -116,6 +116,16 @@ type Options struct {
 
 // Host is an embedded plugin host: the one type an agent host uses. All
 // methods are safe for concurrent use.
+//
+// New loads no plugin; Start does. Before Start (and after Close) the
+// methods that serve plugins and return an error fail with ErrNotStarted
+// (ErrHostClosed): Watch, Rescan, Reload, ExecuteCommand, Expand, RunHook,
+// Compact. The methods without an error answer as a host with no plugins
+// would: Tools lists only the external tools and the skill tool, Plugins,
+// Hooks and Points list nothing of plugins, Dispatch of a plugin tool is
+// unknown_tool, AssemblePrompt, Bind and the turn moments run the
+// embedder's defaults only. The Operator works on disk either way; its
+// results carry no plugin state before Start.
 type Host struct {
 	opts     Options
 	config   atomic.Pointer[Config]

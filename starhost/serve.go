@@ -38,7 +38,7 @@ type eventRecorder struct {
 // Start discovers plugins (AT4), admits, activates and attaches them. One
 // bad plugin never stops the others and is not an error of Start: it
 // arrives as a note, an event and in Plugins(). Call it once, before the
-// other methods that serve plugins.
+// other methods that serve plugins (Host says what they do before it).
 //
 // Start fails, and starts nothing, when the host cannot serve: it was
 // started already (ErrHostStarted) or closed (ErrHostClosed), ctx is
