@@ -169,8 +169,17 @@ func withCode(err error, codes ...Code) error {
 // it under a code of its own.
 func message(err error) string {
 	var e *codeError
-	if errors.As(err, &e) && e.code != "" {
-		return strings.TrimSuffix(e.Error(), " ["+string(e.code)+"]")
+	if !errors.As(err, &e) {
+		return err.Error()
 	}
-	return err.Error()
+	msg := e.Error()
+	// withCode shows the text of its first wrap: the code shown is that one's.
+	for e.code == "" && len(e.wraps) > 0 {
+		var inner *codeError
+		if !errors.As(e.wraps[0], &inner) {
+			break
+		}
+		e = inner
+	}
+	return strings.TrimSuffix(msg, " ["+string(e.code)+"]")
 }
