@@ -196,6 +196,8 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{starhost.Options{Isolation: "bogus"}, "Isolation", []string{`"bogus"`, `"in_process"`, `"process"`}},
 		{starhost.Options{CleanupTimeout: -time.Second}, "CleanupTimeout", []string{"-1s"}},
 		{starhost.Options{ModelTimeout: -time.Second}, "ModelTimeout", []string{"-1s"}},
+		{starhost.Options{Classifications: map[string]starhost.Classification{"rm": {Risk: "high", Permission: "alow"}}},
+			"Classifications", []string{`"rm"`, `"alow"`, "allow ask deny"}},
 	} {
 		tc.opts.Home, tc.opts.Workspace = t.TempDir(), t.TempDir()
 		h, err := starhost.New(tc.opts)

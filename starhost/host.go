@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,7 +152,8 @@ type Host struct {
 // New prepares a host: it reads the configuration layers (a bad file is a
 // note), but discovers nothing and runs no plugin code until Start. An
 // Options field it cannot honour (an unknown Isolation, a negative
-// CleanupTimeout or ModelTimeout) is ErrInvalidOptions, naming the field.
+// CleanupTimeout or ModelTimeout, a Classification with another risk or
+// permission) is ErrInvalidOptions, naming the field.
 func New(opts Options) (*Host, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -195,6 +197,11 @@ func (o *Options) validate() error {
 	case "", IsolationInProcess, IsolationProcess:
 	default:
 		return codeErrorf(ErrInvalidOptions, "Options.Isolation is %q; want %q, %q or \"\" (in process)", o.Isolation, IsolationInProcess, IsolationProcess)
+	}
+	for _, tool := range slices.Sorted(maps.Keys(o.Classifications)) {
+		if err := contrib.Classification(o.Classifications[tool]).Validate(); err != nil {
+			return codeErrorf(ErrInvalidOptions, "Options.Classifications[%q]: %v", tool, err)
+		}
 	}
 	if o.CleanupTimeout < 0 {
 		return codeErrorf(ErrInvalidOptions, "Options.CleanupTimeout is %s; want 0 (the default, 5s) or more", o.CleanupTimeout)
