@@ -219,3 +219,18 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		}
 	}
 }
+
+// Issue 12 point 6: an authoritative entry's failure, through Compact or
+// a Resolution, wraps ErrPointFailed and reads `… [point_failed]`.
+func TestPointFailureIsACode(t *testing.T) {
+	h, _, _ := pointsHost(t, starhost.Options{}, map[string]string{"a": `
+def summarize(ctx, req):
+    fail("summarizer broke")
+
+contribute(compaction_summarizers = [compaction_summarizer(run = summarize)])
+`})
+	_, err := h.Compact(context.Background(), "t", "Summarize.", "body")
+	shaped(t, "Compact with a failing summarizer", err, starhost.ErrPointFailed)
+	_, err = h.Resolve(starhost.PointCompactionSummary, "t").Collect(context.Background(), map[string]any{"thread": "t", "prompt": "p", "body": "b"}, nil)
+	shaped(t, "Resolution.Collect with a failing summarizer", err, starhost.ErrPointFailed)
+}

@@ -9,7 +9,8 @@ import (
 // Resolution is a point's resolved list for one thread, frozen when it was
 // resolved (DC12): an operation that holds it finishes with these entries.
 // Run it with Collect, First, Fold or Last, which apply the point's
-// failure policy (DC3); an authoritative entry's failure is their error.
+// failure policy (DC3); an authoritative entry's failure is their error,
+// wrapping ErrPointFailed.
 // Their check converts an entry's answer into what the caller keeps, or
 // rejects it (an error), which counts as a failure of that entry; in is
 // the entry's input, and a nil check keeps answers as they are. It is safe
@@ -32,27 +33,28 @@ type PointOutput struct {
 // those that answered (None is no answer).
 func (r *Resolution) Collect(ctx context.Context, in any, check func(in, out any) (any, error)) ([]PointOutput, error) {
 	outs, err := r.r.Collect(ctx, in, checkOf(check))
-	return convertAll(outs, r.output), err
+	return convertAll(outs, r.output), pointError(err)
 }
 
 // First runs the entries in order until one answers, and returns that
 // answer; ok is false when none did.
 func (r *Resolution) First(ctx context.Context, in any, check func(in, out any) (any, error)) (out PointOutput, ok bool, err error) {
 	o, ok, err := r.r.First(ctx, in, checkOf(check))
-	return r.output(o), ok, err
+	return r.output(o), ok, pointError(err)
 }
 
 // Fold runs the entries in order, each on the previous answer (in for the
 // first), and returns the last value; an entry answering None leaves it.
 func (r *Resolution) Fold(ctx context.Context, in any, check func(in, out any) (any, error)) (any, error) {
-	return r.r.Fold(ctx, in, checkOf(check))
+	out, err := r.r.Fold(ctx, in, checkOf(check))
+	return out, pointError(err)
 }
 
 // Last runs only the last entry (the one that takes over) and returns its
 // answer; ok is false when there is none or it answered None.
 func (r *Resolution) Last(ctx context.Context, in any, check func(in, out any) (any, error)) (PointOutput, bool, error) {
 	o, ok, err := r.r.Last(ctx, in, checkOf(check))
-	return r.output(o), ok, err
+	return r.output(o), ok, pointError(err)
 }
 
 // resolutionOf is the embedder's view of a registry resolution.
