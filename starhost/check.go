@@ -129,9 +129,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
 		roots = nil
 		for _, p := range opts.Paths {
 			if st, err := os.Stat(p); err != nil {
-				return nil, err
+				return nil, codeErrorf(ErrInvalidOptions, "CheckOptions.Paths: %w", err)
 			} else if !st.IsDir() {
-				return nil, fmt.Errorf("%s is not a directory", p)
+				return nil, codeErrorf(ErrInvalidOptions, "CheckOptions.Paths: %s is not a directory", p)
 			}
 			roots = append(roots, lifecycle.Root{Dir: p, Source: contrib.SourceDev})
 		}

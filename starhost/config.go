@@ -3,7 +3,6 @@ package starhost
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -171,12 +170,12 @@ func (h *Host) configPath(project bool) string {
 func (h *Host) editConfig(project bool, edit func(map[string]any) bool) (bool, error) {
 	path := h.configPath(project)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
+		return false, codeErrorf(ErrNotApplied, "config %s was not changed: %w", path, err)
 	}
 	changed, err := safefile.Edit(path, 0o644, func(data []byte) ([]byte, bool, error) {
 		doc := map[string]any{}
 		if _, err := toml.Decode(string(data), &doc); err != nil {
-			return nil, false, fmt.Errorf("config %s is unreadable and was not changed: %v", path, err)
+			return nil, false, codeErrorf(Code(contrib.ConfigUnreadable), "config %s is unreadable and was not changed: %w", path, err)
 		}
 		if !edit(doc) {
 			return nil, false, nil
@@ -187,6 +186,13 @@ func (h *Host) editConfig(project bool, edit func(map[string]any) bool) (bool, e
 	})
 	if changed {
 		h.reloadConfig()
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, Code(contrib.ConfigUnreadable)):
+		err = withCode(err, ErrNotApplied)
+	default:
+		err = codeErrorf(ErrNotApplied, "config %s was not changed: %w", path, err)
 	}
 	return changed, err
 }

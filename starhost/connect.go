@@ -6,7 +6,6 @@ package starhost
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -31,8 +30,9 @@ func (s *Session) Client(ctx context.Context, role ModelRole) (ModelClient, erro
 // factory's not_supported for the selected tier or speed, a reserved
 // protocol without an adapter — as a ModelClientFailed note (CC9). The host
 // connects after Start and again whenever the session or review client is
-// rebuilt (/model, /tier, /speed, /approval model). Nothing is sent. The
-// error joins the failures of each client.
+// rebuilt (SelectModel, SetServiceTier, SetSpeed, SelectReviewModel).
+// Nothing is sent. The error joins the failures of each client, each
+// wrapping ErrNotSupported or Code("ModelClientFailed").
 func (s *Session) Connect(ctx context.Context) error {
 	h := s.h
 	var errs []error
@@ -53,8 +53,12 @@ func (s *Session) Connect(ctx context.Context) error {
 			}
 		}
 		if err != nil {
-			err = fmt.Errorf("the %s client for %s/%s cannot be built: %s", role, f.Provider, f.Model, h.redact(err.Error()))
-			h.note(contrib.Diag(contrib.ModelClientFailed, "", contrib.Pos{}, "%v", err))
+			failed := codeErrorf(Code(contrib.ModelClientFailed), "the %s client for %s/%s cannot be built: %s", role, f.Provider, f.Model, h.redact(err.Error()))
+			h.note(contrib.Diag(contrib.ModelClientFailed, "", contrib.Pos{}, "%s", message(failed)))
+			if errors.Is(err, ErrNotSupported) {
+				failed = withCode(failed, ErrNotSupported)
+			}
+			err = failed
 			errs = append(errs, err)
 		}
 	}

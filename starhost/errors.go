@@ -1,5 +1,11 @@
 package starhost
 
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
 // Code is the one vocabulary of what went wrong. Every error the host
 // returns is a Code or wraps one, and every failed ToolResult carries one,
 // so a host branches with errors.Is:
@@ -90,3 +96,88 @@ const (
 	// selected service tier or speed (CC9); wrap it with %w.
 	ErrNotSupported Code = "not_supported"
 )
+
+// Codes of using the host: too early, or with options it cannot honour.
+const (
+	// ErrNotStarted: the method serves plugins and the host has not been
+	// started; call Start first.
+	ErrNotStarted Code = "host_not_started"
+	// ErrInvalidOptions: New was given an Options field it cannot honour;
+	// the message names the field and the values it takes.
+	ErrInvalidOptions Code = "invalid_options"
+	// ErrUnknownStatusField: EditStatusLine named a field no built-in
+	// field or loaded plugin has (add), or one not on the line (remove).
+	ErrUnknownStatusField Code = "unknown_status_field"
+	// ErrInvalidStatusLine: EditStatusLine was given a verb it does not
+	// know, a missing or extra argument, or a name no field may have.
+	ErrInvalidStatusLine Code = "invalid_status_line"
+	// ErrSkillUnreadable: the skill's SKILL.md could not be read.
+	ErrSkillUnreadable Code = "skill_unreadable"
+)
+
+// codeError is an error the host builds: what happened, then its code in
+// brackets (`… [code]`), the shape of a note. It unwraps to its code and
+// to every cause it wraps, so errors.Is finds both.
+type codeError struct {
+	msg   string
+	code  Code
+	wraps []error
+}
+
+// Error returns the message with its code, unless the message already
+// shows it (a wrapped Note ends with its own [Code]).
+func (e *codeError) Error() string {
+	tag := "[" + string(e.code) + "]"
+	if e.code == "" || strings.Contains(e.msg, tag) {
+		return e.msg
+	}
+	return e.msg + " " + tag
+}
+
+// Unwrap returns the code, then the causes.
+func (e *codeError) Unwrap() []error { return e.wraps }
+
+// codeErrorf returns an error of code whose message is formatted as
+// fmt.Errorf does; causes given with %w are wrapped.
+func codeErrorf(code Code, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	e := &codeError{msg: err.Error(), code: code, wraps: []error{code}}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		e.wraps = append(e.wraps, u.Unwrap())
+	case interface{ Unwrap() []error }:
+		e.wraps = append(e.wraps, u.Unwrap()...)
+	}
+	return e
+}
+
+// withCode returns err, its text unchanged, also wrapping codes (an
+// operation's ErrNotApplied beside the cause's own code).
+func withCode(err error, codes ...Code) error {
+	e := &codeError{msg: err.Error(), wraps: []error{err}}
+	for _, c := range codes {
+		if !errors.Is(err, c) {
+			e.wraps = append(e.wraps, c)
+		}
+	}
+	return e
+}
+
+// message is err's text without its trailing code, for a note that wraps
+// it under a code of its own.
+func message(err error) string {
+	var e *codeError
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	msg := e.Error()
+	// withCode shows the text of its first wrap: the code shown is that one's.
+	for e.code == "" && len(e.wraps) > 0 {
+		var inner *codeError
+		if !errors.As(e.wraps[0], &inner) {
+			break
+		}
+		e = inner
+	}
+	return strings.TrimSuffix(msg, " ["+string(e.code)+"]")
+}

@@ -2,7 +2,6 @@ package starhost
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -12,7 +11,7 @@ import (
 
 // cancelled returns the ErrCancelled error of a context that ended.
 func cancelled(ctx context.Context) error {
-	return fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
+	return codeErrorf(ErrCancelled, "the context ended: %w", context.Cause(ctx))
 }
 
 // Expand produces this turn's input for /name args (CC11, DC8). Resolution:
@@ -21,7 +20,8 @@ func cancelled(ctx context.Context) error {
 // plugin commands by ascending order, load order and registration order.
 // A plugin command returning None passes to the next; ok is false when every
 // candidate passed. A failing command is a note and passes too. When ctx
-// has already ended, nothing runs and the error is ErrCancelled.
+// has already ended, nothing runs and the error is ErrCancelled; before
+// Start it is ErrNotStarted.
 func (h *Host) Expand(ctx context.Context, name, args string) (text string, ok bool, err error) {
 	r, err := h.ExecuteCommand(ctx, name, args)
 	return r.Input, r.Produced, err
@@ -42,18 +42,21 @@ type CommandResult struct {
 // Commands listing. Errors are those of Expand.
 func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandResult, error) {
 	name = strings.TrimPrefix(name, "/")
+	if err := h.serving("/" + name); err != nil {
+		return CommandResult{}, err
+	}
 	if ctx.Err() != nil {
-		return CommandResult{}, fmt.Errorf("/%s: %w", name, cancelled(ctx))
+		return CommandResult{}, codeErrorf(ErrCancelled, "/%s: %w", name, cancelled(ctx))
 	}
 	if h.isBuiltinCommand(name) {
-		return CommandResult{}, ErrBuiltinCommand
+		return CommandResult{}, codeErrorf(ErrBuiltinCommand, "/%s is a built-in command; the host runs it", name)
 	}
 	if md, found := h.markdownCommand(name); found {
 		return CommandResult{Input: strings.ReplaceAll(md.body, "$ARGUMENTS", args), Produced: true, Origin: OriginMarkdown}, nil
 	}
 	cands := h.registry.View().Commands(name)
 	if len(cands) == 0 {
-		return CommandResult{}, fmt.Errorf("/%s: unknown command [%w]", name, ErrUnknownCommand)
+		return CommandResult{}, codeErrorf(ErrUnknownCommand, "no command /%s", name)
 	}
 	inv := contrib.Invocation{Name: name, Args: args}
 	for _, c := range cands {
@@ -77,7 +80,7 @@ func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandRe
 		}
 	}
 	if ctx.Err() != nil {
-		return CommandResult{}, fmt.Errorf("/%s: %w", name, cancelled(ctx))
+		return CommandResult{}, codeErrorf(ErrCancelled, "/%s: %w", name, cancelled(ctx))
 	}
 	return CommandResult{}, nil
 }

@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,6 +122,16 @@ type Options struct {
 
 // Host is an embedded plugin host: the one type an agent host uses. All
 // methods are safe for concurrent use.
+//
+// New loads no plugin; Start does. Before Start (and after Close) the
+// methods that serve plugins and return an error fail with ErrNotStarted
+// (ErrHostClosed): Watch, Rescan, Reload, ExecuteCommand, Expand, RunHook,
+// Compact. The methods without an error answer as a host with no plugins
+// would: Tools lists only the external tools and the skill tool, Plugins,
+// Hooks and Points list nothing of plugins, Dispatch of a plugin tool is
+// unknown_tool, AssemblePrompt, Bind and the turn moments run the
+// embedder's defaults only. The Operator works on disk either way; its
+// results carry no plugin state before Start.
 type Host struct {
 	opts     Options
 	config   atomic.Pointer[Config]
@@ -144,22 +155,28 @@ type Host struct {
 }
 
 // New prepares a host: it reads the configuration layers (a bad file is a
-// note), but discovers nothing and runs no plugin code until Start.
+// note), but discovers nothing and runs no plugin code until Start. An
+// Options field it cannot honour (an unknown Isolation, a negative
+// CleanupTimeout or ModelTimeout, a Classification with another risk or
+// permission) is ErrInvalidOptions, naming the field.
 func New(opts Options) (*Host, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	if opts.Home == "" {
 		opts.Home = DefaultHome()
 	}
 	if opts.Workspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, err
+			return nil, codeErrorf(ErrInvalidOptions, "Options.Workspace is empty and the current directory is unknown: %w", err)
 		}
 		opts.Workspace = wd
 	}
 	for _, p := range []*string{&opts.Workspace, &opts.Home} {
 		abs, err := filepath.Abs(*p)
 		if err != nil {
-			return nil, err
+			return nil, codeErrorf(ErrInvalidOptions, "%s: %w", *p, err)
 		}
 		*p = abs
 	}
@@ -176,6 +193,28 @@ func New(opts Options) (*Host, error) {
 	}
 	h.build()
 	return h, nil
+}
+
+// validate rejects the fields New cannot honour, rather than serve with a
+// setting the embedder did not ask for.
+func (o *Options) validate() error {
+	switch o.Isolation {
+	case "", IsolationInProcess, IsolationProcess:
+	default:
+		return codeErrorf(ErrInvalidOptions, "Options.Isolation is %q; want %q, %q or \"\" (in process)", o.Isolation, IsolationInProcess, IsolationProcess)
+	}
+	for _, tool := range slices.Sorted(maps.Keys(o.Classifications)) {
+		if err := contrib.Classification(o.Classifications[tool]).Validate(); err != nil {
+			return codeErrorf(ErrInvalidOptions, "Options.Classifications[%q]: %v", tool, err)
+		}
+	}
+	if o.CleanupTimeout < 0 {
+		return codeErrorf(ErrInvalidOptions, "Options.CleanupTimeout is %s; want 0 (the default, 5s) or more", o.CleanupTimeout)
+	}
+	if o.ModelTimeout < 0 {
+		return codeErrorf(ErrInvalidOptions, "Options.ModelTimeout is %s; want 0 (the default, %s) or more", o.ModelTimeout, DefaultModelTimeout)
+	}
+	return nil
 }
 
 // DefaultHome returns $CRYSTAL_HOME, else ~/.crystal.

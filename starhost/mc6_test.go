@@ -1,6 +1,7 @@
 package starhost_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,7 +64,7 @@ func TestMC6_CommandsListedInResolutionOrder(t *testing.T) {
 	if err != nil || r.Input != "Notes on x\n" || r.Origin != starhost.OriginMarkdown {
 		t.Fatalf("ExecuteCommand(notes) = %+v, %v; the markdown body without its front matter", r, err)
 	}
-	if _, err := h.ExecuteCommand(bg, "exit", ""); err != starhost.ErrBuiltinCommand {
+	if _, err := h.ExecuteCommand(bg, "exit", ""); !errors.Is(err, starhost.ErrBuiltinCommand) {
 		t.Fatalf("ExecuteCommand(exit) err = %v, want ErrBuiltinCommand", err)
 	}
 }

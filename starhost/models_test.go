@@ -186,7 +186,7 @@ func TestCC21_ThinkingTierSpeedTokens(t *testing.T) {
 	if s.Thinking != "default" || s.ServiceTier != "" || s.Speed != "" {
 		t.Errorf("initial: %+v", s)
 	}
-	if err := h.Session().SetThinking("maximum"); err == nil || err.Error() != `thinking "maximum" is not offered by local/echo; choose one of: default, off, low, max` {
+	if err := h.Session().SetThinking("maximum"); err == nil || err.Error() != `thinking "maximum" is not offered by local/echo; choose one of: default, off, low, max [not_offered]` {
 		t.Errorf("maximum on echo: %v", err)
 	}
 	for _, tok := range []string{"OFF", "Max", "default"} {

@@ -40,28 +40,11 @@ type OpResult struct {
 	Plugin  *PluginInfo `json:"plugin"`
 }
 
-// opError is why an operation applied nothing: its message is the reason,
-// and it wraps ErrNotApplied, the cause's code and the cause.
-type opError struct {
-	reason string
-	wraps  []error
-}
-
-func (e *opError) Error() string   { return e.reason }
-func (e *opError) Unwrap() []error { return e.wraps }
-
 // notApplied is the result of an operation that applied nothing: the
-// plugin as it stands, and an error wrapping ErrNotApplied, the cause (when
-// not nil) and codes.
-func (h *Host) notApplied(id string, cause error, reason string, codes ...Code) (OpResult, error) {
-	e := &opError{reason: reason, wraps: []error{ErrNotApplied}}
-	for _, c := range codes {
-		e.wraps = append(e.wraps, c)
-	}
-	if cause != nil {
-		e.wraps = append(e.wraps, cause)
-	}
-	return OpResult{Plugin: h.pluginNow(id)}, e
+// plugin as it stands, and err, which says why and wraps ErrNotApplied
+// beside its own codes and causes.
+func (h *Host) notApplied(id string, err error) (OpResult, error) {
+	return OpResult{Plugin: h.pluginNow(id)}, withCode(err, ErrNotApplied)
 }
 
 // applied is the result of an operation that succeeded.
@@ -70,7 +53,7 @@ func (h *Host) applied(id string, changed bool) OpResult {
 }
 
 // noPlugin is the error of an operation naming an id no root holds.
-func noPlugin(id string) error { return fmt.Errorf("no plugin %q [%w]", id, ErrNoPlugin) }
+func noPlugin(id string) error { return codeErrorf(ErrNoPlugin, "no plugin %q", id) }
 
 // Enable removes id from the disabled list of one config layer (the home
 // layer, or the workspace's when project is set) and re-evaluates (DC25,
@@ -104,7 +87,7 @@ func (h *Host) setDisabled(ctx context.Context, id string, project, disable bool
 		return true
 	})
 	if err != nil {
-		return h.notApplied(id, err, err.Error())
+		return h.notApplied(id, err)
 	}
 	h.reevaluate(ctx)
 	return h.applied(id, changed), nil
@@ -131,50 +114,50 @@ func (o *Operator) Install(ctx context.Context, dir string, project bool) (OpRes
 	h := o.h
 	src, err := filepath.Abs(dir)
 	if err != nil {
-		return h.notApplied("", err, err.Error())
+		return h.notApplied("", codeErrorf(ErrNotApplied, "%s: %w", dir, err))
 	}
 	data, err := os.ReadFile(filepath.Join(src, lifecycle.ManifestName))
 	if err != nil {
-		return h.notApplied("", err, fmt.Sprintf("%s is not a plugin directory: %v", dir, err))
+		return h.notApplied("", codeErrorf(ErrNotApplied, "%s is not a plugin directory: %w", dir, err))
 	}
 	m, diags := lifecycle.ParseManifest(filepath.Join(dir, lifecycle.ManifestName), data, filepath.Base(src))
 	if m == nil {
-		return h.notApplied("", nil, diags[0].String(), Code(diags[0].Code))
+		return h.notApplied("", noteOf(diags[0]))
 	}
 	target := filepath.Join(h.pluginsDir(project), filepath.Base(src))
 	if _, err := os.Stat(target); err == nil {
-		if id, code, reason := h.replaceBlocked(target); code != "" {
-			return h.notApplied(id, nil, reason, code)
+		if id, err := h.replaceBlocked(target); err != nil {
+			return h.notApplied(id, err)
 		}
 	}
 	if err := replaceTree(src, target); err != nil {
-		return h.notApplied(m.ID, err, err.Error())
+		return h.notApplied(m.ID, codeErrorf(ErrNotApplied, "plugin %s was not installed: %w", m.ID, err))
 	}
 	h.rescan(ctx)
 	return h.applied(m.ID, true), nil
 }
 
 // replaceBlocked says why the plugin installed at target must not be
-// replaced now: its id, a code and the reason; code is "" when it may be.
-func (h *Host) replaceBlocked(target string) (id string, code Code, reason string) {
+// replaced now: its id and the error; the error is nil when it may be.
+func (h *Host) replaceBlocked(target string) (id string, _ error) {
 	for _, c := range lifecycle.Discover(h.roots(), h.opts.Display) {
 		if c.Dir != target && !sameDir(c.Dir, target) || c.Manifest == nil {
 			continue
 		}
 		id := c.Manifest.ID
 		if c.Manifest.IsEnabled() && !slices.Contains(h.Config().Disabled, id) {
-			return id, ErrPluginEnabled, "plugin " + id + " is enabled; disable it, then install again"
+			return id, codeErrorf(ErrPluginEnabled, "plugin %s is enabled; disable it, then install again", id)
 		}
 		if h.manager != nil {
 			for _, p := range h.Plugins() {
 				if p.ID == id && (p.TeardownPending || p.State == StateDeactivating) {
-					return id, Code(contrib.PluginContributionQuiesceFailed), string(contrib.PluginContributionQuiesceFailed) +
-						": plugin " + id + " still has work running that ignored cancellation; the directory is untouched; retry when it ends"
+					return id, codeErrorf(Code(contrib.PluginContributionQuiesceFailed),
+						"plugin %s still has work running that ignored cancellation; the directory is untouched; retry when it ends", id)
 				}
 			}
 		}
 	}
-	return "", "", ""
+	return "", nil
 }
 
 func sameDir(a, b string) bool {
@@ -193,12 +176,12 @@ func (o *Operator) Remove(ctx context.Context, id string) (OpResult, error) {
 		return OpResult{}, noPlugin(id)
 	}
 	if !c.Source.Installed() || c.Source == contrib.SourceBuiltin {
-		return h.notApplied(id, nil, fmt.Sprintf("plugin %s is a %s plugin; only installed plugins can be removed", id, c.Source))
+		return h.notApplied(id, codeErrorf(ErrNotApplied, "plugin %s is a %s plugin; only installed plugins can be removed", id, c.Source))
 	}
 	trash := filepath.Join(filepath.Dir(c.Dir), "."+filepath.Base(c.Dir)+".removed")
 	_ = os.RemoveAll(trash)
 	if err := os.Rename(c.Dir, trash); err != nil {
-		return h.notApplied(id, err, err.Error())
+		return h.notApplied(id, codeErrorf(ErrNotApplied, "plugin %s was not removed: %w", id, err))
 	}
 	h.rescan(ctx)
 	_ = os.RemoveAll(trash)

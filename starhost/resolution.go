@@ -2,8 +2,6 @@ package starhost
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -11,7 +9,8 @@ import (
 // Resolution is a point's resolved list for one thread, frozen when it was
 // resolved (DC12): an operation that holds it finishes with these entries.
 // Run it with Collect, First, Fold or Last, which apply the point's
-// failure policy (DC3); an authoritative entry's failure is their error.
+// failure policy (DC3); an authoritative entry's failure is their error,
+// wrapping ErrPointFailed.
 // Their check converts an entry's answer into what the caller keeps, or
 // rejects it (an error), which counts as a failure of that entry; in is
 // the entry's input, and a nil check keeps answers as they are. It is safe
@@ -79,16 +78,4 @@ func checkOf(check func(in, out any) (any, error)) contrib.Check {
 		return nil
 	}
 	return check
-}
-
-// pointError is the failure of an authoritative entry (DC3) as the
-// embedder sees it: the point, the plugin and the message, wrapping the
-// entry's code (ErrPointFailed, or the code of its own error(code, …)).
-// Other errors pass unchanged.
-func pointError(err error) error {
-	var pe *contrib.PointError
-	if !errors.As(err, &pe) {
-		return err
-	}
-	return fmt.Errorf("%s: %s: %s [%w]", pe.Point, pe.Plugin, pe.Message, Code(pe.Code))
 }

@@ -38,7 +38,7 @@ type eventRecorder struct {
 // Start discovers plugins (AT4), admits, activates and attaches them. One
 // bad plugin never stops the others and is not an error of Start: it
 // arrives as a note, an event and in Plugins(). Call it once, before the
-// other methods that serve plugins.
+// other methods that serve plugins (Host says what they do before it).
 //
 // Start fails, and starts nothing, when the host cannot serve: it was
 // started already (ErrHostStarted) or closed (ErrHostClosed), ctx is
@@ -47,17 +47,17 @@ type eventRecorder struct {
 // plugins the operator disabled.
 func (h *Host) Start(ctx context.Context) error {
 	if h.life.closed.Load() {
-		return fmt.Errorf("start: the host is closed: %w", ErrHostClosed)
+		return codeErrorf(ErrHostClosed, "the host is closed and cannot start")
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("start: %v: %w", err, ErrCancelled)
+		return codeErrorf(ErrCancelled, "the host did not start: %w", err)
 	}
 	if d := h.life.unreadable.Load(); d != nil {
 		// The note said the layer is ignored; Start ignores nothing.
-		return fmt.Errorf("start: %s [%w]", strings.Replace(d.Message, " and is ignored", "", 1), Code(d.Code))
+		return codeErrorf(Code(d.Code), "the host did not start: %s", strings.Replace(d.Message, " and is ignored", "", 1))
 	}
 	if !h.life.started.CompareAndSwap(false, true) {
-		return fmt.Errorf("start: the host is already started: %w", ErrHostStarted)
+		return codeErrorf(ErrHostStarted, "the host is already started")
 	}
 	h.warnWorkspaceTrust()
 	h.startModels() // the session is published before any attach_session (CC20)
@@ -71,11 +71,19 @@ func (h *Host) Start(ctx context.Context) error {
 // generation keeps the running one serving (AT3).
 //
 // It returns nil when the new generation serves or nothing changed;
-// ErrNoPlugin when no discovered plugin lives in dir; and otherwise an
-// error wrapping the failed attempt's code (the first error of its
-// diagnostics, or of its blockers), whether the previous generation was
-// kept (the message says so) or the plugin had none to keep.
+// ErrNotStarted before Start and ErrHostClosed after Close; ErrNoPlugin
+// when dir is "" or no discovered plugin lives in it; and otherwise an
+// error wrapping the failed attempt's first error Note (errors.As gives
+// its file, line and column; errors.Is its Code), or a Note made of its
+// first blocker, whether the previous generation was kept (the message
+// says so) or the plugin had none to keep.
 func (h *Host) Reload(ctx context.Context, dir string) error {
+	if err := h.serving("reload"); err != nil {
+		return err
+	}
+	if dir == "" {
+		return codeErrorf(ErrNoPlugin, "reload: no plugin directory was given")
+	}
 	abs, _ := filepath.Abs(dir)
 	id := ""
 	for _, p := range h.manager.Plugins() {
@@ -87,7 +95,7 @@ func (h *Host) Reload(ctx context.Context, dir string) error {
 	err := h.manager.Reload(ctx, dir)
 	kinds := h.stopRecording(rec)
 	if errors.Is(err, lifecycle.ErrUnknownPlugin) {
-		return fmt.Errorf("reload: no plugin in %s: %w", dir, ErrNoPlugin)
+		return codeErrorf(ErrNoPlugin, "reload: no plugin in %s", dir)
 	}
 	var p *lifecycle.Projection
 	for _, q := range h.manager.Plugins() {
@@ -100,25 +108,39 @@ func (h *Host) Reload(ctx context.Context, dir string) error {
 	}
 	switch {
 	case slices.Contains(kinds, "kept"):
-		return fmt.Errorf("reload %s: the new content failed; generation %s keeps serving: %w", p.ID, p.Generation, failedCode(p))
+		return h.failedReload(p, fmt.Sprintf("the new content of %s failed; generation %s keeps serving", p.ID, p.Generation))
 	case p.State == lifecycle.Faulted, p.State == lifecycle.Blocked:
-		return fmt.Errorf("reload %s: %s: %w", p.ID, p.State, failedCode(p))
+		return h.failedReload(p, fmt.Sprintf("%s is %s", p.ID, p.State))
 	}
 	return nil
 }
 
-// failedCode is the code of a failed attempt: its first error diagnostic,
-// else its first blocker, else ExecutionFailed.
-func failedCode(p *lifecycle.Projection) error {
+// failedReload is the error of a failed attempt: what became of the
+// plugin, then the attempt's first error diagnostic, else its first
+// blocker, as a Note; ExecutionFailed when it has neither.
+func (h *Host) failedReload(p *lifecycle.Projection, what string) error {
 	for _, d := range p.Diagnostics {
 		if d.Severity == contrib.SeverityError {
-			return fmt.Errorf("%s: %w", d.String(), Code(d.Code))
+			return codeErrorf(Code(d.Code), "reload: %s: %w", what, noteOf(h.redactNote(d)))
 		}
 	}
 	for _, b := range p.Blockers {
-		return fmt.Errorf("%s: %w", b.Message, Code(b.Code))
+		n := noteOf(h.redactNote(contrib.Diagnostic{Code: b.Code, Severity: contrib.SeverityError, Plugin: p.ID, Message: b.Message, Remedy: b.Remedy}))
+		return codeErrorf(n.Code, "reload: %s: %w", what, n)
 	}
-	return Code(contrib.ExecutionFailed)
+	return codeErrorf(Code(contrib.ExecutionFailed), "reload: %s", what)
+}
+
+// serving is nil when the host is started and not closed; otherwise the
+// error of op, which needs a serving host: ErrNotStarted or ErrHostClosed.
+func (h *Host) serving(op string) error {
+	switch {
+	case h.life.closed.Load():
+		return codeErrorf(ErrHostClosed, "%s: the host is closed", op)
+	case !h.life.started.Load():
+		return codeErrorf(ErrNotStarted, "%s: the host is not started; call Start first", op)
+	}
+	return nil
 }
 
 // record starts collecting the events of plugin (nil for "").
@@ -173,8 +195,8 @@ func (h *Host) Close(ctx context.Context) error {
 			before := len(h.manager.Overdue())
 			h.manager.Close(ctx)
 			if late := h.manager.Overdue()[before:]; len(late) > 0 {
-				err = fmt.Errorf("close: %d generation(s) did not drain within the cleanup timeout: %s: %w",
-					len(late), strings.Join(late, ", "), ErrNotDrained)
+				err = codeErrorf(ErrNotDrained, "close: %d generation(s) did not drain within the cleanup timeout: %s",
+					len(late), strings.Join(late, ", "))
 			}
 		}
 		if h.router != nil {

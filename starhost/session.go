@@ -114,7 +114,7 @@ func (h *Host) initAdapters() error {
 	h.models.adapters = models.Builtin()
 	for _, ad := range h.opts.Adapters {
 		if err := h.models.adapters.Register(internalAdapter(ad)); err != nil {
-			return err
+			return codeErrorf(ErrInvalidOptions, "Options.Adapters: %w", err)
 		}
 	}
 	return nil
@@ -240,21 +240,21 @@ func (h *Host) selectConfigured() {
 	cfg, s := h.Config(), h.Session()
 	if cfg.Model != "" {
 		if err := s.SelectModel(cfg.Model); err != nil {
-			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config model: %v", err))
+			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config model: %s", message(err)))
 		} else {
 			for _, set := range []struct {
 				key, token string
 				set        func(string) error
 			}{{"thinking", cfg.Thinking, s.SetThinking}, {"service_tier", cfg.ServiceTier, s.SetServiceTier}, {"speed", cfg.Speed, s.SetSpeed}} {
 				if err := set.set(set.token); err != nil {
-					h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config %s: %v; using the default", set.key, err))
+					h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config %s: %s; using the default", set.key, message(err)))
 				}
 			}
 		}
 	}
 	if cfg.ReviewModel != "" {
 		if err := s.SelectReviewModel(cfg.ReviewModel); err != nil {
-			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config review_model: %v", err))
+			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config review_model: %s", message(err)))
 		}
 	}
 	if h.models.review.Load() == nil && h.models.session.Load() != nil {

@@ -4,7 +4,6 @@
 package starhost
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -134,9 +133,9 @@ func (h *Host) change(review bool, what setting, token string) error {
 	h.models.mu.Unlock()
 	if key == "" {
 		if review {
-			return codeErrorf(ErrNoModel, "review is not independent; select a review model first (/approval model PROVIDER/MODEL)")
+			return codeErrorf(ErrNoModel, "review is not independent; select a review model first")
 		}
-		return codeErrorf(ErrNoModel, "no model from %s is selected; select one first (/model PROVIDER/MODEL)", ProvidersFile)
+		return codeErrorf(ErrNoModel, "no model from %s is selected; select one first", ProvidersFile)
 	}
 	p, m, err := h.lookup(key)
 	if err != nil {
@@ -198,19 +197,4 @@ func checkSetting(key string, m *models.ProviderModel, what setting, tok string)
 		return codeErrorf(ErrNotOffered, "%s %q is not offered by %s, which lists no %s tokens", name, tok, key, name)
 	}
 	return codeErrorf(ErrNotOffered, "%s %q is not offered by %s; choose one of: %s", name, tok, key, choices)
-}
-
-// codedError is an error whose text is msg and which errors.Is matches
-// against its Code: the message stays as the user reads it.
-type codedError struct {
-	code Code
-	msg  string
-}
-
-func (e *codedError) Error() string { return e.msg }
-func (e *codedError) Unwrap() error { return e.code }
-
-// codeErrorf returns a codedError of code with the formatted message.
-func codeErrorf(code Code, format string, args ...any) error {
-	return &codedError{code: code, msg: fmt.Sprintf(format, args...)}
 }

@@ -22,7 +22,7 @@ func TestSessionErrorsAreCodes(t *testing.T) {
 		t.Errorf("SelectReviewModel(nope/x) = %v; want unknown_model", err)
 	}
 	err := s.SetThinking("huge")
-	if !errors.Is(err, starhost.ErrNotOffered) || err.Error() != `thinking "huge" is not offered by local/echo; choose one of: default, off, low, max` {
+	if !errors.Is(err, starhost.ErrNotOffered) || err.Error() != `thinking "huge" is not offered by local/echo; choose one of: default, off, low, max [not_offered]` {
 		t.Errorf("SetThinking(huge) = %v; want not_offered", err)
 	}
 	if err := s.SetReviewThinking("low"); !errors.Is(err, starhost.ErrNoModel) {

@@ -3,7 +3,6 @@ package starhost
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,16 +62,19 @@ func readSkill(path string) (Skill, bool) {
 
 // SkillText returns the whole SKILL.md of the skill named name, as the skill
 // tool loads it (the MCP server publishes it as a resource). It fails with
-// ErrNoSkill when Skills lists no such name, and with the read error when the
-// file cannot be read.
+// ErrNoSkill when Skills lists no such name, and with ErrSkillUnreadable,
+// wrapping the read error, when the file cannot be read.
 func (h *Host) SkillText(name string) (string, error) {
 	for _, s := range h.Skills() {
 		if s.Name == name {
 			body, err := os.ReadFile(s.path)
-			return string(body), err
+			if err != nil {
+				return "", codeErrorf(ErrSkillUnreadable, "skill %q cannot be read: %w", name, err)
+			}
+			return string(body), nil
 		}
 	}
-	return "", fmt.Errorf("no skill %q [%w]", name, ErrNoSkill)
+	return "", codeErrorf(ErrNoSkill, "no skill %q", name)
 }
 
 // skillChoices says which skills the skill tool can load, for a model
@@ -106,7 +108,7 @@ func (h *Host) skillTool() *contrib.ExternalTool {
 			case errors.Is(err, ErrNoSkill):
 				return contrib.Failure("unknown_skill", "no skill named "+strconv.Quote(name)+"; "+h.skillChoices())
 			case err != nil:
-				return contrib.Failure("skill_unreadable", "the skill cannot be read")
+				return contrib.Failure(string(ErrSkillUnreadable), "the skill cannot be read")
 			}
 			return contrib.Result{Text: body}
 		},

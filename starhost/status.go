@@ -1,6 +1,8 @@
 package starhost
 
 import (
+	"errors"
+
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
@@ -117,13 +119,24 @@ func (h *Host) builtinStatusText(name string) string {
 	return h.opts.BuiltinStatus(name)
 }
 
-// EditStatusLine runs one /statusline subcommand (add NAME, remove NAME, on,
-// off, reset) and persists the operator's line atomically in the home
-// config.toml. It reports whether anything changed.
+// EditStatusLine runs one edit of the operator's line (add NAME, remove
+// NAME, on, off, reset) and persists the line atomically in the home
+// config.toml. It reports whether anything changed. A name no built-in
+// field or loaded plugin has (add), or one not on the line (remove), is
+// ErrUnknownStatusField; an unknown verb, a missing or extra argument or a
+// name no field may have is ErrInvalidStatusLine; a config.toml that cannot
+// be read or written is ErrNotApplied.
 func (h *Host) EditStatusLine(verb, arg string) (bool, error) {
 	line, changed, err := h.statusLineConfig().Apply(verb, arg, h.board.Known)
-	if err != nil || !changed {
-		return false, err
+	if err != nil {
+		code := ErrInvalidStatusLine
+		if errors.Is(err, statusline.ErrUnknownField) {
+			code = ErrUnknownStatusField
+		}
+		return false, codeErrorf(code, "%v", err)
+	}
+	if !changed {
+		return false, nil
 	}
 	_, err = h.editConfig(false, func(doc map[string]any) bool {
 		doc["status_line"] = line.Names

@@ -68,7 +68,7 @@ func (h *Host) installed(id string) (*lifecycle.Candidate, string, error) {
 	}
 	b, err := lifecycle.ReadBundle(c.Dir)
 	if err != nil {
-		return nil, "", err
+		return nil, "", codeErrorf(ErrNotApplied, "plugin %s cannot be read: %w", id, err)
 	}
 	return c, lifecycle.Fingerprint(c.Manifest, b), nil
 }
@@ -83,11 +83,11 @@ func (o *Operator) Grant(ctx context.Context, id string) (OpResult, error) {
 		return OpResult{}, err
 	}
 	if c.Source == contrib.SourceDev {
-		return h.notApplied(id, nil, "development plugins run without a grant (DC22); nothing was written")
+		return h.notApplied(id, codeErrorf(ErrNotApplied, "plugin %s is a development plugin and runs without a grant; nothing was written", id))
 	}
 	applied, err := storeOutcome(h.trustStore().Grant(id, fp, time.Now()))
 	if err != nil {
-		return h.notApplied(id, err, err.Error())
+		return h.notApplied(id, codeErrorf(ErrNotApplied, "the trust file was not changed: %w", err))
 	}
 	h.reevaluate(ctx)
 	return h.applied(id, applied), nil
@@ -107,7 +107,7 @@ func (o *Operator) Revoke(ctx context.Context, id, fingerprint string) (OpResult
 	}
 	applied, err := storeOutcome(h.trustStore().Revoke(id, fingerprint))
 	if err != nil {
-		return h.notApplied(id, err, err.Error())
+		return h.notApplied(id, codeErrorf(ErrNotApplied, "the trust file was not changed: %w", err))
 	}
 	h.reevaluate(ctx)
 	return h.applied(id, applied), nil
@@ -126,7 +126,7 @@ type Grant struct {
 func (o *Operator) Grants() ([]Grant, error) {
 	f, err := o.h.trustStore().Load()
 	if err != nil {
-		return nil, fmt.Errorf("%w [%w]", err, Code(contrib.TrustFileUnreadable))
+		return nil, codeErrorf(Code(contrib.TrustFileUnreadable), "%w", err)
 	}
 	return convertAll(f.Grants, func(g trust.Grant) Grant { return Grant(g) }), nil
 }

@@ -30,13 +30,17 @@ type HookResult struct {
 // nil). Dispatch, AssemblePrompt, PrepareModelCall, Compact and the turn
 // methods run their own stages; RunHook is for the others and for hosts
 // that drive a stage themselves. When ctx has already ended no hook runs
-// and the error is ErrCancelled. The other moments of this file run no
+// and the error is ErrCancelled; before Start none runs and the error is
+// ErrNotStarted. The other moments of this file run no
 // plugin code either once ctx has ended (they leave their input as it is).
 func (h *Host) RunHook(ctx context.Context, name string, payload map[string]any) (HookResult, error) {
 	event := contrib.HookEvent(name)
 	spec := contrib.LookupHook(event)
 	if spec == nil || spec.Raw {
-		return HookResult{}, fmt.Errorf("unknown hook event %q [%w]; want one of %s", event, ErrUnknownHookEvent, strings.Join(HookEvents(), ", "))
+		return HookResult{}, codeErrorf(ErrUnknownHookEvent, "unknown hook event %q; want one of %s", event, strings.Join(HookEvents(), ", "))
+	}
+	if err := h.serving("hook " + name); err != nil {
+		return HookResult{Payload: payload}, err // no hook runs
 	}
 	if ctx.Err() != nil {
 		return HookResult{Payload: payload}, cancelled(ctx) // no hook runs
@@ -128,8 +132,12 @@ func (h *Host) Trace(ctx context.Context, thread, name string, attributes map[st
 // plugin entry that replaced it — writes the summary. The summarizer is
 // authoritative: its failure fails the compaction with an error naming the
 // point and the plugin, wrapping the entry's code (ErrPointFailed, or its
-// own error(code, …)) (DC3). A replacement answering None suppresses the summary ("", nil).
+// own error(code, …)) (DC3). A replacement answering None suppresses the
+// summary ("", nil). Before Start the error is ErrNotStarted.
 func (h *Host) Compact(ctx context.Context, thread, prompt, body string) (string, error) {
+	if err := h.serving("compact"); err != nil {
+		return "", err
+	}
 	if ctx.Err() != nil {
 		return "", cancelled(ctx)
 	}

@@ -17,9 +17,13 @@ import (
 // edit keeps the previous providers) and the skills
 // directories (attach runs again, CC3). ready, when not nil, is called once
 // every directory is being watched, so a caller can tell its user that
-// saves are seen. Start must have been called. What the reloads change
-// reaches Subscribe.
+// saves are seen. What the reloads change reaches Subscribe. Before Start
+// it watches nothing and returns ErrNotStarted (ready is not called);
+// after Close, ErrHostClosed.
 func (h *Host) Watch(ctx context.Context, ready func()) error {
+	if err := h.serving("watch"); err != nil {
+		return err
+	}
 	configChanged := func(ctx context.Context) {
 		h.reloadConfig()
 		h.manager.Reevaluate(ctx)
@@ -28,7 +32,7 @@ func (h *Host) Watch(ctx context.Context, ready func()) error {
 	for _, dir := range h.skillDirs() {
 		skills[dir] = h.manager.Reattach
 	}
-	return h.manager.Watch(ctx, lifecycle.WatchOptions{
+	err := h.manager.Watch(ctx, lifecycle.WatchOptions{
 		Files: map[string]func(context.Context){
 			h.configPath(false):   configChanged,
 			h.configPath(true):    configChanged,
@@ -39,11 +43,22 @@ func (h *Host) Watch(ctx context.Context, ready func()) error {
 		Ready: ready,
 		Error: func(err error) { h.note(contrib.Diag(contrib.WatchFailed, "", contrib.Pos{}, "%v", err)) },
 	})
+	if err != nil {
+		return codeErrorf(Code(contrib.WatchFailed), "watch: nothing can be watched: %w", err)
+	}
+	return nil
 }
 
 // Rescan discovers the plugin roots again: new plugin directories are
-// admitted, removed ones stop.
-func (h *Host) Rescan(ctx context.Context) { h.manager.Rescan(ctx) }
+// admitted, removed ones stop. Before Start it discovers nothing and
+// returns ErrNotStarted; after Close, ErrHostClosed.
+func (h *Host) Rescan(ctx context.Context) error {
+	if err := h.serving("rescan"); err != nil {
+		return err
+	}
+	h.manager.Rescan(ctx)
+	return nil
+}
 
 // Change says that what the host offers changed: the one signal an
 // embedder rebuilds from (a tool list offered to a model, an MCP

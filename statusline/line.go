@@ -1,6 +1,7 @@
 package statusline
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,21 +33,23 @@ type Line struct {
 // Verbs and names are compared case-insensitively. add accepts only a
 // syntactically legal, non-reserved name that known reports as a field now
 // (pass Board.Known; a nil known accepts nothing). Errors are English
-// sentences for the operator. Apply is pure.
+// sentences for the operator and name no command; those about a name that
+// is not a field (add) or not on the line (remove) match ErrUnknownField
+// with errors.Is. Apply is pure.
 func (l Line) Apply(verb, arg string, known func(string) bool) (Line, bool, error) {
 	verb = strings.ToLower(strings.TrimSpace(verb))
 	arg = strings.TrimSpace(arg)
 	switch verb {
 	case "add", "remove":
 		if arg == "" {
-			return l, false, fmt.Errorf("/statusline %s needs a field name", verb)
+			return l, false, fmt.Errorf("status line %s needs a field name", verb)
 		}
 	case "on", "off", "reset":
 		if arg != "" {
-			return l, false, fmt.Errorf("/statusline %s takes no argument", verb)
+			return l, false, fmt.Errorf("status line %s takes no argument", verb)
 		}
 	default:
-		return l, false, fmt.Errorf("unknown /statusline subcommand %s; use add, remove, on, off or reset", quoteName(verb))
+		return l, false, fmt.Errorf("unknown status line edit %s; use add, remove, on, off or reset", quoteName(verb))
 	}
 	i := slices.IndexFunc(l.Names, func(n string) bool { return strings.EqualFold(n, arg) })
 	switch verb {
@@ -59,13 +62,13 @@ func (l Line) Apply(verb, arg string, known func(string) bool) (Line, bool, erro
 			return l, false, nil
 		}
 		if known == nil || !known(name) {
-			return l, false, fmt.Errorf("status field %q is not known: no built-in field or loaded plugin has it; /statusline lists the fields", name)
+			return l, false, unknownField(fmt.Sprintf("status field %q is not known: no built-in field or loaded plugin has it", name))
 		}
 		l.Names = append(slices.Clip(l.Names), name)
 		return l, true, nil
 	case "remove":
 		if i < 0 {
-			return l, false, fmt.Errorf("status field %s is not on the status line", quoteName(strings.ToLower(arg)))
+			return l, false, unknownField(fmt.Sprintf("status field %s is not on the status line", quoteName(strings.ToLower(arg))))
 		}
 		l.Names = slices.Delete(slices.Clone(l.Names), i, i+1)
 		return l, true, nil
@@ -77,6 +80,16 @@ func (l Line) Apply(verb, arg string, known func(string) bool) (Line, bool, erro
 	}
 	return Line{}, l.Off || len(l.Names) > 0, nil
 }
+
+// ErrUnknownField matches Apply's errors about a name that is not a field
+// (add) or not on the line (remove); its other errors are about the edit.
+var ErrUnknownField = errors.New("unknown status field")
+
+// unknownField is an error of Apply that matches ErrUnknownField.
+type unknownField string
+
+func (e unknownField) Error() string        { return string(e) }
+func (e unknownField) Is(target error) bool { return target == ErrUnknownField }
 
 // Render returns the operator's line: for each name of l.Names in order, the
 // text of that field, joined with Separator. Built-in texts come from the

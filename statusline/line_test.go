@@ -18,10 +18,10 @@ func TestCC16_ApplySubcommands(t *testing.T) {
 		{Line{Names: []string{"queue"}}, "ADD", "queue", Line{Names: []string{"queue"}}, false, ""},
 		{Line{Names: []string{"Queue"}}, "add", "queue", Line{Names: []string{"Queue"}}, false, ""},
 		{Line{Names: []string{"queue"}}, "add", "model", Line{Names: []string{"queue", "model"}}, true, ""},
-		{Line{}, "add", "xyz", Line{}, false, `status field "xyz" is not known: no built-in field or loaded plugin has it; /statusline lists the fields`},
-		{Line{}, "add", "on", Line{}, false, `status field "on" is reserved: /statusline on is a subcommand`},
+		{Line{}, "add", "xyz", Line{}, false, `status field "xyz" is not known: no built-in field or loaded plugin has it`},
+		{Line{}, "add", "on", Line{}, false, `status field "on" is reserved: on is a status line verb`},
 		{Line{}, "add", "a--b", Line{}, false, `status field "a--b" is invalid: "--" is not allowed`},
-		{Line{}, "add", "", Line{}, false, `/statusline add needs a field name`},
+		{Line{}, "add", "", Line{}, false, `status line add needs a field name`},
 		{Line{Names: []string{"model", "queue"}}, "remove", "MODEL", Line{Names: []string{"queue"}}, true, ""},
 		{Line{Names: []string{"queue"}}, "remove", "model", Line{Names: []string{"queue"}}, false, `status field "model" is not on the status line`},
 		{Line{Names: []string{"gone"}}, "remove", "gone", Line{Names: []string{}}, true, ""},
@@ -31,8 +31,8 @@ func TestCC16_ApplySubcommands(t *testing.T) {
 		{Line{}, "on", "", Line{}, false, ""},
 		{Line{Off: true, Names: []string{"q"}}, "reset", "", Line{}, true, ""},
 		{Line{}, "reset", "", Line{}, false, ""},
-		{Line{}, "on", "now", Line{}, false, `/statusline on takes no argument`},
-		{Line{}, "toggle", "", Line{}, false, `unknown /statusline subcommand "toggle"; use add, remove, on, off or reset`},
+		{Line{}, "on", "now", Line{}, false, `status line on takes no argument`},
+		{Line{}, "toggle", "", Line{}, false, `unknown status line edit "toggle"; use add, remove, on, off or reset`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.verb+" "+tt.arg, func(t *testing.T) {

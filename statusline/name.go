@@ -60,7 +60,7 @@ func admitName(name string, builtin []string) (string, error) {
 	lower := strings.ToLower(name)
 	for _, w := range reservedWords {
 		if lower == w {
-			return "", fmt.Errorf("status field %s is reserved: /statusline %s is a subcommand", q, w)
+			return "", fmt.Errorf("status field %s is reserved: %s is a status line verb", q, w)
 		}
 	}
 	for _, w := range builtin {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"slices"
 	"sync"
 
@@ -146,6 +147,8 @@ func (c *console) statusline(rest string) {
 	}
 	changed, err := c.h.EditStatusLine(verb, arg)
 	switch {
+	case err != nil && verb == "add" && errors.Is(err, starhost.ErrUnknownStatusField):
+		c.printf("/statusline: %v; /statusline lists the fields", err)
 	case err != nil:
 		c.printf("/statusline: %v", err)
 	case !changed:

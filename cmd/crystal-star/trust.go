@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -112,18 +113,18 @@ func (e *env) printOp(res starhost.OpResult, err error, asJSON bool) error {
 }
 
 // failed reports whether err, an operation's not-applied error, has a
-// cause besides its codes (a file that could not be read or written).
+// cause besides codes and notes (a file that could not be read or
+// written): some error it wraps, wrapping nothing, is not a Code.
 func failed(err error) bool {
-	u, ok := err.(interface{ Unwrap() []error })
-	if !ok {
+	switch e := err.(type) {
+	case nil, starhost.Code:
 		return false
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(e.Unwrap(), failed)
+	case interface{ Unwrap() error }:
+		return failed(e.Unwrap())
 	}
-	for _, e := range u.Unwrap() {
-		if _, isCode := e.(starhost.Code); !isCode {
-			return true
-		}
-	}
-	return false
+	return true
 }
 
 // opReason is why an operation applied nothing, with the crystal-star
