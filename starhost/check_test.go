@@ -178,6 +178,15 @@ func TestCheckCorpusCoversCatalogue(t *testing.T) {
 			t.Errorf("notStatic names unknown code %s", code)
 		}
 	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "check.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code := range shown {
+		if !strings.Contains(string(doc), "`"+string(code)+"`") {
+			t.Errorf("check finds %s, but docs/check.md does not list it", code)
+		}
+	}
 }
 
 // TestCheckExamplePluginsClean proves every example plugin of plugins/

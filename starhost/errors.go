@@ -14,7 +14,8 @@ import (
 //	if errors.Is(err, starhost.ErrNoPlugin) { … }
 //
 // Codes of calls and operations are snake_case; a plugin's own
-// error(code, message) may carry any code of its own but the host's. Diagnostic codes
+// error(code, message) may carry any code of its own except the codes a
+// tool call ends with (ErrUnknownTool … ErrPointFailed). Diagnostic codes
 // (Note.Code) are PascalCase, one per finding (docs/diagnostics.md).
 type Code string
 

@@ -42,6 +42,7 @@ func TestContractDoc(t *testing.T) {
 	}
 	defined, order := contractRules(string(doc))
 	proofs, cited := ruleProofs(t, root)
+	checkPackageLines(t, root, string(doc), proofs)
 
 	for _, id := range slices.Sorted(maps.Keys(cited)) {
 		if _, ok := defined[id]; !ok {
@@ -184,4 +185,69 @@ func scenarioRules(t *testing.T, path string) []string {
 		}
 	}
 	return ids
+}
+
+// backticked matches a `name` in a Package line.
+var backticked = regexp.MustCompile("`([^`]+)`")
+
+// checkPackageLines holds every rule's Package line to the tree: there is
+// one, a rule that has tests does not say it is not built, and the first
+// backticked name of each comma-separated part is a package directory
+// (the rest of a part names code inside it).
+func checkPackageLines(t *testing.T, root, doc string, proofs map[string][]string) {
+	t.Helper()
+	id, seen := "", map[string]bool{}
+	for line := range strings.Lines(doc) {
+		line = strings.TrimRight(line, "\n")
+		if rest, ok := strings.CutPrefix(line, "### "); ok {
+			id = strings.Fields(rest)[0]
+			continue
+		}
+		rest, ok := strings.CutPrefix(line, "Package: ")
+		if id == "" || !ok {
+			continue
+		}
+		seen[id] = true
+		if strings.HasPrefix(rest, notBuilt) {
+			if len(proofs[id]) > 0 {
+				t.Errorf("%s: Package says %q but %s prove it; name the packages", id, notBuilt, strings.Join(proofs[id], ", "))
+			}
+			continue
+		}
+		for _, part := range splitTopLevel(rest) {
+			m := backticked.FindStringSubmatch(part)
+			if m == nil {
+				t.Errorf("%s: Package part %q names no `package`", id, part)
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(m[1]))); err != nil || !fi.IsDir() {
+				t.Errorf("%s: Package names %s, which is no package directory", id, m[1])
+			}
+		}
+	}
+	for id := range proofs {
+		if !seen[id] && strings.Contains(doc, "### "+id+" ") {
+			t.Errorf("%s has no Package line", id)
+		}
+	}
+}
+
+// splitTopLevel splits a Package line at the commas outside parentheses.
+func splitTopLevel(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
 }
