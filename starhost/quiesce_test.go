@@ -86,10 +86,7 @@ func TestCloseReportsUndrainedGenerations(t *testing.T) {
 	a := &stuckActivator{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	testActivator = func() contrib.Activator { return a }
 	defer func() { testActivator = nil }()
-	dir := filepath.Join(t.TempDir(), "p")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.p\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("x"), 0o644)
+	dir := testkit.Plugin{ID: "acme.p", Source: "x"}.Write(t, filepath.Join(t.TempDir(), "p"))
 	h, err := New(Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}, CleanupTimeout: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 // TestConsoleCommandsAreListedAndDocumented proves the console's command
@@ -18,10 +20,7 @@ func TestConsoleCommandsAreListedAndDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	plug := filepath.Join(dir, "plug")
-	os.MkdirAll(plug, 0o755)
-	os.WriteFile(filepath.Join(plug, "plugin.toml"), []byte("id = \"acme.hello\"\nversion = \"1.0.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(plug, "plugin.star"), []byte("contribute()\n"), 0o644)
+	testkit.Plugin{ID: "acme.hello"}.Write(t, filepath.Join(dir, "plug"))
 	t.Setenv("CRYSTAL_HOME", filepath.Join(dir, "home"))
 	t.Chdir(dir)
 	var input strings.Builder

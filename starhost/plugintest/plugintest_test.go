@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
 func TestLookupJSON(t *testing.T) {
@@ -125,9 +127,7 @@ func TestNewHostFailsWithDiagnostics(t *testing.T) {
 		!strings.Contains(tb.fatal, "testdata/broken/plugin.star:3:15: error:") {
 		t.Fatalf("Fatalf message:\n%s", tb.fatal)
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("id = \"acme.f\"\nversion = \"0.1.0\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte(`contribute(status_fields = [status_field(name = "a_b", description = "x")])`), 0o644)
+	dir := testkit.Plugin{ID: "acme.f", Version: "0.1.0", Source: `contribute(status_fields = [status_field(name = "a_b", description = "x")])`}.Write(t, t.TempDir())
 	tb = &fakeTB{T: t}
 	NewHost(tb, dir, Options{})
 	if !strings.Contains(tb.fatal, "plugin acme.f has errors:") || !strings.Contains(tb.fatal, "StatusFieldRejected") {
