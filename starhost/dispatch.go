@@ -116,12 +116,20 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 	}
 	rn := &runNotes{h: h}
 	catalog := contrib.Catalog(CatalogFor(h.Session().Facts().Mode))
+	stages := h.points.stages.get(thread, func() (*dispatchStages, bool) {
+		return &dispatchStages{
+			policy:     h.registry.Resolve(contrib.PointDispatchPolicy, thread),
+			approval:   h.registry.Resolve(contrib.PointDispatchApproval, thread),
+			recorder:   h.registry.Resolve(contrib.PointDispatchRecorder, thread),
+			normalizer: h.registry.Resolve(contrib.PointDispatchNormalizer, thread),
+		}, true
+	})
 	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil, catalog: catalog,
 		snap:       h.planTools(ctx, thread, catalog), // MC2: the tools the mode offers for this planning
-		policy:     rn.resolve(contrib.PointDispatchPolicy, thread),
-		approval:   rn.resolve(contrib.PointDispatchApproval, thread),
-		recorder:   rn.resolve(contrib.PointDispatchRecorder, thread),
-		normalizer: rn.resolve(contrib.PointDispatchNormalizer, thread),
+		policy:     rn.with(stages.policy),
+		approval:   rn.with(stages.approval),
+		recorder:   rn.with(stages.recorder),
+		normalizer: rn.with(stages.normalizer),
 	}
 	var r contrib.Result       // the result so far, converted once at the end
 	args, bad := d.check(call) // once; again only for a rewritten call

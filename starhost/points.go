@@ -241,7 +241,13 @@ type pointsState struct {
 	prompts threadCache[*Prompt]
 	pipes   threadCache[*contrib.Resolution]
 	tools   threadCache[*contrib.ToolSnapshot]
+	stages  threadCache[*dispatchStages]
 }
+
+// dispatchStages are a thread's four dispatch stages as last resolved: a
+// Dispatch takes them once (the call finishes with the entries it started
+// with, DC12) and a change of one of their points drops them.
+type dispatchStages struct{ policy, approval, recorder, normalizer *contrib.Resolution }
 
 // invalidate drops what an invalidation makes stale.
 func (s *pointsState) invalidate(inv contrib.Invalidation) {
@@ -249,6 +255,8 @@ func (s *pointsState) invalidate(inv contrib.Invalidation) {
 		contrib.PointContextTransform) // a memory replacement takes over the prompt (MC3)
 	s.pipes.invalidate(inv, contrib.PointChatMiddleware)
 	s.tools.invalidate(inv, contrib.PointToolRestriction)
+	s.stages.invalidate(inv, contrib.PointDispatchPolicy, contrib.PointDispatchApproval,
+		contrib.PointDispatchRecorder, contrib.PointDispatchNormalizer)
 }
 
 // threadCache holds one kind of captured state by key (a thread, or a
@@ -323,6 +331,18 @@ func (r *runNotes) resolve(point contrib.PointName, thread string) *contrib.Reso
 	res := r.h.registry.Resolve(point, thread)
 	res.Notes = r.add
 	return res
+}
+
+// with is a captured resolution with the run's notes (the captured one is
+// shared by every run and stays unchanged). One with nothing to run notes
+// nothing and is shared as it is.
+func (r *runNotes) with(res *contrib.Resolution) *contrib.Resolution {
+	if res.Idle() {
+		return res
+	}
+	c := *res
+	c.Notes = r.add
+	return &c
 }
 
 // The JSON-like values points and hooks receive and return.

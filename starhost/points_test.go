@@ -678,3 +678,23 @@ func TestPointDefaultsOther(t *testing.T) {
 		t.Fatalf("first: %+v %v %v", out, ok, err)
 	}
 }
+
+// TestDC12_DispatchStagesFollowTheirPoints: Dispatch keeps a thread's
+// policy, approval, recorder and normalizer between calls, and a change of
+// those points (here a reload that adds a policy) is seen by the next call.
+func TestDC12_DispatchStagesFollowTheirPoints(t *testing.T) {
+	const tool = `contribute(tools = [tool(name = "echo", catalogs = "work", read_only = True, run = lambda ctx, args: "out")]`
+	h, _, root := pointsHost(t, starhost.Options{}, map[string]string{"a": tool + ")"})
+	call := starhost.ToolCall{ID: "c", Name: "echo"}
+	if r := h.Dispatch(bg, "t", call, nil).Result; r.Text != "out" {
+		t.Fatalf("before the policy: %+v", r)
+	}
+	testkit.WriteTree(t, filepath.Join(root, "a"), map[string]string{"plugin.star": tool +
+		`, dispatch_policies = [dispatch_policy(run = lambda ctx, call: "not today")])`})
+	if err := h.Reload(bg, filepath.Join(root, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.Dispatch(bg, "t", call, nil).Result; !errors.Is(r.Err(), starhost.ErrCallDenied) || !strings.Contains(r.Error.Message, "not today") {
+		t.Errorf("after a reload added a policy: %+v; want call_denied by it", r)
+	}
+}
