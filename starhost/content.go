@@ -25,7 +25,7 @@ type ContentPart struct {
 }
 
 // Size is the number of payload bytes of p (Text, Data and Blob).
-func (p ContentPart) Size() int { return len(p.Text) + len(p.Data) + len(p.Blob) }
+func (p ContentPart) Size() int { return internalPart(p).Size() }
 
 // PartType is the kind of one ContentPart.
 type PartType string

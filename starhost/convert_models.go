@@ -28,12 +28,7 @@ func internalHostFacts(f Facts) contrib.Facts { return contrib.Facts(f) }
 // publicRequest is a plugin's request as an embedder's client reads it.
 func publicRequest(req contrib.ModelRequest) ModelRequest {
 	out := ModelRequest{MaxTokens: req.MaxTokens, Thinking: req.Thinking, Images: req.Images}
-	if req.Messages != nil {
-		out.Messages = make([]Message, len(req.Messages))
-		for i, m := range req.Messages {
-			out.Messages[i] = Message(m)
-		}
-	}
+	out.Messages = convertAll(req.Messages, func(m contrib.Message) Message { return Message(m) })
 	return out
 }
 
@@ -87,12 +82,7 @@ type hostClient struct{ c contrib.ModelClient }
 
 func (h hostClient) Complete(ctx context.Context, req ModelRequest) (ModelReply, error) {
 	in := contrib.ModelRequest{MaxTokens: req.MaxTokens, Thinking: req.Thinking, Images: req.Images}
-	if req.Messages != nil {
-		in.Messages = make([]contrib.Message, len(req.Messages))
-		for i, m := range req.Messages {
-			in.Messages[i] = contrib.Message(m)
-		}
-	}
+	in.Messages = convertAll(req.Messages, func(m Message) contrib.Message { return contrib.Message(m) })
 	reply, err := h.c.Complete(ctx, in)
 	return ModelReply(reply), err
 }

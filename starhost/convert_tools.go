@@ -17,12 +17,7 @@ func fromResult(r contrib.Result) ToolResult {
 	if r.Err != nil {
 		out.Error = &ToolError{Code: Code(r.Err.Code), Message: r.Err.Message}
 	}
-	if r.Parts != nil {
-		out.Parts = make([]ContentPart, len(r.Parts))
-		for i, p := range r.Parts {
-			out.Parts[i] = ContentPart{Type: PartType(p.Type), Text: p.Text, Data: p.Data, MIME: p.MIME, URI: p.URI, Blob: p.Blob}
-		}
-	}
+	out.Parts = convertAll(r.Parts, partOf)
 	return out
 }
 
@@ -35,10 +30,7 @@ func toResult(r ToolResult) contrib.Result {
 		out.Err = &contrib.ToolError{Code: string(r.Error.Code), Message: r.Error.Message}
 	}
 	if r.Parts != nil {
-		parts := make([]contrib.Part, len(r.Parts))
-		for i, p := range r.Parts {
-			parts[i] = contrib.Part{Type: contrib.PartType(p.Type), Text: p.Text, Data: p.Data, MIME: p.MIME, URI: p.URI, Blob: p.Blob}
-		}
+		parts := convertAll(r.Parts, internalPart)
 		if out.Text == "" && out.Err == nil && out.Data == nil {
 			return contrib.PartsResult(parts)
 		}
@@ -75,3 +67,13 @@ func externalTools(tools []ExternalTool) []contrib.ExternalTool {
 
 // snapshot wraps a registry snapshot for the embedder.
 func snapshot(s *contrib.ToolSnapshot) *ToolSnapshot { return &ToolSnapshot{snap: s} }
+
+// partOf is a registry content part as the embedder sees it.
+func partOf(p contrib.Part) ContentPart {
+	return ContentPart{Type: PartType(p.Type), Text: p.Text, Data: p.Data, MIME: p.MIME, URI: p.URI, Blob: p.Blob}
+}
+
+// internalPart is an embedder's content part as the registry takes it.
+func internalPart(p ContentPart) contrib.Part {
+	return contrib.Part{Type: contrib.PartType(p.Type), Text: p.Text, Data: p.Data, MIME: p.MIME, URI: p.URI, Blob: p.Blob}
+}

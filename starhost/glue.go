@@ -80,18 +80,9 @@ type OpenAIFunction struct {
 // OpenAITools returns the tools of a catalog (ToolSnapshot.List) as OpenAI
 // tool definitions, in catalog order.
 func OpenAITools(tools []ToolInfo) []OpenAITool {
-	return convert(tools, func(t ToolInfo) OpenAITool {
+	return convertAll(tools, func(t ToolInfo) OpenAITool {
 		return OpenAITool{Type: "function", Function: OpenAIFunction{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}}
 	})
-}
-
-// convert maps each element of in with f.
-func convert[In, Out any](in []In, f func(In) Out) []Out {
-	out := make([]Out, len(in))
-	for i, x := range in {
-		out[i] = f(x)
-	}
-	return out
 }
 
 // AnthropicTool is one tool definition in the shape of the Anthropic
@@ -109,7 +100,7 @@ type AnthropicTool struct {
 // AnthropicTools returns the tools of a catalog as Anthropic tool
 // definitions, in catalog order.
 func AnthropicTools(tools []ToolInfo) []AnthropicTool {
-	return convert(tools, func(t ToolInfo) AnthropicTool {
+	return convertAll(tools, func(t ToolInfo) AnthropicTool {
 		return AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)}
 	})
 }
@@ -132,7 +123,7 @@ type MCPTool struct {
 // MCPTools returns the tools of a catalog as MCP tool definitions, in
 // catalog order.
 func MCPTools(tools []ToolInfo) []MCPTool {
-	return convert(tools, func(t ToolInfo) MCPTool {
+	return convertAll(tools, func(t ToolInfo) MCPTool {
 		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly,
 			OutputSchema: t.OutputSchema}
 	})
@@ -175,7 +166,7 @@ type AnthropicToolUse struct {
 // ToolCallsFromOpenAI maps the tool calls of an OpenAI assistant message to
 // ToolCalls for Dispatch, applying the Arguments rule.
 func ToolCallsFromOpenAI(calls []OpenAIToolCall) []ToolCall {
-	return convert(calls, func(c OpenAIToolCall) ToolCall {
+	return convertAll(calls, func(c OpenAIToolCall) ToolCall {
 		return ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: Arguments(json.RawMessage(c.Function.Arguments))}
 	})
 }
