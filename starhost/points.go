@@ -388,16 +388,6 @@ func encodeValue(v any) json.RawMessage {
 	return data
 }
 
-// decodeArgs decodes a call's arguments; none (or invalid JSON, which the
-// tool's own validation reports) is an empty object.
-func decodeArgs(raw json.RawMessage) any {
-	args, err := decodeValue(raw)
-	if err != nil || args == nil {
-		return map[string]any{}
-	}
-	return args
-}
-
 // toolCallValue is a call as points and hooks see it; args are its decoded
 // arguments.
 func toolCallValue(thread string, c ToolCall, args any) map[string]any {

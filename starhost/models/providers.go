@@ -101,19 +101,6 @@ func (e *ProvidersError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
 }
 
-// LoadProviders reads and validates a providers file. A missing file is an
-// empty set and no error; any other problem is a *ProvidersError.
-func LoadProviders(path string) (*Providers, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &Providers{}, nil
-	}
-	if err != nil {
-		return nil, &ProvidersError{Path: path, Msg: err.Error()}
-	}
-	return ParseProviders(path, data)
-}
-
 // ParseProviders decodes providers.json strictly (unknown keys are errors)
 // and checks its rules; errors carry the JSON line and column.
 func ParseProviders(path string, data []byte) (*Providers, error) {

@@ -7,6 +7,9 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
+// What external tests reach of the services plugin code sees (services.go,
+// services_host.go).
+
 // ModelClientForTest is the client builtins gets for plugin's ctx.models
 // (services.ModelClient), as a ModelClient.
 func ModelClientForTest(ctx context.Context, h *Host, plugin string, role ModelRole) (ModelClient, error) {
@@ -14,18 +17,7 @@ func ModelClientForTest(ctx context.Context, h *Host, plugin string, role ModelR
 	if err != nil {
 		return nil, err
 	}
-	return testClient{c}, nil
-}
-
-type testClient struct{ c contrib.ModelClient }
-
-func (t testClient) Complete(ctx context.Context, req ModelRequest) (ModelReply, error) {
-	in := contrib.ModelRequest{MaxTokens: req.MaxTokens, Thinking: req.Thinking, Images: req.Images}
-	for _, m := range req.Messages {
-		in.Messages = append(in.Messages, contrib.Message(m))
-	}
-	reply, err := t.c.Complete(ctx, in)
-	return ModelReply(reply), err
+	return hostClient{c}, nil
 }
 
 // ModelEpochForTest is services.ModelEpoch.
@@ -35,3 +27,8 @@ func ModelEpochForTest(h *Host, role ModelRole) uint64 {
 
 // EnvironmentForTest is what plugins see on ctx.env.
 func EnvironmentForTest(h *Host) *builtins.Environment { return services{h}.Environment() }
+
+// DataDirsOf returns a plugin's data directories.
+func DataDirsOf(h *Host, plugin, directory string) (global, project string) {
+	return h.dataDirs(plugin, directory)
+}
