@@ -26,7 +26,7 @@ func (m *Manager) preflight(p *plugin) []Blocker {
 			Remedy: "set enabled = true in " + c.Display + "/" + ManifestName})
 	case m.opts.Disabled(mf.ID):
 		bs = append(bs, Blocker{Code: contrib.PluginDisabled, Message: "the plugin is disabled in config.toml",
-			Remedy: "enable it: remove " + mf.ID + " from the disabled list"})
+			Remedy: "enable it: remove " + mf.ID + " from the disabled list", Action: ActionEnable})
 	}
 	if mf.MinHostVersion != "" && m.opts.HostVersion != "" && semver.Compare("v"+m.opts.HostVersion, "v"+mf.MinHostVersion) < 0 {
 		bs = append(bs, Blocker{Code: contrib.HostVersionTooOld,
@@ -45,7 +45,7 @@ func (m *Manager) admit(c *Candidate, fp string) []Blocker {
 		return nil
 	}
 	return []Blocker{{Code: contrib.PluginUntrusted, Message: "no trust grant exists for " + c.ID() + "; none of its code runs",
-		Remedy: "review the plugin, then grant trust to its content"}}
+		Remedy: "review the plugin, then grant trust to its content", Action: ActionGrant}}
 }
 
 // Fingerprint computes a bundle's content fingerprint (DC18) from the same

@@ -24,11 +24,20 @@ const (
 )
 
 // Blocker is one reason a plugin was not attempted, with the next step.
+// Action names the operator operation that clears it, when one does, so a
+// front end offers its own command for it without reading the remedy.
 type Blocker struct {
 	Code    contrib.Code `json:"code"`
 	Message string       `json:"message"`
 	Remedy  string       `json:"remedy"`
+	Action  string       `json:"action,omitempty"`
 }
+
+// The operations a Blocker's Action names.
+const (
+	ActionGrant  = "grant"  // trust the plugin's current content
+	ActionEnable = "enable" // take it off the configuration's disabled list
+)
 
 // Projection is the read-only view of one plugin that the host and the CLI
 // show. Fingerprint is empty until the bundle has been read.

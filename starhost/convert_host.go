@@ -95,7 +95,7 @@ func pluginOf(p lifecycle.Projection) PluginInfo {
 }
 
 func blockerOf(b lifecycle.Blocker) Blocker {
-	return Blocker{Code: Code(b.Code), Message: b.Message, Remedy: b.Remedy}
+	return Blocker{Code: Code(b.Code), Message: b.Message, Remedy: b.Remedy, Action: Action(b.Action)}
 }
 
 // eventOf is the embedder's view of a lifecycle event.

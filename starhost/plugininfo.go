@@ -32,12 +32,24 @@ const (
 )
 
 // Blocker is one reason a plugin was not attempted, with the next step in
-// words (it names no CLI command).
+// words (it names no CLI command). Action names the Operator operation
+// that clears it — ActionGrant or ActionEnable — or is "" when none does,
+// so a front end offers its own command for it without parsing Remedy.
 type Blocker struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
 	Remedy  string `json:"remedy"`
+	Action  Action `json:"action,omitempty"`
 }
+
+// Action is an Operator operation that clears a Blocker.
+type Action string
+
+// The actions of a Blocker.
+const (
+	ActionGrant  Action = "grant"  // Operator.Grant: trust the current content
+	ActionEnable Action = "enable" // Operator.Enable: off the disabled list
+)
 
 // PluginInfo is one plugin as the host sees it now (Plugins, OpResult):
 // its identity, lifecycle state and generation, content fingerprint and

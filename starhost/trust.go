@@ -33,7 +33,7 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 	f, err := h.trustIndex() // cached until the file changes (trustcache.go)
 	if err != nil {
 		return []lifecycle.Blocker{{Code: contrib.TrustFileUnreadable, Message: err.Error(),
-			Remedy: "fix or remove " + h.trustFile() + " by hand, then grant " + id + " again"}}
+			Remedy: "fix or remove " + h.trustFile() + " by hand, then grant " + id + " again", Action: lifecycle.ActionGrant}}
 	}
 	switch f.Verdict(id, fp) {
 	case trust.Trusted:
@@ -41,11 +41,11 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 	case trust.Modified:
 		return []lifecycle.Blocker{{Code: contrib.PluginTrustModified,
 			Message: fmt.Sprintf("the content of %s changed since it was granted (now %s); none of its code runs", id, fp),
-			Remedy:  "review the change, then grant " + id + " again"}}
+			Remedy:  "review the change, then grant " + id + " again", Action: lifecycle.ActionGrant}}
 	}
 	return []lifecycle.Blocker{{Code: contrib.PluginUntrusted,
 		Message: "no trust grant exists for " + id + "; none of its code runs",
-		Remedy:  "review the plugin, then grant " + id}}
+		Remedy:  "review the plugin, then grant " + id, Action: lifecycle.ActionGrant}}
 }
 
 // warnWorkspaceTrust notes a trust file inside the workspace: it is ignored

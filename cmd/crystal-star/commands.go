@@ -82,10 +82,10 @@ func byPosition(ds []starhost.Note) []starhost.Note {
 // and its blockers, one indented line each.
 func printReasons(w io.Writer, p starhost.PluginInfo) {
 	if r := p.StopReason; r != nil {
-		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", safe(r.Message), r.Code, safe(remedy(p.ID, r.Code, r.Remedy)))
+		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", safe(r.Message), r.Code, safe(remedy(p.ID, r.Action, r.Remedy)))
 	}
 	for _, b := range p.Blockers {
-		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", safe(b.Message), b.Code, safe(remedy(p.ID, b.Code, b.Remedy)))
+		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", safe(b.Message), b.Code, safe(remedy(p.ID, b.Action, b.Remedy)))
 	}
 }
 
@@ -144,10 +144,10 @@ func toPluginJSON(p starhost.PluginInfo) pluginJSON {
 		Trust: p.Trust, Blockers: []blockerJSON{}, Diagnostics: []diagnosticJSON{},
 		LeakedGenerations: p.LeakedGenerations, RestartRecommended: p.RestartRecommended}
 	for _, b := range p.Blockers {
-		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: remedy(p.ID, b.Code, b.Remedy)})
+		out.Blockers = append(out.Blockers, blockerJSON{Code: string(b.Code), Message: b.Message, Remedy: remedy(p.ID, b.Action, b.Remedy)})
 	}
 	if r := p.StopReason; r != nil {
-		out.StopReason = &blockerJSON{Code: string(r.Code), Message: r.Message, Remedy: remedy(p.ID, r.Code, r.Remedy)}
+		out.StopReason = &blockerJSON{Code: string(r.Code), Message: r.Message, Remedy: remedy(p.ID, r.Action, r.Remedy)}
 	}
 	for _, d := range p.Diagnostics {
 		out.Diagnostics = append(out.Diagnostics, diagnosticJSON{Code: string(d.Code), Severity: string(d.Severity),

@@ -1,29 +1,27 @@
 package main
 
-import (
-	"strings"
+import "github.com/crystal-star/crystal-star/starhost"
 
-	"github.com/crystal-star/crystal-star/starhost"
-)
-
-// remedy is a blocker's or stop reason's remedy as the CLI prints it. The
-// library says what to do ("review the plugin, then grant acme.x"); the CLI
-// names the crystal-star command that does it, keyed on the code.
-func remedy(id string, code starhost.Code, lib string) string {
-	grant := "run: crystal-star trust grant " + id
-	switch code {
-	case "PluginUntrusted":
-		return "review the plugin, then " + grant
-	case "PluginTrustModified":
-		return "review the change, then " + grant
-	case "TrustFileUnreadable":
-		if by, _, ok := strings.Cut(lib, " by hand"); ok {
-			return by + " by hand, then " + grant
-		}
-	case "PluginDisabled":
-		if strings.HasPrefix(lib, "enable it") { // disabled in config.toml, not by the manifest
-			return "run: crystal-star enable " + id
-		}
+// remedy is a blocker's or note's remedy as the CLI prints it: the
+// library's words ("review the plugin, then grant acme.x"), then the
+// crystal-star command of the operation that clears it.
+func remedy(id string, action starhost.Action, lib string) string {
+	switch action {
+	case starhost.ActionGrant:
+		return lib + "; run: crystal-star trust grant " + id
+	case starhost.ActionEnable:
+		return lib + "; run: crystal-star enable " + id
 	}
 	return lib
+}
+
+// noteAction is the operation that clears what a note reports: notes carry
+// no Action, and only the trust codes have one operation that clears them
+// whatever the cause.
+func noteAction(code starhost.Code) starhost.Action {
+	switch code {
+	case "PluginUntrusted", "PluginTrustModified", "TrustFileUnreadable":
+		return starhost.ActionGrant
+	}
+	return ""
 }

@@ -61,7 +61,7 @@ func severityColour(s string) string {
 // coloured when colour is on.
 func formatDiag(d starhost.Note, colour bool) string {
 	if d.Plugin != "" && d.Remedy != "" {
-		d.Remedy = remedy(d.Plugin, d.Code, d.Remedy) // the CLI's command for it
+		d.Remedy = remedy(d.Plugin, noteAction(d.Code), d.Remedy) // the CLI's command for it
 	}
 	line := safe(d.String())
 	if !colour {
