@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,16 +22,6 @@ type hostLife struct {
 	// unreadable is the last ConfigUnreadable note of each layer's read,
 	// nil when both layers read (reloadConfig).
 	unreadable atomic.Pointer[contrib.Diagnostic]
-	// recMu guards recorders: Reload's view of the events of its plugin.
-	recMu     sync.Mutex
-	recorders map[*eventRecorder]struct{}
-}
-
-// eventRecorder collects the lifecycle events of one plugin while a Reload
-// runs.
-type eventRecorder struct {
-	plugin string
-	kinds  []string
 }
 
 // Start discovers plugins (AT4), admits, activates and attaches them. One
@@ -84,35 +73,24 @@ func (h *Host) Reload(ctx context.Context, dir string) error {
 	if dir == "" {
 		return codeErrorf(ErrNoPlugin, "reload: no plugin directory was given")
 	}
-	abs, _ := filepath.Abs(dir)
-	id := ""
-	for _, p := range h.manager.Plugins() {
-		if p.Directory == abs {
-			id = p.ID
-		}
-	}
-	rec := h.record(id)
-	err := h.manager.Reload(ctx, dir)
-	kinds := h.stopRecording(rec)
-	if errors.Is(err, lifecycle.ErrUnknownPlugin) {
+	err := h.manager.Reload(ctx, dir) // an error exactly when the new content did not go live
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, lifecycle.ErrUnknownPlugin):
 		return codeErrorf(ErrNoPlugin, "reload: no plugin in %s", dir)
 	}
-	var p *lifecycle.Projection
-	for _, q := range h.manager.Plugins() {
-		if q.Directory == abs {
-			p = &q
+	abs, _ := filepath.Abs(dir)
+	for _, p := range h.manager.Plugins() {
+		switch {
+		case p.Directory != abs:
+		case p.Generation != "" && p.State != lifecycle.Faulted && p.State != lifecycle.Blocked: // kept (AT3)
+			return h.failedReload(&p, fmt.Sprintf("the new content of %s failed; generation %s keeps serving", p.ID, p.Generation))
+		default:
+			return h.failedReload(&p, fmt.Sprintf("%s is %s", p.ID, p.State))
 		}
 	}
-	if p == nil {
-		return nil
-	}
-	switch {
-	case slices.Contains(kinds, "kept"):
-		return h.failedReload(p, fmt.Sprintf("the new content of %s failed; generation %s keeps serving", p.ID, p.Generation))
-	case p.State == lifecycle.Faulted, p.State == lifecycle.Blocked:
-		return h.failedReload(p, fmt.Sprintf("%s is %s", p.ID, p.State))
-	}
-	return nil
+	return err
 }
 
 // failedReload is the error of a failed attempt: what became of the
@@ -141,43 +119,6 @@ func (h *Host) serving(op string) error {
 		return codeErrorf(ErrNotStarted, "%s: the host is not started; call Start first", op)
 	}
 	return nil
-}
-
-// record starts collecting the events of plugin (nil for "").
-func (h *Host) record(plugin string) *eventRecorder {
-	if plugin == "" {
-		return nil
-	}
-	r := &eventRecorder{plugin: plugin}
-	h.life.recMu.Lock()
-	defer h.life.recMu.Unlock()
-	if h.life.recorders == nil {
-		h.life.recorders = map[*eventRecorder]struct{}{}
-	}
-	h.life.recorders[r] = struct{}{}
-	return r
-}
-
-// stopRecording ends r and returns the kinds of the events it saw.
-func (h *Host) stopRecording(r *eventRecorder) []string {
-	if r == nil {
-		return nil
-	}
-	h.life.recMu.Lock()
-	defer h.life.recMu.Unlock()
-	delete(h.life.recorders, r)
-	return r.kinds
-}
-
-// recordEvent hands e to the recorders of its plugin (lifecycleEvent).
-func (h *Host) recordEvent(e lifecycle.Event) {
-	h.life.recMu.Lock()
-	defer h.life.recMu.Unlock()
-	for r := range h.life.recorders {
-		if r.plugin == e.Plugin {
-			r.kinds = append(r.kinds, e.Kind)
-		}
-	}
 }
 
 // Close deactivates every plugin, consumers first, and waits for every

@@ -39,7 +39,6 @@ func (h *Host) admitStatusFields(plugin string, set *contrib.Set) []contrib.Diag
 
 // lifecycleEvent keeps host-side state in step with the lifecycle.
 func (h *Host) lifecycleEvent(e lifecycle.Event) {
-	h.recordEvent(e)
 	h.modelsEvent(eventOf(e))
 	switch e.Kind {
 	case "stopped", "blocked", "faulted":
