@@ -65,3 +65,21 @@ func pointTargetKnown(target string) bool {
 	}
 	return false
 }
+
+// TestPointNamesMatchTheTable: starhost names every row of the point table,
+// in table order, with the table's names.
+func TestPointNamesMatchTheTable(t *testing.T) {
+	own := []PointName{PointTools, PointCommands, PointPromptSection, PointPromptAssembler, PointChatContext,
+		PointThreadContext, PointContextTransform, PointChatMiddleware, PointDispatchPolicy, PointDispatchApproval,
+		PointDispatchRecorder, PointDispatchNormalizer, PointThreadObserver, PointTurnObserver, PointThreadSignal,
+		PointToolRestriction, PointCompactionSummary, PointCompactablePolicy, PointSubagentRuntime, PointTraceSink,
+		PointCommitMessage, PointWelcome, PointToolProvider, PointResourcePublisher}
+	if len(own) != len(contrib.Points) {
+		t.Fatalf("starhost names %d points; the table has %d", len(own), len(contrib.Points))
+	}
+	for i, p := range contrib.Points {
+		if string(own[i]) != string(p.Name) {
+			t.Errorf("point %d: starhost says %q, the table %q", i, own[i], p.Name)
+		}
+	}
+}
