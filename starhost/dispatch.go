@@ -125,7 +125,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		}, true
 	})
 	d := dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), custom: invoke != nil, catalog: catalog,
-		snap:       h.planTools(ctx, thread, catalog), // MC2: the tools the mode offers for this planning
+		snap:       h.toolsFor(ctx, thread, catalog), // MC2: the tools the mode offers for this planning, restricted
 		policy:     rn.with(stages.policy),
 		approval:   rn.with(stages.approval),
 		recorder:   rn.with(stages.recorder),

@@ -15,10 +15,13 @@ import (
 // steps back in, so no agent runs without a prompt (DC9).
 
 // memoryInputs are the prompt inputs of thread, as the memory target sees
-// them under "inputs".
+// them under "inputs". Its tools are the ones the session's mode offers the
+// model (toolsFor with CatalogFor(mode)): provided tools included, withheld
+// ones left out, as Tools and Dispatch see them.
 func (h *Host) memoryInputs(ctx context.Context, thread string) map[string]any {
 	tools := []any{}
-	for _, t := range h.threadTools(ctx, thread, contrib.PlanAndWork).List() {
+	catalog := contrib.Catalog(CatalogFor(h.Session().Facts().Mode))
+	for _, t := range h.toolsFor(ctx, thread, catalog).List() {
 		tools = append(tools, t.Name)
 	}
 	servers := []any{}

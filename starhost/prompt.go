@@ -98,28 +98,6 @@ func (h *Host) promptHooks(ctx context.Context, p *Prompt, rn *runNotes) *Prompt
 	return p
 }
 
-// threadTools is the tool snapshot of catalog c for thread: every tool of
-// c without the names the tool_restriction entries withhold for the
-// thread. It is captured per thread (DC12) until a plugin reload or a
-// change of tool_restriction entries for the thread.
-func (h *Host) threadTools(ctx context.Context, thread string, c contrib.Catalog) *contrib.ToolSnapshot {
-	return h.points.tools.get(thread+"\x00"+c.String(), func() (*contrib.ToolSnapshot, bool) {
-		snap := h.registry.Tools(c)
-		names := []any{}
-		for _, t := range snap.List() {
-			names = append(names, t.Name)
-		}
-		rn := &runNotes{h: h}
-		outs, _ := rn.resolve(contrib.PointToolRestriction, thread).Collect(ctx,
-			map[string]any{"thread": thread, "mode": h.Session().Facts().Mode, "tools": names}, textsAnswer)
-		var withheld []string
-		for _, o := range outs {
-			withheld = append(withheld, o.Value.([]string)...)
-		}
-		return snap.Without(withheld), ctx.Err() == nil
-	})
-}
-
 // ModelItem is one item of an outbound model call.
 type ModelItem struct {
 	// ID identifies the item in the embedder's transcript.
