@@ -18,7 +18,9 @@ import (
 // everywhere, and a provided tool nobody withholds reaches the memory
 // target too.
 func TestH24_3_ProvidedToolsObeyRestrictions(t *testing.T) {
-	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval { return starhost.Approval{Approved: true} }
+	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+		return starhost.Approval{Approved: true}
+	}
 	h, _, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Approve: approve}}, map[string]string{"a": `
 def provide(ctx, req):
     return [
