@@ -333,7 +333,7 @@ func (inst *instance) toolFunc(name string, pos contrib.Pos, fn starlark.Callabl
 		out, err := inst.call(ctx, what, fn, inst.newCtx(ctx, ctxTool), FromJSON(args))
 		if err != nil {
 			inst.note(failureDiag(err))
-			return contrib.Failure(contrib.ErrToolFailed, failureReason(err))
+			return contrib.FailureWithCause(contrib.ErrToolFailed, failureCause(err), failureReason(err))
 		}
 		return inst.toResult(what, pos, out)
 	}

@@ -171,14 +171,24 @@ func checkAlloc(th *starlark.Thread, what string, n, unit uint64) error {
 	if n > uint64(inst.memLimit)/unit {
 		return &allocError{what: what, bytes: n * unit, limit: inst.memLimit}
 	}
-	if size := n * unit; size >= bigAlloc {
+	if size := n * unit; size >= evidenceMin {
 		st, _ := th.Local(localRun).(*runState)
-		if inUse, ok := watchdog.fits(st, size); !ok {
-			return &allocError{what: what, bytes: size, limit: inst.memLimit, inUse: inUse}
+		if size >= bigAlloc {
+			if inUse, ok := watchdog.fits(st, size); !ok {
+				return &allocError{what: what, bytes: size, limit: inst.memLimit, inUse: inUse}
+			}
+		}
+		if st != nil {
+			st.allocated.Add(size) // the watchdog's evidence of who grows the heap
 		}
 	}
 	return nil
 }
+
+// evidenceMin is the size from which a guarded allocation counts as the
+// run's evidence of growing the heap (runState.allocated): below it the
+// bookkeeping would cost more than the copy.
+const evidenceMin = 1 << 10
 
 // bigAlloc is the size from which a guarded allocation is checked against
 // the run's heap: reading the heap costs about a microsecond, copying 1 MiB

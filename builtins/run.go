@@ -24,7 +24,11 @@ const defaultSteps = 10_000_000
 type runState struct {
 	stepsExceeded bool
 	overSteps     int          // steps run past the budget, waiting for a precise position
-	cause         atomic.Int32 // why it was cancelled from outside: causeMemory, causeTimeout
+	cause         atomic.Int32 // why it was cancelled from outside: causeMemory, causeCollateral, causeTimeout
+	// allocated is what the allocation guards saw this run allocate in
+	// steps of evidenceMin or more: the watchdog's evidence of which run
+	// was growing a heap several runs share (watchdog.go).
+	allocated atomic.Uint64
 }
 
 // maxGraceSteps bounds how far past its budget a run may go while the
@@ -87,6 +91,7 @@ func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
 type runFailure struct {
 	diag   contrib.Diagnostic
 	reason string
+	cause  string // contrib.Cause*: whose fault, for a tool result; "" for the run's own error
 }
 
 func (f *runFailure) Error() string { return f.diag.String() }
@@ -174,23 +179,32 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 		}
 	}
 	reason := "uncaught error" // its text goes only to diagnostics (DC6)
+	cause := ""
 	// The watchdog's cause counts only if the run did end by cancellation:
 	// it may fire just after a run failed of something else.
 	cancelled := strings.HasPrefix(msg, "Starlark computation cancelled: ")
 	var rc *reservedCodeError
 	switch {
 	case cancelled && st.cause.Load() == causeMemory:
-		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
+		code, reason, cause = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded", contrib.CauseMemoryLimit
 		msg = reason + ": the heap grew past the limit while plugin code ran; the run was cancelled"
+	case cancelled && st.cause.Load() == causeCollateral:
+		// Not this run's doing, as far as anything shows: say so, and
+		// point the caller at no line of its code (issue 24, point 10).
+		reason = "cancelled with other runs: the heap they share grew past memory_limit " +
+			contrib.FormatByteSize(inst.memLimit) + " while another run was growing it"
+		d := contrib.Diag(contrib.ResourceExhausted, inst.req.Plugin, pos, "%s: %s; this run was not seen growing it", what, reason)
+		d.Detail = detail
+		return &runFailure{diag: d, reason: reason, cause: contrib.CauseCollateral}
 	case cancelled && st.cause.Load() == causeTimeout:
-		code, reason = contrib.CallbackTimeout, "callback_timeout "+inst.timeout.String()+" exceeded"
+		code, reason, cause = contrib.CallbackTimeout, "callback_timeout "+inst.timeout.String()+" exceeded", contrib.CauseCallbackTimeout
 		msg = reason + ": the run was cancelled"
 	case st.stepsExceeded:
-		code = contrib.TooManySteps
+		code, cause = contrib.TooManySteps, contrib.CauseStepBudget
 		reason = fmt.Sprintf("step budget of %d exhausted", inst.steps)
 		msg = fmt.Sprintf("too many steps: the run exceeded its budget of %d steps and was cancelled", inst.steps)
 	case errors.As(err, new(*allocError)):
-		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
+		code, reason, cause = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded", contrib.CauseMemoryLimit
 	case cancelled:
 		reason = "cancelled"
 	case errors.As(err, &rc):
@@ -198,7 +212,7 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 	}
 	d := contrib.Diag(code, inst.req.Plugin, pos, "%s: %s", what, strings.TrimPrefix(msg, "Starlark computation cancelled: "))
 	d.Detail = detail
-	return &runFailure{diag: d, reason: inst.at(reason, pos)}
+	return &runFailure{diag: d, reason: inst.at(reason, pos), cause: cause}
 }
 
 // failureReason is what a caller may be told about a failed run: its cause
@@ -209,6 +223,16 @@ func failureReason(err error) string {
 		return rf.reason
 	}
 	return "the tool failed"
+}
+
+// failureCause is the contrib.Cause* of a failed run, "" when the run
+// failed of its own error.
+func failureCause(err error) string {
+	var rf *runFailure
+	if errors.As(err, &rf) {
+		return rf.cause
+	}
+	return ""
 }
 
 // callerPos returns the position of the Starlark frame depth levels above

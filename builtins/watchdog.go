@@ -26,6 +26,7 @@ const watchInterval = 2 * time.Millisecond
 const (
 	causeNone int32 = iota
 	causeMemory
+	causeCollateral // cancelled for a heap it shares with the run that grew it
 	causeTimeout
 )
 
@@ -93,6 +94,7 @@ func (w *runWatchdog) disarm(st *runState) {
 func (w *runWatchdog) loop() {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	var batch []watched
+	seen := map[*runState]uint64{} // each run's allocated at the previous tick
 	for range w.wake {
 		tick := time.NewTicker(watchInterval)
 		for {
@@ -110,11 +112,20 @@ func (w *runWatchdog) loop() {
 				runtime.GC()
 				metrics.Read(samples)
 				heap = sampleValue(samples[0])
+				culprit := blame(batch, heap, seen)
 				for _, r := range batch {
-					if r.over(heap) && r.st.cause.CompareAndSwap(causeNone, causeMemory) {
+					cause := causeCollateral
+					if r.st == culprit {
+						cause = causeMemory
+					}
+					if r.over(heap) && r.st.cause.CompareAndSwap(causeNone, cause) {
 						r.th.Cancel("memory limit exceeded")
 					}
 				}
+			}
+			clear(seen) // hold no finished run
+			for _, r := range batch {
+				seen[r.st] = r.st.allocated.Load()
 			}
 			<-tick.C
 		}
@@ -182,6 +193,30 @@ func cancelLate(batch []watched, now time.Time) {
 			r.th.Cancel("callback timeout exceeded")
 		}
 	}
+}
+
+// blame names the run whose memory_limit is exceeded by its own doing, or
+// nil. The heap is one per process and cannot be attributed to a thread, so
+// the watchdog judges by what it can see: a run alone in the process grew
+// the heap itself; among several, the run over its budget that allocated
+// the most through the allocation guards since the previous tick (seen:
+// each run's count then) was growing it. Every other run over its budget is
+// cancelled as collateral: its result says so and points at none of its
+// code. A culprit that grew the heap only in ways the guards do not count
+// (list.append of small values, one builtin such as join) while other runs
+// shared the heap is collateral too; retried alone, it is blamed.
+func blame(batch []watched, heap uint64, seen map[*runState]uint64) *runState {
+	if len(batch) == 1 {
+		return batch[0].st
+	}
+	var culprit *runState
+	var most uint64
+	for _, r := range batch {
+		if grew := r.st.allocated.Load() - seen[r.st]; r.over(heap) && grew > most {
+			culprit, most = r.st, grew
+		}
+	}
+	return culprit
 }
 
 func anyOver(batch []watched, heap uint64) bool {

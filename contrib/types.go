@@ -59,10 +59,44 @@ const (
 // Installed reports whether plugins of this source need a trust grant.
 func (s Source) Installed() bool { return s == SourceProject || s == SourceHome || s == SourceBuiltin }
 
-// ToolError is an expected tool failure with a stable code (DC6).
+// ToolError is an expected tool failure with a stable code (DC6). Cause,
+// set by the host only, says whose fault a tool_failed call was (one of
+// the Cause constants); it crosses the worker channel with the result.
 type ToolError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	Cause   string `json:"cause,omitempty"`
+}
+
+// Causes of a failed call: why the host stopped it, so a caller can tell
+// "this tool is broken" from "the call was cancelled with another"
+// without reading the message. Only the host sets one; a plugin's
+// error(code, message) has none.
+const (
+	// CauseStepBudget: the call ran out of its own step budget. Its own
+	// doing; a retry with the same arguments fails the same way.
+	CauseStepBudget = "step_budget"
+	// CauseMemoryLimit: the call's own allocation was refused, or it grew
+	// the heap past memory_limit while no other run shared it. Its own
+	// doing; not worth a retry with the same arguments.
+	CauseMemoryLimit = "memory_limit"
+	// CauseCallbackTimeout: the call ran past callback_timeout. Its own
+	// doing; a retry is worth it only when what it waited on was slow.
+	CauseCallbackTimeout = "callback_timeout"
+	// CauseWorkerFailed: the worker process running the call died (a
+	// crash, another call's memory or timeout kill, garbage on its
+	// channel) and the plugin is faulted. Not necessarily this call's
+	// doing; worth a retry once the plugin is reloaded.
+	CauseWorkerFailed = "worker_failed"
+	// CauseCollateral: the call was cancelled because the heap it shares
+	// with other runs grew past memory_limit and the growth could not be
+	// attributed to it. Not its doing; worth a retry at once.
+	CauseCollateral = "collateral"
+)
+
+// FailureWithCause is Failure with the host's cause of it.
+func FailureWithCause(code, cause, message string) Result {
+	return Result{Err: &ToolError{Code: code, Message: message, Cause: cause}}
 }
 
 func (e *ToolError) Error() string { return e.Code + ": " + e.Message }

@@ -15,7 +15,7 @@ import (
 func fromResult(r contrib.Result) ToolResult {
 	out := ToolResult{Text: r.Text, Data: r.Data}
 	if r.Err != nil {
-		out.Error = &ToolError{Code: Code(r.Err.Code), Message: r.Err.Message}
+		out.Error = &ToolError{Code: Code(r.Err.Code), Message: r.Err.Message, Cause: Cause(r.Err.Cause)}
 	}
 	out.Parts = convertAll(r.Parts, partOf)
 	return out
@@ -27,7 +27,7 @@ func fromResult(r contrib.Result) ToolResult {
 func toResult(r ToolResult) contrib.Result {
 	out := contrib.Result{Text: r.Text, Data: r.Data}
 	if r.Error != nil {
-		out.Err = &contrib.ToolError{Code: string(r.Error.Code), Message: r.Error.Message}
+		out.Err = &contrib.ToolError{Code: string(r.Error.Code), Message: r.Error.Message, Cause: string(r.Error.Cause)}
 	}
 	if r.Parts != nil {
 		parts := convertAll(r.Parts, internalPart)

@@ -168,7 +168,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		if errors.As(err, &pe) {
 			r = contrib.Failure(pe.Code, pe.Message)
 		} else {
-			r = keepParts(r, toolResultOf(out.(map[string]any)["result"]))
+			r = keepCause(r, keepParts(r, toolResultOf(out.(map[string]any)["result"])))
 		}
 	}
 	res.Result, res.Notes = fromResult(r), rn.notes()
@@ -380,6 +380,17 @@ func normalizedAnswer(in, out any) (any, error) {
 	}
 	next["result"] = m
 	return next, nil
+}
+
+// keepCause keeps the host's cause of a failed call through a normalizer
+// that kept its code: only the host sets a cause.
+func keepCause(invoked, normalized contrib.Result) contrib.Result {
+	if invoked.Err != nil && normalized.Err != nil && normalized.Err.Code == invoked.Err.Code && normalized.Err.Cause == "" {
+		e := *normalized.Err
+		e.Cause = invoked.Err.Cause
+		normalized.Err = &e
+	}
+	return normalized
 }
 
 // errorCode is the code of a result value's error ("" for none).

@@ -109,10 +109,49 @@ func (r ToolResult) Err() error {
 // codes the host produces, or the code of a plugin's error(code, message),
 // which can never be one of the host's (such an error() fails the call as
 // ErrToolFailed) — and an English message saying what happened and where.
+//
+// Cause says whose fault a tool_failed call was, when the host stopped it
+// (a budget, a limit, a dead worker); empty when the tool failed of its
+// own error. A host branches on it instead of parsing Message: Cause
+// documents, constant by constant, which are worth a retry.
 type ToolError struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
+	Cause   Cause  `json:"cause,omitempty"`
 }
+
+// Cause is why the host stopped a failed call (ToolError.Cause), so a host
+// can tell "this tool is broken" from "the call was cancelled with
+// another" without reading the message. A collateral or worker_failed
+// call's message never points at a line of its own code.
+type Cause string
+
+// The causes. Only the host sets one; a plugin's error(code, message) has
+// none (issue 24, point 10; docs/embedding.md, "Whose fault it was").
+const (
+	// CauseStepBudget: the call ran out of its own step budget. Its own
+	// doing: a retry with the same arguments fails the same way.
+	CauseStepBudget Cause = contrib.CauseStepBudget
+	// CauseMemoryLimit: the call's own allocation was refused, or it grew
+	// the heap past memory_limit (alone, or seen growing it). Its own
+	// doing: not worth a retry with the same arguments.
+	CauseMemoryLimit Cause = contrib.CauseMemoryLimit
+	// CauseCallbackTimeout: the call ran past callback_timeout. Its own
+	// doing; worth a retry only when what it waited on was slow.
+	CauseCallbackTimeout Cause = contrib.CauseCallbackTimeout
+	// CauseWorkerFailed: the worker process running the call (process
+	// isolation) died while the call ran — a crash, garbage on its
+	// channel, another call's timeout, or a memory kill while several
+	// calls ran — and the plugin is faulted. Not shown to be this call's
+	// doing: worth a retry once the plugin is reloaded (until then calls
+	// answer tool_unavailable).
+	CauseWorkerFailed Cause = contrib.CauseWorkerFailed
+	// CauseCollateral: the call was cancelled because the heap it shares
+	// with other runs (in the host process, or in its worker) grew past
+	// memory_limit while another run was growing it. Not its doing: worth
+	// a retry at once.
+	CauseCollateral Cause = contrib.CauseCollateral
+)
 
 // Error returns "code: message".
 func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Message }

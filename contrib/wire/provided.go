@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"runtime"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -43,7 +44,13 @@ func ToolStub(call Caller, facts func() contrib.Facts, g *group, i int, name str
 		}
 		var res contrib.Result
 		if err := call(ctx, what, MethodTool, in, &res); err != nil {
-			return contrib.Failure(contrib.ErrToolFailed, err.Error())
+			// A dead worker's failure says whose fault it was (issue 24).
+			var c interface{ ToolCause() string }
+			cause := ""
+			if errors.As(err, &c) {
+				cause = c.ToolCause()
+			}
+			return contrib.FailureWithCause(contrib.ErrToolFailed, cause, err.Error())
 		}
 		return res
 	}

@@ -23,9 +23,16 @@ import (
 type Failure struct {
 	Code    contrib.Code
 	Message string
+	// Cause is the contrib.Cause* of a tool call that failed with it.
+	Cause string
+	by    context.Context // the call whose own deadline killed the worker
 }
 
 func (f *Failure) Error() string { return f.Message }
+
+// ToolCause returns Cause: a tool call failing with f reports it
+// (contrib/wire.ToolStub).
+func (f *Failure) ToolCause() string { return f.Cause }
 
 // process is one running worker.
 type process struct {
@@ -36,6 +43,7 @@ type process struct {
 	timeout time.Duration
 	limit   int64
 	rss     atomic.Int64 // the watchdog's last reading of the resident size
+	calls   atomic.Int32 // calls in flight
 	// answered: the worker has answered a call; a binary that never does
 	// is most likely not serving as a worker at all (notServing).
 	answered atomic.Bool
@@ -43,6 +51,7 @@ type process struct {
 	mu      sync.Mutex
 	bridge  Bridge
 	cause   *Failure // first cause of death; nil while alive
+	crowd   int32    // calls in flight when it died
 	closing bool     // Close asked for the death: no fault
 	fault   func(contrib.Diagnostic)
 	plugin  string
@@ -135,7 +144,7 @@ func (p *process) run() {
 func (p *process) die(f *Failure) *Failure {
 	p.mu.Lock()
 	if p.cause == nil {
-		p.cause = f
+		p.cause, p.crowd = f, p.calls.Load()
 	}
 	f = p.cause
 	p.mu.Unlock()
@@ -179,7 +188,7 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	cctx := ctx
 	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut) }
 	timeout := func() *Failure {
-		return &Failure{Code: contrib.CallbackTimeout,
+		return &Failure{Code: contrib.CallbackTimeout, by: cctx,
 			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed%s", what, p.timeout, p.notServing())}
 	}
 	if p.timeout > 0 {
@@ -195,7 +204,9 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 		})
 		defer stop()
 	}
+	p.calls.Add(1)
 	err := p.conn.Call(cctx, method, in, out)
+	p.calls.Add(-1)
 	var re *wire.RemoteError
 	var f *Failure
 	switch {
@@ -224,12 +235,33 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	if f == nil || p.cause != nil {
 		f = p.cause
 	}
-	if f != nil && !strings.HasPrefix(f.Message, what+": ") {
-		// The cause is the worker's (a memory kill, a crash); the caller's
-		// failure also names the callback it was running.
-		f = &Failure{Code: f.Code, Message: what + ": " + f.Message}
+	if f == nil {
+		return nil
 	}
-	return f
+	return p.blame(f, what, cctx)
+}
+
+// blame is the failure of the call what (its context cctx) that the
+// worker's death f ended, with whose fault it was (issue 24, point 10): the
+// call whose own deadline killed the worker timed out; a memory kill with
+// no other call in flight was this call's growth; anything else — another
+// call's deadline, a memory kill while several calls ran, a crash, garbage
+// — is the worker's failure, and the message says the call was cancelled
+// with it rather than blaming the call. Every message names the callback.
+func (p *process) blame(f *Failure, what string, cctx context.Context) *Failure {
+	msg := f.Message
+	if !strings.HasPrefix(msg, what+": ") {
+		msg = what + ": " + msg
+	}
+	switch {
+	case f.by != nil && f.by == cctx:
+		return &Failure{Code: f.Code, Message: f.Message, Cause: contrib.CauseCallbackTimeout}
+	case f.Code == contrib.ResourceExhausted && p.crowd <= 1:
+		return &Failure{Code: f.Code, Message: msg, Cause: contrib.CauseMemoryLimit}
+	case f.Code == contrib.ResourceExhausted || f.Code == contrib.CallbackTimeout:
+		msg = what + ": cancelled with the worker, which was killed while this call ran: " + f.Message
+	}
+	return &Failure{Code: f.Code, Message: msg, Cause: contrib.CauseWorkerFailed}
 }
 
 var errTimedOut = errors.New("callback timeout")

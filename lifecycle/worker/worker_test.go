@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -61,7 +63,14 @@ func fakeWorker(mode string) {
 			_ = json.Unmarshal(in.Args, &args)
 			switch args["do"] {
 			case "hang":
+				hanging.Add(1)
 				select {} // ignores cancellation: only a kill ends it
+			case "oom", "oom-after-2":
+				for args["do"] == "oom-after-2" && hanging.Load() < 2 {
+					runtime.Gosched() // the two hanging calls are in flight first
+				}
+				fmt.Fprintln(os.Stderr, "fatal error: out of memory")
+				os.Exit(2)
 			case "exit":
 				fmt.Fprintln(os.Stderr, "panic: fake crash")
 				os.Exit(2)
@@ -80,6 +89,9 @@ func fakeWorker(mode string) {
 	_ = conn.Serve()
 	os.Exit(0)
 }
+
+// hanging counts the fake worker's calls that hang.
+var hanging atomic.Int32
 
 // fakeHost activates one fake worker, prints its pid, and waits to be
 // killed.
