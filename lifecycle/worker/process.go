@@ -43,7 +43,6 @@ type process struct {
 	timeout time.Duration
 	limit   int64
 	rss     atomic.Int64 // the watchdog's last reading of the resident size
-	calls   atomic.Int32 // calls in flight
 	// answered: the worker has answered a call; a binary that never does
 	// is most likely not serving as a worker at all (notServing).
 	answered atomic.Bool
@@ -51,7 +50,6 @@ type process struct {
 	mu      sync.Mutex
 	bridge  Bridge
 	cause   *Failure // first cause of death; nil while alive
-	crowd   int32    // calls in flight when it died
 	closing bool     // Close asked for the death: no fault
 	fault   func(contrib.Diagnostic)
 	plugin  string
@@ -144,7 +142,7 @@ func (p *process) run() {
 func (p *process) die(f *Failure) *Failure {
 	p.mu.Lock()
 	if p.cause == nil {
-		p.cause, p.crowd = f, p.calls.Load()
+		p.cause = f
 	}
 	f = p.cause
 	p.mu.Unlock()
@@ -204,9 +202,7 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 		})
 		defer stop()
 	}
-	p.calls.Add(1)
 	err := p.conn.Call(cctx, method, in, out)
-	p.calls.Add(-1)
 	var re *wire.RemoteError
 	var f *Failure
 	switch {
@@ -243,23 +239,22 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 
 // blame is the failure of the call what (its context cctx) that the
 // worker's death f ended, with whose fault it was (issue 24, point 10): the
-// call whose own deadline killed the worker timed out; a memory kill with
-// no other call in flight was this call's growth; anything else — another
-// call's deadline, a memory kill while several calls ran, a crash, garbage
-// — is the worker's failure, and the message says the call was cancelled
-// with it rather than blaming the call. Every message names the callback.
+// call whose own deadline killed the worker timed out; anything else — a
+// memory kill, another call's deadline, a crash, garbage — is the worker's
+// failure (worker_failed). The host cannot attribute a worker's memory to
+// one call (the plugin's timers run there unseen), so a memory kill's
+// message says the worker was killed while the call ran rather than that
+// the call exceeded the limit. Every message names the callback.
 func (p *process) blame(f *Failure, what string, cctx context.Context) *Failure {
-	msg := f.Message
-	if !strings.HasPrefix(msg, what+": ") {
-		msg = what + ": " + msg
-	}
-	switch {
-	case f.by != nil && f.by == cctx:
+	if f.by != nil && f.by == cctx {
 		return &Failure{Code: f.Code, Message: f.Message, Cause: contrib.CauseCallbackTimeout}
-	case f.Code == contrib.ResourceExhausted && p.crowd <= 1:
-		return &Failure{Code: f.Code, Message: msg, Cause: contrib.CauseMemoryLimit}
+	}
+	msg := f.Message
+	switch {
 	case f.Code == contrib.ResourceExhausted || f.Code == contrib.CallbackTimeout:
-		msg = what + ": cancelled with the worker, which was killed while this call ran: " + f.Message
+		msg = what + ": the worker running this call was killed (" + strings.TrimSuffix(msg, ": the worker was killed") + ")"
+	case !strings.HasPrefix(msg, what+": "):
+		msg = what + ": " + msg
 	}
 	return &Failure{Code: f.Code, Message: msg, Cause: contrib.CauseWorkerFailed}
 }

@@ -82,11 +82,21 @@ func (s *Server) call(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToo
 	return toolResult(res), nil
 }
 
+// CauseMetaKey is the _meta key of a failed tools/call result that carries
+// the failure's starhost.Cause (step_budget, memory_limit, callback_timeout,
+// worker_failed, collateral); it is absent when the tool failed of its own
+// error.
+const CauseMetaKey = "crystal-star/cause"
+
 // toolResult maps a tool result to MCP content: its content parts (MC1:
 // image → image content, …), else its text, or the JSON text with
 // structuredContent when the result is a JSON object.
 func toolResult(res starhost.ToolResult) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: !res.OK(), Content: []mcp.Content{&mcp.TextContent{Text: starhost.ResultText(res)}}}
+	if !res.OK() && res.Error.Cause != "" {
+		// Whose fault it was, for a client that acts on it (docs/mcp.md).
+		out.Meta = mcp.Meta{CauseMetaKey: string(res.Error.Cause)}
+	}
 	if res.OK() && len(res.Parts) > 0 {
 		out.Content = make([]mcp.Content, len(res.Parts))
 		for i, p := range res.Parts {
