@@ -95,3 +95,49 @@ func TestH24_3_OneToolList(t *testing.T) {
 		}
 	}
 }
+
+// TestH24_10_CauseReachesTheEmbedder: the cause of a failed call reaches
+// ToolResult.Error.Cause from the host process and across a worker's
+// channel alike; a plugin's own failure has none; Dispatch keeps it
+// through a normalizer that keeps the code.
+func TestH24_10_CauseReachesTheEmbedder(t *testing.T) {
+	const src = `
+def spin(ctx, args):
+    n = 0
+    while True:
+        n += 1
+
+def normalize(ctx, req):
+    r = req["result"]
+    if r["error"]:
+        return {"text": "", "data": None, "error": {"code": r["error"]["code"], "message": "normalized: " + r["error"]["message"]}}
+    return None
+
+contribute(
+    tools = [
+        tool(name = "spin", catalogs = "work", read_only = True, run = spin),
+        tool(name = "raise", catalogs = "work", read_only = True, run = lambda ctx, args: fail("broken")),
+    ],
+    dispatch_normalizers = [dispatch_normalizer(run = normalize)],
+)`
+	for _, iso := range []string{starhost.IsolationInProcess, starhost.IsolationProcess} {
+		t.Run(iso, func(t *testing.T) {
+			approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+				return starhost.Approval{Approved: true}
+			}
+			h, _, _ := pointsHost(t, starhost.Options{Isolation: iso, Steps: 100000, Points: starhost.PointDefaults{Approve: approve}},
+				map[string]string{"a": src})
+			snap := h.Tools(bg, "t", starhost.Work)
+			if res := snap.Invoke(bg, "spin", nil); res.Error == nil || res.Error.Cause != starhost.CauseStepBudget {
+				t.Errorf("spin: %+v; want cause step_budget", res.Error)
+			}
+			if res := snap.Invoke(bg, "raise", nil); res.Error == nil || res.Error.Code != starhost.ErrToolFailed || res.Error.Cause != "" {
+				t.Errorf("raise: %+v; want tool_failed without a cause", res.Error)
+			}
+			res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "spin"}, nil).Result
+			if res.Error == nil || res.Error.Cause != starhost.CauseStepBudget || !strings.HasPrefix(res.Error.Message, "normalized: ") {
+				t.Errorf("Dispatch spin: %+v; want the normalized message with cause step_budget", res.Error)
+			}
+		})
+	}
+}
