@@ -43,24 +43,38 @@ func (h *Host) toolsFor(ctx context.Context, thread string, c contrib.Catalog) *
 		provided, _ = res.Collect(ctx, in, nil)
 	}
 	if len(provided) == 0 {
-		return h.points.tools.get(thread+"\x00"+c.String(), func() (*contrib.ToolSnapshot, bool) {
-			snap := h.registry.Tools(c)
-			return snap.Without(h.withheld(ctx, thread, snap)), ctx.Err() == nil
-		})
+		return h.staticTools(ctx, thread, c, rn)
 	}
-	snap := h.registry.Tools(c)
-	for _, o := range provided {
-		tools, _ := o.Value.([]contrib.Tool)
-		snap = snap.With(o.Entry.Origin, o.Entry.Generation, tools, c, h.note)
+	restrictions := rn.resolve(contrib.PointToolRestriction, thread)
+	if len(restrictions.Entries) == 0 {
+		return withProvided(h.staticTools(ctx, thread, c, rn), provided, c, h.note)
 	}
-	return snap.Without(h.withheld(ctx, thread, snap))
+	snap := withProvided(h.registry.Tools(c), provided, c, h.note)
+	return snap.Without(withheld(ctx, thread, h.Session().Facts().Mode, restrictions, snap))
 }
 
-// withheld asks the tool_restriction entries of thread which of snap's
+// staticTools is the static tools of c less those the restrictions
+// withhold, as captured for thread.
+func (h *Host) staticTools(ctx context.Context, thread string, c contrib.Catalog, rn *runNotes) *contrib.ToolSnapshot {
+	return h.points.tools.get(thread+"\x00"+c.String(), func() (*contrib.ToolSnapshot, bool) {
+		snap := h.registry.Tools(c)
+		res := rn.resolve(contrib.PointToolRestriction, thread)
+		return snap.Without(withheld(ctx, thread, h.Session().Facts().Mode, res, snap)), ctx.Err() == nil
+	})
+}
+
+// withProvided is snap plus the tools of the tool_provider answers outs.
+func withProvided(snap *contrib.ToolSnapshot, outs []contrib.Output, c contrib.Catalog, note func(contrib.Diagnostic)) *contrib.ToolSnapshot {
+	for _, o := range outs {
+		tools, _ := o.Value.([]contrib.Tool)
+		snap = snap.With(o.Entry.Origin, o.Entry.Generation, tools, c, note)
+	}
+	return snap
+}
+
+// withheld asks the tool_restriction entries res of thread which of snap's
 // tools to withhold.
-func (h *Host) withheld(ctx context.Context, thread string, snap *contrib.ToolSnapshot) []string {
-	rn := &runNotes{h: h}
-	res := rn.resolve(contrib.PointToolRestriction, thread)
+func withheld(ctx context.Context, thread, mode string, res *contrib.Resolution, snap *contrib.ToolSnapshot) []string {
 	if len(res.Entries) == 0 {
 		return nil
 	}
@@ -68,10 +82,10 @@ func (h *Host) withheld(ctx context.Context, thread string, snap *contrib.ToolSn
 	for _, t := range snap.List() {
 		names = append(names, t.Name)
 	}
-	outs, _ := res.Collect(ctx, map[string]any{"thread": thread, "mode": h.Session().Facts().Mode, "tools": names}, textsAnswer)
-	var withheld []string
+	outs, _ := res.Collect(ctx, map[string]any{"thread": thread, "mode": mode, "tools": names}, textsAnswer)
+	var out []string
 	for _, o := range outs {
-		withheld = append(withheld, o.Value.([]string)...)
+		out = append(out, o.Value.([]string)...)
 	}
-	return withheld
+	return out
 }

@@ -18,7 +18,11 @@ def provide(ctx, req):
 
 contribute(tools = [tool(name = "t", catalogs = "work", run = lambda ctx, args: "x")],
            tool_providers = [tool_provider(run = provide)])`
-	for _, c := range []struct{ name, src string }{{"static", static}, {"provider", provided}} {
+	// Issue 24, point 3: with a provider, the restrictions are asked per
+	// planning, with the provided names too.
+	restricted := provided[:len(provided)-1] + `,
+           tool_restrictions = [tool_restriction(run = lambda ctx, req: [n for n in req["tools"] if n == "x"])])`
+	for _, c := range []struct{ name, src string }{{"static", static}, {"provider", provided}, {"provider_restricted", restricted}} {
 		b.Run(c.name, func(b *testing.B) {
 			h, _, _ := pointsHost(b, starhost.Options{}, map[string]string{"a": c.src})
 			b.ReportAllocs()
