@@ -26,9 +26,19 @@ func (c gatedClient) Complete(ctx context.Context, _ contrib.ModelRequest) (cont
 // TestH24_10_InnocentRunIsCollateral: a run of one plugin grows the heap
 // the host process shares while a run of another plugin waits on a model.
 // The heap watchdog cancels both, but blames only the one it saw growing
-// the heap (memory_limit at its line); the other is collateral, and its
-// result points at none of its code.
+// the heap (memory_limit at its line) — through the allocation guards, or,
+// when they saw nothing, as the one run not waiting in a host call; the
+// other is collateral, and its result points at none of its code.
 func TestH24_10_InnocentRunIsCollateral(t *testing.T) {
+	for name, grow := range map[string]string{
+		"guarded growth":   `l.append("x" * 4096)`,
+		"unguarded growth": `l.append({"i": i, "s": str(i)})`,
+	} {
+		t.Run(name, func(t *testing.T) { collateral(t, grow) })
+	}
+}
+
+func collateral(t *testing.T, grow string) {
 	c := gatedClient{started: make(chan struct{}), release: make(chan struct{})}
 	host := &fakeHost{session: &ModelFacts{Provider: "p", Model: "m"}, client: c}
 	act := NewActivator(Options{MemoryLimit: 32 << 20})
@@ -49,8 +59,8 @@ contribute(tools = [tool(name = "wait", catalogs = "work", run = wait)])
 `, "models")
 	culprit := start("acme.grows", `def grow(ctx, args):
     l = []
-    for i in range(1000000):
-        l.append("x" * 4096)
+    for i in range(10000000):
+        `+grow+`
     return str(len(l))
 
 contribute(tools = [tool(name = "grow", catalogs = "work", run = grow)])
@@ -81,6 +91,9 @@ func TestH24_10_BlameNamesOneCulprit(t *testing.T) {
 	}
 	alone, a, b, c := run(0), run(50), run(10), run(0)
 	seen := map[*runState]uint64{b.st: 10}
+	waits, under := run(0), run(80)
+	waits.st.waiting.Store(1)
+	under.base = 1000 // started after the growth: within its budget
 	for _, tc := range []struct {
 		name  string
 		batch []watched
@@ -90,6 +103,8 @@ func TestH24_10_BlameNamesOneCulprit(t *testing.T) {
 		{"of several, the one seen allocating", []watched{a, c}, a.st},
 		{"allocations before the last tick do not count", []watched{b, c}, nil},
 		{"nobody seen allocating: nobody blamed", []watched{c, run(0)}, nil},
+		{"nobody seen allocating: the one run not waiting", []watched{c, waits}, c.st},
+		{"the grower within its budget: nobody over is blamed", []watched{a, under}, nil},
 	} {
 		if got := blame(tc.batch, 200, seen); got != tc.want {
 			t.Errorf("%s: blamed %p, want %p", tc.name, got, tc.want)

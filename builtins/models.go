@@ -255,7 +255,9 @@ func (cv *clientValue) complete(th *starlark.Thread, b *starlark.Builtin, args s
 	if cv.src.ModelEpoch(cv.role) != cv.epoch {
 		return nil, fmt.Errorf("complete: this %s client was discarded by the host (the model or its settings changed); read ctx.models.%s again", cv.role, cv.role)
 	}
+	done := hostWait(th) // the heap watchdog does not take a waiting run for the one growing the heap
 	reply, err := cv.client.Complete(threadContext(th), req)
+	done()
 	if err != nil && onError == "return" {
 		// The adapters' errors read "code: provider/model: what"; the
 		// message of error(code, message) does not repeat the code.

@@ -29,6 +29,19 @@ type runState struct {
 	// steps of evidenceMin or more: the watchdog's evidence of which run
 	// was growing a heap several runs share (watchdog.go).
 	allocated atomic.Uint64
+	// waiting counts the host calls the run is blocked in (a model call):
+	// meanwhile it runs no plugin code, so it grows no heap (watchdog.go).
+	waiting atomic.Int32
+}
+
+// hostWait marks th's run as waiting in a host call until done is called.
+func hostWait(th *starlark.Thread) (done func()) {
+	st, _ := th.Local(localRun).(*runState)
+	if st == nil {
+		return func() {}
+	}
+	st.waiting.Add(1)
+	return func() { st.waiting.Add(-1) }
 }
 
 // maxGraceSteps bounds how far past its budget a run may go while the

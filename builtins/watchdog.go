@@ -198,25 +198,40 @@ func cancelLate(batch []watched, now time.Time) {
 // blame names the run whose memory_limit is exceeded by its own doing, or
 // nil. The heap is one per process and cannot be attributed to a thread, so
 // the watchdog judges by what it can see: a run alone in the process grew
-// the heap itself; among several, the run over its budget that allocated
-// the most through the allocation guards since the previous tick (seen:
-// each run's count then) was growing it. Every other run over its budget is
-// cancelled as collateral: its result says so and points at none of its
-// code. A culprit that grew the heap only in ways the guards do not count
-// (list.append of small values, one builtin such as join) while other runs
-// shared the heap is collateral too; retried alone, it is blamed.
+// the heap itself; among several, the run that allocated the most through
+// the allocation guards since the previous tick (seen: each run's count
+// then) was growing it; when the guards saw nobody, the one run not
+// waiting in a host call (a model call runs no plugin code) was. The
+// culprit is blamed only if it is over its own budget. Every other run over
+// its budget is cancelled as collateral: its result says so and points at
+// none of its code. A culprit that grew the heap only in ways the guards do
+// not count (list.append of small values, one builtin such as join) while
+// another run was running plugin code too is collateral as well; retried
+// alone, it is blamed.
 func blame(batch []watched, heap uint64, seen map[*runState]uint64) *runState {
 	if len(batch) == 1 {
 		return batch[0].st
 	}
-	var culprit *runState
+	var culprit, running *runState
 	var most uint64
+	busy := 0
 	for _, r := range batch {
-		if grew := r.st.allocated.Load() - seen[r.st]; r.over(heap) && grew > most {
+		if grew := r.st.allocated.Load() - seen[r.st]; grew > most {
 			culprit, most = r.st, grew
 		}
+		if r.st.waiting.Load() == 0 {
+			running, busy = r.st, busy+1
+		}
 	}
-	return culprit
+	if culprit == nil && busy == 1 {
+		culprit = running
+	}
+	for _, r := range batch {
+		if r.st == culprit && r.over(heap) {
+			return culprit
+		}
+	}
+	return nil
 }
 
 func anyOver(batch []watched, heap uint64) bool {
