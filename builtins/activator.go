@@ -203,6 +203,7 @@ func (a *Activator) compileBundle(req contrib.ActivationRequest) (*bundleCompile
 func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 	inst.defNames = c.defNames
 	th, st := inst.newThread(inst.req.Plugin + ":module")
+	names := instancePredeclared(inst) // the operator guards bound to inst's budget
 	done := map[string]starlark.StringDict{}
 	var stack []string
 	var exec func(p string) (starlark.StringDict, error)
@@ -212,7 +213,7 @@ func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 		}
 		stack = append(stack, p)
 		inst.running = p
-		g, err := c.progs[p].prog.Init(th, predeclared)
+		g, err := c.progs[p].prog.Init(th, names)
 		stack = stack[:len(stack)-1]
 		if len(stack) > 0 {
 			inst.running = stack[len(stack)-1]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/metrics"
 	"testing"
+	"time"
 
 	"go.starlark.net/starlark"
 )
@@ -42,9 +43,9 @@ func BenchmarkRepeatGuard(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		th, _ := inst.(*instance).newThread("bench") // the thread the guard reads its budget from
+		th, _ := inst.(*instance).newThread("bench")
 		prog := mustCompile(b, src, true)
-		g, err := prog.Init(th, predeclared)
+		g, err := prog.Init(th, instancePredeclared(inst.(*instance))) // the guards bound to its budget
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -71,16 +72,43 @@ func BenchmarkRepeatGuard(b *testing.B) {
 }
 
 func mustCompile(b *testing.B, src string, guard bool) *starlark.Program {
-	f, err := Dialect.Parse("bench.star", []byte(src), 0)
-	if err != nil {
-		b.Fatal(err)
+	return mustCompileTB(b, src, guard)
+}
+
+// BenchmarkH26_4_Operators is what the operator guards cost loop-heavy
+// plugin code (issue 26 point 4): each function compiled by the host (the
+// guards bound to a generation with the default memory budget) against the
+// same source compiled by raw go.starlark.net, interleaved in chunks of 16
+// calls so both share every load spike. It reports host-ns/op, raw-ns/op
+// and their ratio.
+func BenchmarkH26_4_Operators(b *testing.B) {
+	for _, c := range []struct{ name, src string }{
+		{"LoopSum", "def f():\n    n = 0\n    for i in range(2000):\n        n += i\n    return n\n"},
+		{"MulAdd", "def f():\n    n = 0\n    for i in range(1000):\n        n = n + i * 3\n    return n\n"},
+		{"StringBuild", "def f():\n    out = \"\"\n    sep = \",\"\n    for i in range(500):\n        out += \"%d\" % i\n        out = out + sep\n    return len(out)\n"},
+		{"ListAppend", "def f():\n    out = []\n    acc = []\n    for i in range(1000):\n        out.append(i * i)\n        acc += [i]\n    return len(out) + len(acc)\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			host, raw, hth, rth := compiledPair(b, c.src)
+			timed := func(th *starlark.Thread, fn starlark.Value, n int) time.Duration {
+				t0 := time.Now()
+				for range n {
+					th.Steps = 0
+					if _, err := starlark.Call(th, fn, nil, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return time.Since(t0)
+			}
+			var h, r time.Duration
+			for i := 0; i < b.N; i += 16 {
+				n := min(16, b.N-i)
+				h += timed(hth, host, n)
+				r += timed(rth, raw, n)
+			}
+			b.ReportMetric(float64(h.Nanoseconds())/float64(b.N), "host-ns/op")
+			b.ReportMetric(float64(r.Nanoseconds())/float64(b.N), "raw-ns/op")
+			b.ReportMetric(float64(h)/float64(r), "ratio")
+		})
 	}
-	if guard {
-		guardRepeats(f)
-	}
-	prog, err := starlark.FileProgram(f, func(name string) bool { return guard && IsPredeclared(name) })
-	if err != nil {
-		b.Fatal(err)
-	}
-	return prog
 }

@@ -25,6 +25,7 @@ type runState struct {
 	stepsExceeded bool
 	overSteps     int          // steps run past the budget, waiting for a precise position
 	cause         atomic.Int32 // why it was cancelled from outside: causeMemory, causeTimeout
+	owner         *instance    // the generation the run belongs to
 }
 
 // maxGraceSteps bounds how far past its budget a run may go while the
@@ -58,7 +59,7 @@ func threadContext(th *starlark.Thread) context.Context {
 
 // newThread returns a thread bound to inst with the given step budget.
 func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
-	st := &runState{}
+	st := &runState{owner: inst}
 	th := &starlark.Thread{
 		Name: name,
 		Print: func(t *starlark.Thread, msg string) {

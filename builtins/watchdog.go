@@ -122,38 +122,49 @@ func (w *runWatchdog) loop() {
 	}
 }
 
-// fits reports whether the run of st may allocate size more bytes within
+// fits reports whether a run of inst may allocate size more bytes within
 // its budget, counted from the heap now; if not, it returns how far the
-// run's heap grew already. Garbage counts until collected, so an apparent
-// overshoot is confirmed after a collection, as in loop.
-func (w *runWatchdog) fits(st *runState, size uint64) (uint64, bool) {
-	w.mu.Lock()
-	r, ok := w.running[st]
-	w.mu.Unlock()
-	if !ok || r.limit == 0 {
-		return 0, true
-	}
+// run's heap grew already. The guard that asks runs between two steps of
+// one of inst's runs but cannot tell which (an operator has no thread):
+// with several runs of one generation in progress, the most recent
+// baseline among them counts. Garbage counts until collected, so an
+// apparent overshoot is confirmed after a collection, as in loop.
+func (w *runWatchdog) fits(inst *instance, size uint64) (uint64, bool) {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(samples)
-	if !r.based {
-		r.base, r.based = sampleValue(samples[1]), true
-		w.mu.Lock()
-		if cur, ok := w.running[st]; ok && !cur.based {
-			w.running[st] = r
-		}
-		w.mu.Unlock()
+	base, limit, ok := w.baseline(inst, sampleValue(samples[1]))
+	if !ok {
+		return 0, true
 	}
 	heap := sampleValue(samples[0])
-	if heap+size <= r.base+r.limit {
+	if heap+size <= base+limit {
 		return 0, true
 	}
 	runtime.GC()
 	metrics.Read(samples)
 	heap = sampleValue(samples[0])
-	if heap+size <= r.base+r.limit {
+	if heap+size <= base+limit {
 		return 0, true
 	}
-	return heap - min(heap, r.base), false
+	return heap - min(heap, base), false
+}
+
+// baseline returns the highest baseline and the budget of inst's runs in
+// progress, giving each run not seen yet its baseline, live.
+func (w *runWatchdog) baseline(inst *instance, live uint64) (base, limit uint64, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, r := range w.running {
+		if r.st.owner != inst || r.limit == 0 {
+			continue
+		}
+		if !r.based {
+			r.base, r.based = live, true
+			w.running[k] = r
+		}
+		base, limit, ok = max(base, r.base), r.limit, true
+	}
+	return base, limit, ok
 }
 
 // snapshot copies the running runs into into, giving each run seen for
