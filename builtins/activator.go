@@ -16,7 +16,7 @@ import (
 )
 
 // Options configure the Starlark activator. The zero value uses
-// defaultSteps, DefaultMemoryLimit and DefaultCallbackTimeout.
+// DefaultStepBudget, DefaultMemoryLimit and DefaultCallbackTimeout.
 type Options struct {
 	// Steps is the step budget of each run (top level and each callback).
 	Steps uint64
@@ -63,7 +63,7 @@ var _ contrib.Activator = (*Activator)(nil)
 // NewActivator returns an activator with opts.
 func NewActivator(opts Options) *Activator {
 	if opts.Steps == 0 {
-		opts.Steps = defaultSteps
+		opts.Steps = DefaultStepBudget
 	}
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
@@ -144,7 +144,7 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	}
 	inst := &instance{
 		req:       req,
-		steps:     a.opts.Steps,
+		steps:     cmp.Or(req.Steps, a.opts.Steps), // config.toml's step_budget for this plugin, if the host set it
 		memLimit:  memLimit,
 		timeout:   timeout,
 		staging:   contrib.NewStaging(req.Plugin, req.Rules),

@@ -112,3 +112,27 @@ func BenchmarkH26_4_Operators(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkH26_7_StepRate measures how many steps raw go.starlark.net runs
+// per second on a plain loop with a branch (`n += i` when i is even), the
+// figure the default step budget is chosen from (issue 26 point 7): it
+// reports steps/s, and the loop iterations and seconds of raw work that
+// DefaultStepBudget allows.
+func BenchmarkH26_7_StepRate(b *testing.B) {
+	const src = "def f():\n    n = 0\n    for i in range(100000):\n        if i % 2 == 0:\n            n += i\n    return n\n"
+	_, raw, _, th := compiledPair(b, src)
+	var steps uint64
+	t0 := time.Now()
+	for b.Loop() {
+		th.Steps = 0
+		if _, err := starlark.Call(th, raw, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+		steps += th.Steps
+	}
+	rate := float64(steps) / time.Since(t0).Seconds()
+	perIter := float64(steps) / float64(b.N) / 100000
+	b.ReportMetric(rate, "steps/s")
+	b.ReportMetric(float64(DefaultStepBudget)/perIter, "iterations/budget")
+	b.ReportMetric(float64(DefaultStepBudget)/rate, "s/budget")
+}

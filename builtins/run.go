@@ -13,11 +13,13 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// defaultSteps is the default step budget of one run: the module's top level,
-// or one callback. About a third of a second of pure Starlark on this
-// project's reference machine; a run that exceeds it is cancelled with
-// TooManySteps.
-const defaultSteps = 10_000_000
+// DefaultStepBudget is the default step budget of one run: the module's
+// top level, or one callback. About a second of pure Starlark on this
+// project's reference machine, idle (a plain loop with a branch runs some
+// 100 million steps a second there: BenchmarkH26_7_StepRate), so a tool
+// that scans a large diff fits; callback_timeout stays the wall-clock
+// guard. A run that exceeds it is cancelled with TooManySteps.
+const DefaultStepBudget = 100_000_000
 
 // runState is what one run learns about itself; it is shared by pointer with
 // the thread's callbacks.
@@ -189,7 +191,8 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 	case st.stepsExceeded:
 		code = contrib.TooManySteps
 		reason = fmt.Sprintf("step budget of %d exhausted", inst.steps)
-		msg = fmt.Sprintf("too many steps: the run exceeded its budget of %d steps and was cancelled", inst.steps)
+		msg = fmt.Sprintf("too many steps: the run exceeded its step_budget of %d steps and was cancelled; "+
+			"raise step_budget in config.toml (or under [plugins.%q]) to allow more", inst.steps, inst.req.Plugin)
 	case errors.As(err, new(*allocError)):
 		code, reason = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded"
 	case cancelled:
