@@ -159,14 +159,29 @@ const bigAlloc = 1 << 20
 // guardRepeats rewrites f so that the operands of every guarded `*`, `*=`,
 // `+`, `+=`, and of `%` and `.format` on a literal string, pass their guard.
 func guardRepeats(f *syntax.File) {
-	g := &repeatRewriter{}
+	g := &repeatRewriter{rebound: reboundNames(f)}
 	g.stmts(f.Stmts)
 	f.Stmts = append(g.aliases(f.Path), f.Stmts...)
 }
 
 // repeatRewriter rewrites one file; used collects the guards it put in.
 type repeatRewriter struct {
-	used []string
+	used    []string
+	rebound map[string]bool // every name the file binds (numeric.go)
+	numeric map[string]bool // the numeric locals of the scope being rewritten; nil: none
+}
+
+// num reports whether e is certainly a number (numeric.go).
+func (g *repeatRewriter) num(e syntax.Expr) bool {
+	return g.numeric != nil && isNumeric(e, g.numeric, g.rebound)
+}
+
+// inScope rewrites with numeric as the numeric locals, then restores them.
+func (g *repeatRewriter) inScope(numeric map[string]bool, rewrite func()) {
+	saved := g.numeric
+	g.numeric = numeric
+	rewrite()
+	g.numeric = saved
 }
 
 func (g *repeatRewriter) stmts(list []syntax.Stmt) {
@@ -180,19 +195,19 @@ func (g *repeatRewriter) stmt(s syntax.Stmt) {
 	case *syntax.AssignStmt:
 		s.LHS = g.expr(s.LHS)
 		s.RHS = g.expr(s.RHS)
-		if s.Op == syntax.STAR_EQ && pure(s.LHS) {
+		if s.Op == syntax.STAR_EQ && pure(s.LHS) && !(g.num(s.LHS) && g.num(s.RHS)) {
 			// x *= y is x = x * y; the left side is evaluated twice, so
 			// only side-effect-free targets are rewritten.
 			s.RHS = &syntax.BinaryExpr{OpPos: s.OpPos, Op: syntax.STAR,
 				X: g.repeatOperand(s.OpPos, s.LHS), Y: g.repeatOperand(s.OpPos, s.RHS)}
 			s.Op = syntax.EQ
 		}
-		if s.Op == syntax.PLUS_EQ && !literal(s.RHS) {
+		if s.Op == syntax.PLUS_EQ && !literal(s.RHS) && !g.num(s.RHS) && !g.num(s.LHS) {
 			s.RHS = g.index(s.OpPos, extendName, s.RHS) // x += G[y]
 		}
 	case *syntax.DefStmt:
-		g.exprs(s.Params)
-		g.stmts(s.Body)
+		g.exprs(s.Params) // defaults are evaluated in the enclosing scope
+		g.inScope(scalarLocals(s, g.rebound), func() { g.stmts(s.Body) })
 	case *syntax.ExprStmt:
 		s.X = g.expr(s.X)
 	case *syntax.ForStmt:
@@ -225,7 +240,7 @@ func (g *repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) && !smallFactor(e.X) && !smallFactor(e.Y) {
 			e.X, e.Y = g.repeatOperand(e.OpPos, e.X), g.repeatOperand(e.OpPos, e.Y) // G[x] * G[y]
 		}
-		if e.Op == syntax.PLUS && !literal(e.X) && !literal(e.Y) {
+		if e.Op == syntax.PLUS && !literal(e.X) && !literal(e.Y) && !g.num(e.X) && !g.num(e.Y) {
 			e.Y = g.index(e.OpPos, concatName, e.Y) // x + G[y]
 		}
 		if e.Op == syntax.PERCENT && stringLiteral(e.X) {
@@ -251,15 +266,17 @@ func (g *repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 			}
 		}
 	case *syntax.Comprehension:
-		e.Body = g.expr(e.Body)
-		for _, c := range e.Clauses {
-			switch c := c.(type) {
-			case *syntax.ForClause:
-				c.X = g.expr(c.X)
-			case *syntax.IfClause:
-				c.Cond = g.expr(c.Cond)
+		g.inScope(nil, func() { // it binds names of its own
+			e.Body = g.expr(e.Body)
+			for _, c := range e.Clauses {
+				switch c := c.(type) {
+				case *syntax.ForClause:
+					c.X = g.expr(c.X)
+				case *syntax.IfClause:
+					c.Cond = g.expr(c.Cond)
+				}
 			}
-		}
+		})
 	case *syntax.CondExpr:
 		e.Cond, e.True, e.False = g.expr(e.Cond), g.expr(e.True), g.expr(e.False)
 	case *syntax.DictEntry:
@@ -272,7 +289,7 @@ func (g *repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 	case *syntax.LambdaExpr:
 		g.exprs(e.Params)
-		e.Body = g.expr(e.Body)
+		g.inScope(nil, func() { e.Body = g.expr(e.Body) })
 	case *syntax.ListExpr:
 		g.exprs(e.List)
 	case *syntax.TupleExpr:
@@ -292,7 +309,7 @@ func (g *repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 // repeatOperand is e guarded as an operand of `*`: a number literal needs
 // no guard (a count alone allocates nothing).
 func (g *repeatRewriter) repeatOperand(pos syntax.Position, e syntax.Expr) syntax.Expr {
-	if number(e) {
+	if number(e) || g.num(e) {
 		return e
 	}
 	return g.index(pos, repeatName, e)

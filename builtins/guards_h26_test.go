@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -115,5 +116,47 @@ func TestH26_4_ListDoublingRefused(t *testing.T) {
 	}
 	if res.Err.Code != contrib.ErrToolFailed {
 		t.Errorf("code %s", res.Err.Code)
+	}
+}
+
+// The compiler leaves out a guard only where an operand is certainly a
+// number (numeric.go); a parameter, a global, an unpacked name, a name a
+// comprehension or a nested function binds, or a local that once holds a
+// string, keeps its guard, and so does a loop over a `range` the plugin
+// redefined.
+func TestH26_4_NumericAnalysisKeepsGuards(t *testing.T) {
+	for _, c := range []struct {
+		src    string
+		guards int
+	}{
+		{"def f():\n    n = 0\n    for i in range(9):\n        n += i\n    return n\n", 0},
+		{"def f(x):\n    n = len(x)\n    m = n * 3 - 1\n    return n * n + m\n", 0},
+		{"def f(n):\n    return n + n\n", 1},
+		{"def range(n):\n    return []\n\ndef f():\n    n = 0\n    for i in range(9):\n        n += i\n", 1},
+		{"def f():\n    s = 0\n    s = \"x\"\n    return s + s\n", 1},
+		{"def f():\n    i = 0\n    return [i + i for i in [\"a\"]]\n", 1},
+		{"def f():\n    n = 1\n    def g(m):\n        return m + n\n    return g\n", 1},
+		{"def f():\n    a, b = 1, 2\n    return a + b\n", 1},
+		{"N = 3\n\ndef f(s):\n    return s * N\n", 2},
+		{"def f():\n    n = 0\n    for i in range(9):\n        n += i\n    n = \"s\"\n    return n + n\n", 1},
+		{"def f(s):\n    k = 2 * 3\n    return s * k\n", 1},
+	} {
+		f, err := Dialect.Parse("t.star", []byte(c.src), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		guardRepeats(f)
+		got := 0
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if ix, ok := n.(*syntax.IndexExpr); ok {
+				if id, ok := ix.X.(*syntax.Ident); ok && strings.HasPrefix(id.Name, aliasPrefix) {
+					got++
+				}
+			}
+			return true
+		})
+		if got != c.guards {
+			t.Errorf("%s: %d guarded operands, want %d", c.src, got, c.guards)
+		}
 	}
 }
