@@ -14,7 +14,7 @@ import (
 func BenchmarkWatchdogArm(b *testing.B) {
 	th, st := &starlark.Thread{}, &runState{}
 	for b.Loop() {
-		watchdog.arm(th, st, DefaultMemoryLimit, DefaultCallbackTimeout)
+		watchdog.arm(context.Background(), th, st, DefaultMemoryLimit, DefaultCallbackTimeout)
 		watchdog.disarm(st)
 	}
 }

@@ -62,26 +62,39 @@ func threadContext(th *starlark.Thread) context.Context {
 // newThread returns a thread bound to inst with the given step budget.
 func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
 	st := &runState{owner: inst}
-	th := &starlark.Thread{
-		Name: name,
-		Print: func(t *starlark.Thread, msg string) {
-			inst.note(contrib.Diag(contrib.PrintNote, inst.req.Plugin, callerPos(t, 0), "print: %s", msg))
-		},
-		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
-			return nil, errors.New("load() is only allowed at the top level of a module")
-		},
-		OnMaxSteps: func(t *starlark.Thread) {
-			st.stepsExceeded = true
-			st.overSteps++
-			if st.overSteps > maxGraceSteps || preciseFrame(t) {
-				t.Cancel("too many steps")
-			}
-		},
-	}
+	// The hooks are plain functions that find the run through the thread:
+	// a closure each would be an allocation per call.
+	th := &starlark.Thread{Name: name, Print: printNote, Load: noLoad, OnMaxSteps: overSteps}
 	th.SetMaxExecutionSteps(inst.steps)
 	th.SetLocal(localInstance, inst)
 	th.SetLocal(localRun, st)
 	return th, st
+}
+
+// printNote turns print() into a note of the thread's plugin.
+func printNote(t *starlark.Thread, msg string) {
+	if inst, _ := t.Local(localInstance).(*instance); inst != nil {
+		inst.note(contrib.Diag(contrib.PrintNote, inst.req.Plugin, callerPos(t, 0), "print: %s", msg))
+	}
+}
+
+func noLoad(*starlark.Thread, string) (starlark.StringDict, error) {
+	return nil, errors.New("load() is only allowed at the top level of a module")
+}
+
+// overSteps records that the run used up its step budget and cancels it
+// at the first instruction with a source position of its own.
+func overSteps(t *starlark.Thread) {
+	st, _ := t.Local(localRun).(*runState)
+	if st == nil {
+		t.Cancel("too many steps")
+		return
+	}
+	st.stepsExceeded = true
+	st.overSteps++
+	if st.overSteps > maxGraceSteps || preciseFrame(t) {
+		t.Cancel("too many steps")
+	}
 }
 
 // runFailure is the error of a failed run, already shaped as a diagnostic.
@@ -102,13 +115,18 @@ func (f *runFailure) Diagnostic() contrib.Diagnostic { return f.diag }
 // panic in any Go builtin below is recovered, and every error comes back as a
 // *runFailure with the code, position and backtrace of the failure.
 func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runState, what string, fn func() error) (err error) {
-	stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
-	defer stop()
-	// The heap budget and callback_timeout are enforced by the watchdog's
-	// ticker: no timer or context per run.
+	// The heap budget, callback_timeout and the end of ctx are enforced by
+	// the watchdog's ticker (within a tick, 2 ms): no timer, context or
+	// context callback per run. Without the watchdog, ctx is bound directly.
 	if inst.memLimit > 0 || inst.timeout > 0 {
-		watchdog.arm(th, st, inst.memLimit, inst.timeout)
+		watchdog.arm(ctx, th, st, inst.memLimit, inst.timeout)
 		defer watchdog.disarm(st)
+		if ctx.Err() != nil { // ended already: no need to wait for a tick
+			th.Cancel(cancelReason(ctx))
+		}
+	} else {
+		stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
+		defer stop()
 	}
 	th.SetLocal(localContext, ctx) // for builtins that block in Go (model calls)
 	defer func() {

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"runtime"
 	"runtime/metrics"
 	"sync"
@@ -31,6 +32,7 @@ const (
 
 // watched is one running thread under the watchdog.
 type watched struct {
+	ctx     context.Context // the caller's; its end cancels the run
 	th      *starlark.Thread
 	st      *runState
 	limit   uint64        // heap budget; 0: none
@@ -57,8 +59,11 @@ var watchdog = &runWatchdog{running: map[*runState]watched{}, wake: make(chan st
 
 // arm registers a run with its heap budget and timeout (either may be
 // zero or negative: none); disarm must follow when the run ends.
-func (w *runWatchdog) arm(th *starlark.Thread, st *runState, limit int64, timeout time.Duration) {
+func (w *runWatchdog) arm(ctx context.Context, th *starlark.Thread, st *runState, limit int64, timeout time.Duration) {
 	r := watched{th: th, st: st, start: time.Now()}
+	if ctx != nil && ctx.Done() != nil {
+		r.ctx = ctx
+	}
 	if limit > 0 {
 		r.limit = uint64(limit)
 	}
@@ -185,10 +190,14 @@ func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
 // over reports whether heap exceeds the run's budget.
 func (r *watched) over(heap uint64) bool { return r.limit > 0 && heap > r.base+r.limit }
 
-// cancelLate cancels the runs that outlived their timeout: at their next
-// step, within one tick of the deadline.
+// cancelLate cancels the runs whose caller's context ended, and those
+// that outlived their timeout: at their next step, within one tick.
 func cancelLate(batch []watched, now time.Time) {
 	for _, r := range batch {
+		if r.ctx != nil && r.ctx.Err() != nil {
+			r.th.Cancel(cancelReason(r.ctx))
+			continue
+		}
 		if r.timeout > 0 && now.Sub(r.start) > r.timeout && r.st.cause.CompareAndSwap(causeNone, causeTimeout) {
 			r.th.Cancel("callback timeout exceeded")
 		}
