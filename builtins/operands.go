@@ -33,9 +33,10 @@ import (
 
 // growthFree is the size (bytes, or 16 per list or tuple element) under
 // which the right operand of `+` or `+=` is not checked. A skipped step
-// grows a value by less than this; results under bigAlloc are compared
-// only with memory_limit, so with a memory_limit of at least 128 KiB every
-// refusal is the same as with a check on every operation.
+// grows a value by less than this, like a literal operand (never
+// guarded); the rest of what it allocates copies a value that exists
+// already, and growth by such steps is the heap watchdog's. Two operands
+// under it cannot reach bigAlloc, nor a memory_limit of 128 KiB or more.
 const growthFree = 64 << 10
 
 // guardOp is the operator an operandGuard stands in front of.
