@@ -57,7 +57,9 @@ contribute(tools = [
 // arguments with go.starlark.net's own json.decode, call the same function
 // (compiled by go.starlark.net, without the host's guards, predeclaring only
 // the language's universe), and encode a non-string result with json.encode.
-func rawJSONPair(b *testing.B, h *starhost.Host, tool string, args map[string]any) pair {
+// With goJSON the arguments are decoded as internal/scalegen/rawstar does
+// instead: encoding/json into any, then builtins.FromJSON.
+func rawJSONPair(b *testing.B, h *starhost.Host, tool string, args map[string]any, goJSON ...bool) pair {
 	snap := h.Tools(context.Background(), "", starhost.Work)
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -87,8 +89,14 @@ func rawJSONPair(b *testing.B, h *starhost.Host, tool string, args map[string]an
 			}
 		},
 		raw: func(tb testing.TB) {
-			v, err := starlark.Call(th, decode, text, nil)
-			if err != nil {
+			var v starlark.Value
+			if len(goJSON) > 0 && goJSON[0] {
+				var a any
+				if err := json.Unmarshal(raw, &a); err != nil {
+					tb.Fatal(err)
+				}
+				v = builtins.FromJSON(a)
+			} else if v, err = starlark.Call(th, decode, text, nil); err != nil {
 				tb.Fatal(err)
 			}
 			out, err := starlark.Call(th, fn, starlark.Tuple{starlark.None, v}, nil)
@@ -116,4 +124,5 @@ func BenchmarkH26_4_Guards(b *testing.B) {
 	b.Run("StringBuild", rawJSONPair(b, h, "string_build", map[string]any{"n": 500}).run)
 	b.Run("ListAppend", rawJSONPair(b, h, "list_append", map[string]any{"n": 1000}).run)
 	b.Run("Trivial", rawJSONPair(b, h, "echo", map[string]any{"text": "hello"}).run)
+	b.Run("TrivialGoJSON", rawJSONPair(b, h, "echo", map[string]any{"text": "hello"}, true).run)
 }
