@@ -20,7 +20,7 @@ import (
 // literals, and neither a float or an int from 0 to 2. `+` is guarded the
 // same way unless an operand is a literal (`i + 1` and `"k=" + v` stay
 // direct: a literal operand grows a value by a constant, which the
-// watchdog sees in time): doubling a string with `s = s + s` allocates
+// watchdog sees in time) or certainly a number (numeric.go): doubling a string with `s = s + s` allocates
 // twice its size in one step, and forty such steps outran the watchdog's
 // sampling eight-fold. A large allocation (bigAlloc) is checked against
 // what the run's heap already holds, not only against the budget.
