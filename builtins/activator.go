@@ -16,7 +16,7 @@ import (
 )
 
 // Options configure the Starlark activator. The zero value uses
-// defaultSteps, DefaultMemoryLimit and DefaultCallbackTimeout.
+// DefaultStepBudget, DefaultMemoryLimit and DefaultCallbackTimeout.
 type Options struct {
 	// Steps is the step budget of each run (top level and each callback).
 	Steps uint64
@@ -63,7 +63,7 @@ var _ contrib.Activator = (*Activator)(nil)
 // NewActivator returns an activator with opts.
 func NewActivator(opts Options) *Activator {
 	if opts.Steps == 0 {
-		opts.Steps = defaultSteps
+		opts.Steps = DefaultStepBudget
 	}
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
@@ -144,7 +144,7 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	}
 	inst := &instance{
 		req:       req,
-		steps:     a.opts.Steps,
+		steps:     cmp.Or(req.Steps, a.opts.Steps), // config.toml's step_budget for this plugin, if the host set it
 		memLimit:  memLimit,
 		timeout:   timeout,
 		staging:   contrib.NewStaging(req.Plugin, req.Rules),
@@ -203,6 +203,7 @@ func (a *Activator) compileBundle(req contrib.ActivationRequest) (*bundleCompile
 func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 	inst.defNames = c.defNames
 	th, st := inst.newThread(inst.req.Plugin + ":module")
+	names := instancePredeclared(inst) // the operator guards bound to inst's budget
 	done := map[string]starlark.StringDict{}
 	var stack []string
 	var exec func(p string) (starlark.StringDict, error)
@@ -212,7 +213,7 @@ func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 		}
 		stack = append(stack, p)
 		inst.running = p
-		g, err := c.progs[p].prog.Init(th, predeclared)
+		g, err := c.progs[p].prog.Init(th, names)
 		stack = stack[:len(stack)-1]
 		if len(stack) > 0 {
 			inst.running = stack[len(stack)-1]

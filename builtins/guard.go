@@ -15,20 +15,18 @@ import (
 // repeat allocate up to 2^30 elements (16 GiB for a list): `[0] * 1000000000`
 // would end the process with Go's unrecoverable out-of-memory error before
 // the heap watchdog could sample anything. The interpreter has no hook on
-// its `*` operator, so the compiler routes every `*` whose operands are not
-// both number literals, and neither a float or an int from 0 to 2, through
-// repeatGuard, a hidden predeclared builtin. `+` is routed the same way
-// (concatGuard) unless an operand is a literal (`i + 1` and `"k=" + v`
-// stay direct: a literal operand grows a value by a constant, which the
-// watchdog sees in time): doubling a string
-// with `s = s + s` allocates twice its size in one step, and forty such
-// steps outran the watchdog's sampling eight-fold. A large allocation
-// (bigAlloc) is checked against what the run's heap already holds, not only
-// against the budget.
+// its `*` operator, so the compiler puts a hidden guard (operands.go) in
+// front of the operands of every `*` whose operands are not both number
+// literals, and neither a float or an int from 0 to 2. `+` is guarded the
+// same way unless an operand is a literal (`i + 1` and `"k=" + v` stay
+// direct: a literal operand grows a value by a constant, which the
+// watchdog sees in time) or certainly a number (numeric.go): doubling a string with `s = s + s` allocates
+// twice its size in one step, and forty such steps outran the watchdog's
+// sampling eight-fold. A large allocation (bigAlloc) is checked against
+// what the run's heap already holds, not only against the budget.
 
-// repeatName and nestingName are the predeclared names of repeatGuard and
-// nestingGuard. They are not identifiers, so plugin source cannot name them
-// (CC1); they show in backtraces.
+// The predeclared names of the operator guards (operands.go). They are not
+// identifiers, so plugin source cannot name them (CC1).
 const (
 	repeatName  = "*"
 	nestingName = "<format>"
@@ -74,26 +72,8 @@ func (e *allocError) Error() string {
 		contrib.FormatByteSize(e.limit), e.what, e.bytes)
 }
 
-// concatGuard is x + y, refused when it would concatenate strings, bytes,
-// lists or tuples past the run's memory budget.
-func concatGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	if err := checkConcat(th, args[0], args[1]); err != nil {
-		return nil, err
-	}
-	return starlark.Binary(syntax.PLUS, args[0], args[1])
-}
-
-// extendGuard checks x += y (which extends a list in place, so it is not
-// rewritten into x = x + y) and returns y.
-func extendGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	if err := checkConcat(th, args[0], args[1]); err != nil {
-		return nil, err
-	}
-	return args[1], nil
-}
-
 // checkConcat refuses x + y when the result is larger than the budget.
-func checkConcat(th *starlark.Thread, x, y starlark.Value) error {
+func (inst *instance) checkConcat(x, y starlark.Value) error {
 	var unit uint64
 	switch x.(type) {
 	case starlark.String, starlark.Bytes:
@@ -107,64 +87,58 @@ func checkConcat(th *starlark.Thread, x, y starlark.Value) error {
 	if n < 0 || m < 0 {
 		return nil
 	}
-	return checkAlloc(th, x.Type()+" + "+y.Type(), uint64(n)+uint64(m), unit)
-}
-
-// repeatGuard is x * y, refused when it would repeat a string, bytes, list
-// or tuple past the run's memory budget.
-func repeatGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	x, y := args[0], args[1]
-	if err := checkRepeat(th, x, y); err != nil {
-		return nil, err
-	}
-	if err := checkRepeat(th, y, x); err != nil {
-		return nil, err
-	}
-	return starlark.Binary(syntax.STAR, x, y)
-}
-
-// nestingGuard returns its argument, refused first if it is nested too
-// deeply to format (nesting.go): the compiler wraps the operands of
-// "…" % x and "…".format(…), whose walk of a value no builtin the host
-// could replace performs.
-func nestingGuard(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	if err := checkNesting(args[0]); err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name(), err)
-	}
-	return args[0], nil
+	return inst.checkAlloc(nil, x.Type()+" + "+y.Type(), uint64(n)+uint64(m), unit)
 }
 
 // checkRepeat refuses seq * n when the result is larger than the budget.
-func checkRepeat(th *starlark.Thread, seq, n starlark.Value) error {
+func (inst *instance) checkRepeat(seq, n starlark.Value) error {
 	count, ok := n.(starlark.Int)
 	if !ok {
 		return nil
 	}
-	var unit uint64
-	var length int
-	switch s := seq.(type) {
-	case starlark.String:
-		unit, length = 1, len(s)
-	case starlark.Bytes:
-		unit, length = 1, len(s)
-	case *starlark.List:
-		unit, length = valueSize, s.Len()
-	case starlark.Tuple:
-		unit, length = valueSize, len(s)
-	default:
+	length, unit := seqSize(seq)
+	if length <= 0 {
 		return nil
 	}
 	c, ok := count.Uint64()
-	if !ok || c == 0 || length == 0 {
+	if !ok || c == 0 {
 		return nil // negative: empty; too large: go.starlark.net refuses it
 	}
-	return checkAlloc(th, fmt.Sprintf("%s * %s", seq.Type(), count), c, uint64(length)*unit)
+	return inst.checkAlloc(nil, fmt.Sprintf("%s * %s", seq.Type(), count), c, uint64(length)*unit)
+}
+
+// seqSize returns the length of a string, bytes, list or tuple and the
+// size of one of its elements; -1 for any other value.
+func seqSize(v starlark.Value) (int, uint64) {
+	switch s := v.(type) {
+	case starlark.String:
+		return len(s), 1
+	case starlark.Bytes:
+		return len(s), 1
+	case *starlark.List:
+		return s.Len(), valueSize
+	case starlark.Tuple:
+		return len(s), valueSize
+	}
+	return -1, 0
+}
+
+// checkAlloc refuses an operation of the thread's run that would allocate
+// n items of unit bytes when that is more than the run's memory budget.
+func checkAlloc(th *starlark.Thread, what string, n, unit uint64) error {
+	inst, _ := th.Local(localInstance).(*instance)
+	if inst == nil {
+		return nil
+	}
+	st, _ := th.Local(localRun).(*runState)
+	return inst.checkAlloc(st, what, n, unit)
 }
 
 // checkAlloc refuses an operation that would allocate n items of unit
-// bytes when that is more than the run's memory budget.
-func checkAlloc(th *starlark.Thread, what string, n, unit uint64) error {
-	inst, _ := th.Local(localInstance).(*instance)
+// bytes when that is more than the generation's memory budget, or, from
+// bigAlloc on, more than its runs' heap still has room for. st is the run
+// asking, or nil when the guard cannot tell (an operator has no thread).
+func (inst *instance) checkAlloc(st *runState, what string, n, unit uint64) error {
 	if inst == nil || inst.memLimit <= 0 {
 		return nil
 	}
@@ -172,14 +146,18 @@ func checkAlloc(th *starlark.Thread, what string, n, unit uint64) error {
 		return &allocError{what: what, bytes: n * unit, limit: inst.memLimit}
 	}
 	if size := n * unit; size >= evidenceMin {
-		st, _ := th.Local(localRun).(*runState)
 		if size >= bigAlloc {
-			if inUse, ok := watchdog.fits(st, size); !ok {
+			if inUse, ok := watchdog.fits(inst, size); !ok {
 				return &allocError{what: what, bytes: size, limit: inst.memLimit, inUse: inUse}
 			}
 		}
+		// The watchdog's evidence of who grows the heap: the run itself
+		// when the guard knows it, else every run of the generation (an
+		// operator has no thread).
 		if st != nil {
-			st.allocated.Add(size) // the watchdog's evidence of who grows the heap
+			st.allocated.Add(size)
+		} else {
+			watchdog.credit(inst, size)
 		}
 	}
 	return nil
@@ -195,37 +173,58 @@ const evidenceMin = 1 << 10
 // some fifty.
 const bigAlloc = 1 << 20
 
-// guardRepeats rewrites f so that every x * y and x *= y runs repeatGuard.
+// guardRepeats rewrites f so that the operands of every guarded `*`, `*=`,
+// `+`, `+=`, and of `%` and `.format` on a literal string, pass their guard.
 func guardRepeats(f *syntax.File) {
-	g := repeatRewriter{}
+	g := &repeatRewriter{rebound: reboundNames(f)}
 	g.stmts(f.Stmts)
+	f.Stmts = append(g.aliases(f.Path), f.Stmts...)
 }
 
-type repeatRewriter struct{}
+// repeatRewriter rewrites one file; used collects the guards it put in.
+type repeatRewriter struct {
+	used    []string
+	rebound map[string]bool // every name the file binds (numeric.go)
+	numeric map[string]bool // the numeric locals of the scope being rewritten; nil: none
+}
 
-func (g repeatRewriter) stmts(list []syntax.Stmt) {
+// num reports whether e is certainly a number (numeric.go).
+func (g *repeatRewriter) num(e syntax.Expr) bool {
+	return g.numeric != nil && isNumeric(e, g.numeric, g.rebound)
+}
+
+// inScope rewrites with numeric as the numeric locals, then restores them.
+func (g *repeatRewriter) inScope(numeric map[string]bool, rewrite func()) {
+	saved := g.numeric
+	g.numeric = numeric
+	rewrite()
+	g.numeric = saved
+}
+
+func (g *repeatRewriter) stmts(list []syntax.Stmt) {
 	for _, s := range list {
 		g.stmt(s)
 	}
 }
 
-func (g repeatRewriter) stmt(s syntax.Stmt) {
+func (g *repeatRewriter) stmt(s syntax.Stmt) {
 	switch s := s.(type) {
 	case *syntax.AssignStmt:
 		s.LHS = g.expr(s.LHS)
 		s.RHS = g.expr(s.RHS)
-		if s.Op == syntax.STAR_EQ && pure(s.LHS) {
+		if s.Op == syntax.STAR_EQ && pure(s.LHS) && !(g.num(s.LHS) && g.num(s.RHS)) {
 			// x *= y is x = x * y; the left side is evaluated twice, so
 			// only side-effect-free targets are rewritten.
-			s.RHS = call(s.OpPos, repeatName, s.LHS, s.RHS)
+			s.RHS = &syntax.BinaryExpr{OpPos: s.OpPos, Op: syntax.STAR,
+				X: g.repeatOperand(s.OpPos, s.LHS), Y: g.repeatOperand(s.OpPos, s.RHS)}
 			s.Op = syntax.EQ
 		}
-		if s.Op == syntax.PLUS_EQ && pure(s.LHS) && !literal(s.RHS) {
-			s.RHS = call(s.OpPos, extendName, s.LHS, s.RHS) // x += check(x, y)
+		if s.Op == syntax.PLUS_EQ && !literal(s.RHS) && !g.num(s.RHS) && !g.num(s.LHS) {
+			s.RHS = g.index(s.OpPos, extendName, s.RHS) // x += G[y]
 		}
 	case *syntax.DefStmt:
-		g.exprs(s.Params)
-		g.stmts(s.Body)
+		g.exprs(s.Params) // defaults are evaluated in the enclosing scope
+		g.inScope(scalarLocals(s, g.rebound), func() { g.stmts(s.Body) })
 	case *syntax.ExprStmt:
 		s.X = g.expr(s.X)
 	case *syntax.ForStmt:
@@ -245,24 +244,24 @@ func (g repeatRewriter) stmt(s syntax.Stmt) {
 	}
 }
 
-func (g repeatRewriter) exprs(list []syntax.Expr) {
+func (g *repeatRewriter) exprs(list []syntax.Expr) {
 	for i := range list {
 		list[i] = g.expr(list[i])
 	}
 }
 
-func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
+func (g *repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	switch e := e.(type) {
 	case *syntax.BinaryExpr:
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) && !smallFactor(e.X) && !smallFactor(e.Y) {
-			return call(e.OpPos, repeatName, e.X, e.Y)
+			e.X, e.Y = g.repeatOperand(e.OpPos, e.X), g.repeatOperand(e.OpPos, e.Y) // G[x] * G[y]
 		}
-		if e.Op == syntax.PLUS && !literal(e.X) && !literal(e.Y) {
-			return call(e.OpPos, concatName, e.X, e.Y)
+		if e.Op == syntax.PLUS && !literal(e.X) && !literal(e.Y) && !g.num(e.X) && !g.num(e.Y) {
+			e.Y = g.index(e.OpPos, concatName, e.Y) // x + G[y]
 		}
 		if e.Op == syntax.PERCENT && stringLiteral(e.X) {
-			e.Y = call(e.OpPos, nestingName, e.Y) // "…" % x walks x
+			e.Y = g.index(e.OpPos, nestingName, e.Y) // "…" % x walks x
 		}
 	case *syntax.UnaryExpr:
 		if e.X != nil {
@@ -275,24 +274,26 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 			for i, a := range e.Args { // "…".format(…) walks every argument
 				switch a := a.(type) {
 				case *syntax.BinaryExpr: // name = value
-					a.Y = call(e.Lparen, nestingName, a.Y)
+					a.Y = g.index(e.Lparen, nestingName, a.Y)
 				case *syntax.UnaryExpr: // *args, **kwargs
-					a.X = call(e.Lparen, nestingName, a.X)
+					a.X = g.index(e.Lparen, nestingName, a.X)
 				default:
-					e.Args[i] = call(e.Lparen, nestingName, a)
+					e.Args[i] = g.index(e.Lparen, nestingName, a)
 				}
 			}
 		}
 	case *syntax.Comprehension:
-		e.Body = g.expr(e.Body)
-		for _, c := range e.Clauses {
-			switch c := c.(type) {
-			case *syntax.ForClause:
-				c.X = g.expr(c.X)
-			case *syntax.IfClause:
-				c.Cond = g.expr(c.Cond)
+		g.inScope(nil, func() { // it binds names of its own
+			e.Body = g.expr(e.Body)
+			for _, c := range e.Clauses {
+				switch c := c.(type) {
+				case *syntax.ForClause:
+					c.X = g.expr(c.X)
+				case *syntax.IfClause:
+					c.Cond = g.expr(c.Cond)
+				}
 			}
-		}
+		})
 	case *syntax.CondExpr:
 		e.Cond, e.True, e.False = g.expr(e.Cond), g.expr(e.True), g.expr(e.False)
 	case *syntax.DictEntry:
@@ -305,7 +306,7 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 	case *syntax.LambdaExpr:
 		g.exprs(e.Params)
-		e.Body = g.expr(e.Body)
+		g.inScope(nil, func() { e.Body = g.expr(e.Body) })
 	case *syntax.ListExpr:
 		g.exprs(e.List)
 	case *syntax.TupleExpr:
@@ -322,10 +323,13 @@ func (g repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	return e
 }
 
-// call builds a call of the hidden builtin name at pos, where its errors
-// are reported.
-func call(pos syntax.Position, name string, args ...syntax.Expr) syntax.Expr {
-	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: name}, Lparen: pos, Args: args, Rparen: pos}
+// repeatOperand is e guarded as an operand of `*`: a number literal needs
+// no guard (a count alone allocates nothing).
+func (g *repeatRewriter) repeatOperand(pos syntax.Position, e syntax.Expr) syntax.Expr {
+	if number(e) || g.num(e) {
+		return e
+	}
+	return g.index(pos, repeatName, e)
 }
 
 func stringLiteral(e syntax.Expr) bool {

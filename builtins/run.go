@@ -13,11 +13,13 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// defaultSteps is the default step budget of one run: the module's top level,
-// or one callback. About a third of a second of pure Starlark on this
-// project's reference machine; a run that exceeds it is cancelled with
-// TooManySteps.
-const defaultSteps = 10_000_000
+// DefaultStepBudget is the default step budget of one run: the module's
+// top level, or one callback. About a second of pure Starlark on this
+// project's reference machine, idle (a plain loop with a branch runs some
+// 100 million steps a second there: BenchmarkH26_7_StepRate), so a tool
+// that scans a large diff fits; callback_timeout stays the wall-clock
+// guard. A run that exceeds it is cancelled with TooManySteps.
+const DefaultStepBudget = 100_000_000
 
 // runState is what one run learns about itself; it is shared by pointer with
 // the thread's callbacks.
@@ -32,6 +34,7 @@ type runState struct {
 	// waiting counts the host calls the run is blocked in (a model call):
 	// meanwhile it runs no plugin code, so it grows no heap (watchdog.go).
 	waiting atomic.Int32
+	owner   *instance // the generation the run belongs to
 }
 
 // hostWait marks th's run as waiting in a host call until done is called.
@@ -75,27 +78,40 @@ func threadContext(th *starlark.Thread) context.Context {
 
 // newThread returns a thread bound to inst with the given step budget.
 func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
-	st := &runState{}
-	th := &starlark.Thread{
-		Name: name,
-		Print: func(t *starlark.Thread, msg string) {
-			inst.note(contrib.Diag(contrib.PrintNote, inst.req.Plugin, callerPos(t, 0), "print: %s", msg))
-		},
-		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
-			return nil, errors.New("load() is only allowed at the top level of a module")
-		},
-		OnMaxSteps: func(t *starlark.Thread) {
-			st.stepsExceeded = true
-			st.overSteps++
-			if st.overSteps > maxGraceSteps || preciseFrame(t) {
-				t.Cancel("too many steps")
-			}
-		},
-	}
+	st := &runState{owner: inst}
+	// The hooks are plain functions that find the run through the thread:
+	// a closure each would be an allocation per call.
+	th := &starlark.Thread{Name: name, Print: printNote, Load: noLoad, OnMaxSteps: overSteps}
 	th.SetMaxExecutionSteps(inst.steps)
 	th.SetLocal(localInstance, inst)
 	th.SetLocal(localRun, st)
 	return th, st
+}
+
+// printNote turns print() into a note of the thread's plugin.
+func printNote(t *starlark.Thread, msg string) {
+	if inst, _ := t.Local(localInstance).(*instance); inst != nil {
+		inst.note(contrib.Diag(contrib.PrintNote, inst.req.Plugin, callerPos(t, 0), "print: %s", msg))
+	}
+}
+
+func noLoad(*starlark.Thread, string) (starlark.StringDict, error) {
+	return nil, errors.New("load() is only allowed at the top level of a module")
+}
+
+// overSteps records that the run used up its step budget and cancels it
+// at the first instruction with a source position of its own.
+func overSteps(t *starlark.Thread) {
+	st, _ := t.Local(localRun).(*runState)
+	if st == nil {
+		t.Cancel("too many steps")
+		return
+	}
+	st.stepsExceeded = true
+	st.overSteps++
+	if st.overSteps > maxGraceSteps || preciseFrame(t) {
+		t.Cancel("too many steps")
+	}
 }
 
 // runFailure is the error of a failed run, already shaped as a diagnostic.
@@ -117,13 +133,18 @@ func (f *runFailure) Diagnostic() contrib.Diagnostic { return f.diag }
 // panic in any Go builtin below is recovered, and every error comes back as a
 // *runFailure with the code, position and backtrace of the failure.
 func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runState, what string, fn func() error) (err error) {
-	stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
-	defer stop()
-	// The heap budget and callback_timeout are enforced by the watchdog's
-	// ticker: no timer or context per run.
+	// The heap budget, callback_timeout and the end of ctx are enforced by
+	// the watchdog's ticker (within a tick, 2 ms): no timer, context or
+	// context callback per run. Without the watchdog, ctx is bound directly.
 	if inst.memLimit > 0 || inst.timeout > 0 {
-		watchdog.arm(th, st, inst.memLimit, inst.timeout)
+		watchdog.arm(ctx, th, st, inst.memLimit, inst.timeout)
 		defer watchdog.disarm(st)
+		if ctx.Err() != nil { // ended already: no need to wait for a tick
+			th.Cancel(cancelReason(ctx))
+		}
+	} else {
+		stop := context.AfterFunc(ctx, func() { th.Cancel(cancelReason(ctx)) })
+		defer stop()
 	}
 	th.SetLocal(localContext, ctx) // for builtins that block in Go (model calls)
 	defer func() {
@@ -215,7 +236,8 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 	case st.stepsExceeded:
 		code, cause = contrib.TooManySteps, contrib.CauseStepBudget
 		reason = fmt.Sprintf("step budget of %d exhausted", inst.steps)
-		msg = fmt.Sprintf("too many steps: the run exceeded its budget of %d steps and was cancelled", inst.steps)
+		msg = fmt.Sprintf("too many steps: the run exceeded its step_budget of %d steps and was cancelled; "+
+			"raise step_budget in config.toml (or under [plugins.%q]) to allow more", inst.steps, inst.req.Plugin)
 	case errors.As(err, new(*allocError)):
 		code, reason, cause = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded", contrib.CauseMemoryLimit
 	case cancelled:

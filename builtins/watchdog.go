@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"runtime"
 	"runtime/metrics"
 	"sync"
@@ -32,6 +33,7 @@ const (
 
 // watched is one running thread under the watchdog.
 type watched struct {
+	ctx     context.Context // the caller's; its end cancels the run
 	th      *starlark.Thread
 	st      *runState
 	limit   uint64        // heap budget; 0: none
@@ -58,8 +60,11 @@ var watchdog = &runWatchdog{running: map[*runState]watched{}, wake: make(chan st
 
 // arm registers a run with its heap budget and timeout (either may be
 // zero or negative: none); disarm must follow when the run ends.
-func (w *runWatchdog) arm(th *starlark.Thread, st *runState, limit int64, timeout time.Duration) {
+func (w *runWatchdog) arm(ctx context.Context, th *starlark.Thread, st *runState, limit int64, timeout time.Duration) {
 	r := watched{th: th, st: st, start: time.Now()}
+	if ctx != nil && ctx.Done() != nil {
+		r.ctx = ctx
+	}
 	if limit > 0 {
 		r.limit = uint64(limit)
 	}
@@ -133,38 +138,63 @@ func (w *runWatchdog) loop() {
 	}
 }
 
-// fits reports whether the run of st may allocate size more bytes within
+// fits reports whether a run of inst may allocate size more bytes within
 // its budget, counted from the heap now; if not, it returns how far the
-// run's heap grew already. Garbage counts until collected, so an apparent
-// overshoot is confirmed after a collection, as in loop.
-func (w *runWatchdog) fits(st *runState, size uint64) (uint64, bool) {
-	w.mu.Lock()
-	r, ok := w.running[st]
-	w.mu.Unlock()
-	if !ok || r.limit == 0 {
-		return 0, true
-	}
+// run's heap grew already. The guard that asks runs between two steps of
+// one of inst's runs but cannot tell which (an operator has no thread):
+// with several runs of one generation in progress, the most recent
+// baseline among them counts. Garbage counts until collected, so an
+// apparent overshoot is confirmed after a collection, as in loop.
+func (w *runWatchdog) fits(inst *instance, size uint64) (uint64, bool) {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(samples)
-	if !r.based {
-		r.base, r.based = sampleValue(samples[1]), true
-		w.mu.Lock()
-		if cur, ok := w.running[st]; ok && !cur.based {
-			w.running[st] = r
-		}
-		w.mu.Unlock()
+	base, limit, ok := w.baseline(inst, sampleValue(samples[1]))
+	if !ok {
+		return 0, true
 	}
 	heap := sampleValue(samples[0])
-	if heap+size <= r.base+r.limit {
+	if heap+size <= base+limit {
 		return 0, true
 	}
 	runtime.GC()
 	metrics.Read(samples)
 	heap = sampleValue(samples[0])
-	if heap+size <= r.base+r.limit {
+	if heap+size <= base+limit {
 		return 0, true
 	}
-	return heap - min(heap, r.base), false
+	return heap - min(heap, base), false
+}
+
+// credit counts size as allocated by every run of inst in progress: the
+// evidence of an allocation whose guard cannot tell which of inst's runs
+// asked (an operator has no thread). With one run of a generation in
+// progress, as is usual, it is exact.
+func (w *runWatchdog) credit(inst *instance, size uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.running {
+		if r.st.owner == inst {
+			r.st.allocated.Add(size)
+		}
+	}
+}
+
+// baseline returns the highest baseline and the budget of inst's runs in
+// progress, giving each run not seen yet its baseline, live.
+func (w *runWatchdog) baseline(inst *instance, live uint64) (base, limit uint64, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, r := range w.running {
+		if r.st.owner != inst || r.limit == 0 {
+			continue
+		}
+		if !r.based {
+			r.base, r.based = live, true
+			w.running[k] = r
+		}
+		base, limit, ok = max(base, r.base), r.limit, true
+	}
+	return base, limit, ok
 }
 
 // snapshot copies the running runs into into, giving each run seen for
@@ -185,10 +215,14 @@ func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
 // over reports whether heap exceeds the run's budget.
 func (r *watched) over(heap uint64) bool { return r.limit > 0 && heap > r.base+r.limit }
 
-// cancelLate cancels the runs that outlived their timeout: at their next
-// step, within one tick of the deadline.
+// cancelLate cancels the runs whose caller's context ended, and those
+// that outlived their timeout: at their next step, within one tick.
 func cancelLate(batch []watched, now time.Time) {
 	for _, r := range batch {
+		if r.ctx != nil && r.ctx.Err() != nil {
+			r.th.Cancel(cancelReason(r.ctx))
+			continue
+		}
 		if r.timeout > 0 && now.Sub(r.start) > r.timeout && r.st.cause.CompareAndSwap(causeNone, causeTimeout) {
 			r.th.Cancel("callback timeout exceeded")
 		}

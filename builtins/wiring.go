@@ -64,12 +64,14 @@ var predeclaredTable = []struct {
 	{"enumerate", allocGuarded("enumerate", 4*valueSize)},
 	{"set", allocGuarded("set", 4*valueSize)},
 	{"dict", allocGuarded("dict", 4*valueSize)},
-	// Hidden operators the compiler routes through the guards; they are not
-	// identifiers, so plugin source cannot name them (guard.go).
-	{repeatName, starlark.NewBuiltin(repeatName, repeatGuard)},
-	{nestingName, starlark.NewBuiltin("format", nestingGuard)},
-	{concatName, starlark.NewBuiltin(concatName, concatGuard)},
-	{extendName, starlark.NewBuiltin(extendName, extendGuard)},
+	// Hidden operator guards the compiler puts in front of operands; they
+	// are not identifiers, so plugin source cannot name them (guard.go,
+	// operands.go). Each generation gets its own, bound to its memory
+	// budget (instancePredeclared).
+	{repeatName, operandGuards(nil)[repeatName]},
+	{nestingName, operandGuards(nil)[nestingName]},
+	{concatName, operandGuards(nil)[concatName]},
+	{extendName, operandGuards(nil)[extendName]},
 }
 
 // predeclared is predeclaredTable and the point table's names, frozen.

@@ -25,6 +25,10 @@ type ActivationRequest struct {
 	Providers map[string]map[string]any
 	Rules     Rules
 	Services  Services
+	// Steps is the step budget of each of the generation's runs (the
+	// top level and each callback); 0 leaves it to the activator's own
+	// setting. The host fills it from config.toml's step_budget.
+	Steps uint64
 	// Fault is called when owned work of the generation (a callback that
 	// panicked in a host builtin) must fault the plugin. It may be nil.
 	Fault func(Diagnostic)

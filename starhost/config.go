@@ -38,7 +38,12 @@ type Config struct {
 	// ("512MiB", "30s"); Limits holds them in effect.
 	MemoryLimit     string `toml:"memory_limit"`
 	CallbackTimeout string `toml:"callback_timeout"`
-	Limits          Limits `toml:"-"`
+	// StepBudget is step_budget as written (0: not set); Limits.StepBudget
+	// holds the budget in effect, PluginStepBudget the [plugins."id"]
+	// step_budget overrides in effect.
+	StepBudget       int64             `toml:"step_budget"`
+	PluginStepBudget map[string]uint64 `toml:"-"`
+	Limits           Limits            `toml:"-"`
 	// Isolation is "in_process", "process", or "" when no layer set it
 	// (Options.Isolation then decides); PluginIsolation holds the
 	// [plugins."id"] isolation overrides (docs/isolation.md).

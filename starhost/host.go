@@ -65,7 +65,10 @@ type Options struct {
 	// providers-kept when a bad edit keeps the previous providers).
 	Events func(Event)
 
-	// Steps is the Starlark step budget of each run (0: 10,000,000 steps).
+	// Steps is the Starlark step budget of each run (0: 100,000,000
+	// steps, about a second of plain Starlark); step_budget in
+	// config.toml overrides it, for every plugin or per plugin
+	// (StepBudget).
 	Steps uint64
 	// Isolation is where plugin code runs: IsolationInProcess (the default,
 	// "" too) or IsolationProcess, a worker subprocess per plugin
@@ -251,7 +254,7 @@ func (h *Host) activator() contrib.Activator {
 		return testActivator()
 	}
 	h.router = &isolationRouter{local: h.localActivator(), remote: h.processActivator(), mode: h.Isolation,
-		chosen: map[string]contrib.Activator{}}
+		steps: h.stepBudget, chosen: map[string]contrib.Activator{}}
 	return h.router
 }
 

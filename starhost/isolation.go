@@ -50,6 +50,7 @@ type isolationRouter struct {
 	local  contrib.Activator
 	remote *lworker.Activator
 	mode   func(plugin string) string
+	steps  func(plugin string) uint64 // config.toml's step_budget for the plugin
 
 	mu     sync.Mutex
 	chosen map[string]contrib.Activator
@@ -70,11 +71,21 @@ func (r *isolationRouter) pick(plugin string, compile bool) contrib.Activator {
 }
 
 func (r *isolationRouter) Compile(req contrib.ActivationRequest) error {
-	return r.pick(req.Plugin, true).Compile(req)
+	return r.pick(req.Plugin, true).Compile(r.budget(req))
 }
 
 func (r *isolationRouter) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
-	return r.pick(req.Plugin, false).Activate(ctx, req)
+	return r.pick(req.Plugin, false).Activate(ctx, r.budget(req))
+}
+
+// budget gives req the plugin's step budget as configured now, so a
+// reload runs under the current config.toml, in the host process or in
+// its worker (the budget travels in the bundle).
+func (r *isolationRouter) budget(req contrib.ActivationRequest) contrib.ActivationRequest {
+	if r.steps != nil && req.Steps == 0 {
+		req.Steps = r.steps(req.Plugin)
+	}
+	return req
 }
 
 // processActivator returns the activator of process mode with the host's

@@ -26,7 +26,9 @@ type pluginsKey struct {
 
 // pluginSettings are the settings of one [plugins."id"] table.
 type pluginSettings struct {
-	Isolation string
+	Isolation     string
+	StepBudget    int64
+	StepBudgetSet bool // the table has step_budget
 }
 
 // UnmarshalTOML reads either shape of the plugins key.
@@ -45,15 +47,22 @@ func (p *pluginsKey) UnmarshalTOML(v any) error {
 			}
 			var s pluginSettings
 			for k, val := range table {
-				if k != "isolation" {
+				switch k {
+				case "isolation":
+					str, ok := val.(string)
+					if !ok {
+						return fmt.Errorf("plugins.%q.isolation must be a string", id)
+					}
+					s.Isolation = str
+				case "step_budget":
+					n, ok := val.(int64)
+					if !ok {
+						return fmt.Errorf("plugins.%q.step_budget must be a whole number of steps", id)
+					}
+					s.StepBudget, s.StepBudgetSet = n, true
+				default:
 					p.Unknown = append(p.Unknown, fmt.Sprintf("plugins.%q.%s", id, k))
-					continue
 				}
-				str, ok := val.(string)
-				if !ok {
-					return fmt.Errorf("plugins.%q.isolation must be a string", id)
-				}
-				s.Isolation = str
 			}
 			p.Settings[id] = s
 		}

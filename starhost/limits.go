@@ -2,6 +2,8 @@ package starhost
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/crystal-star/crystal-star/builtins"
@@ -19,12 +21,19 @@ type Limits struct {
 	// CallbackTimeout bounds one run (the module's top level or one
 	// callback); it is cancelled at its next step with CallbackTimeout.
 	CallbackTimeout time.Duration
+	// StepBudget is the step budget of each run of a plugin without a
+	// [plugins."id"] step_budget of its own (Config.PluginStepBudget); a
+	// run past it is cancelled with TooManySteps.
+	StepBudget uint64
 }
 
 // baseLimits are the limits before config.toml: the embedder's Options,
 // else the defaults.
 func (h *Host) baseLimits() Limits {
-	l := Limits{MemoryLimit: h.opts.MemoryLimit, CallbackTimeout: h.opts.CallbackTimeout}
+	l := Limits{MemoryLimit: h.opts.MemoryLimit, CallbackTimeout: h.opts.CallbackTimeout, StepBudget: h.opts.Steps}
+	if l.StepBudget == 0 {
+		l.StepBudget = builtins.DefaultStepBudget
+	}
 	if l.MemoryLimit == 0 {
 		l.MemoryLimit = builtins.DefaultMemoryLimit
 	}
@@ -34,7 +43,8 @@ func (h *Host) baseLimits() Limits {
 	return l
 }
 
-// mergeLimits applies one layer's memory_limit and callback_timeout. A value
+// mergeLimits applies one layer's memory_limit, callback_timeout and
+// step_budget (mergeStepBudget). A value
 // that does not parse is a diagnostic and is ignored. The workspace layer
 // comes from the repository being worked on, so it may tighten a limit but
 // never loosen one.
@@ -64,4 +74,64 @@ func mergeLimits(dst *Config, l *layer, workspace bool, note func(contrib.Diagno
 			dst.CallbackTimeout, dst.Limits.CallbackTimeout = l.cfg.CallbackTimeout, d
 		}
 	}
+	mergeStepBudget(dst, l, workspace, bad)
+}
+
+// mergeStepBudget applies one layer's step_budget, global and per plugin.
+// A workspace may only lower a budget: its global step_budget lowers every
+// plugin's to at most that, and its [plugins."id"] step_budget may not
+// exceed the plugin's budget in effect.
+func mergeStepBudget(dst *Config, l *layer, workspace bool, bad func(key, format string, args ...any)) {
+	if l.md.IsDefined("step_budget") {
+		n := l.cfg.StepBudget
+		switch {
+		case n <= 0:
+			bad("step_budget", "%d is not a positive number of steps; %d stays in effect", n, dst.Limits.StepBudget)
+		case workspace && uint64(n) > dst.Limits.StepBudget:
+			bad("step_budget", "a workspace config may lower the budget, not raise it; %d stays in effect", dst.Limits.StepBudget)
+		default:
+			dst.StepBudget, dst.Limits.StepBudget = n, uint64(n)
+			if workspace {
+				for id, cur := range dst.PluginStepBudget {
+					dst.PluginStepBudget[id] = min(cur, uint64(n))
+				}
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(l.file.Plugins.Settings)) {
+		s := l.file.Plugins.Settings[id]
+		if !s.StepBudgetSet {
+			continue
+		}
+		key := fmt.Sprintf("plugins.%q.step_budget", id)
+		cur := dst.stepBudget(id)
+		switch {
+		case s.StepBudget <= 0:
+			bad(key, "%d is not a positive number of steps; %d stays in effect", s.StepBudget, cur)
+		case workspace && uint64(s.StepBudget) > cur:
+			bad(key, "a workspace config may lower the budget, not raise it; %d stays in effect", cur)
+		default:
+			if dst.PluginStepBudget == nil {
+				dst.PluginStepBudget = map[string]uint64{}
+			}
+			dst.PluginStepBudget[id] = uint64(s.StepBudget)
+		}
+	}
+}
+
+// stepBudget is the step budget in effect for plugin id.
+func (c *Config) stepBudget(id string) uint64 {
+	if n, ok := c.PluginStepBudget[id]; ok {
+		return n
+	}
+	return c.Limits.StepBudget
+}
+
+// stepBudget returns the step budget of each run of plugin id as
+// configured now: its [plugins."id"] step_budget, else the global
+// step_budget, else Options.Steps, else builtins.DefaultStepBudget. A
+// generation runs under the value in effect at its activation.
+func (h *Host) stepBudget(id string) uint64 {
+	c := h.Config()
+	return c.stepBudget(id)
 }

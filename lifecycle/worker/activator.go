@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 
 	"errors"
@@ -207,7 +208,7 @@ func asFailure(err error) *Failure {
 func bundle(req contrib.ActivationRequest, steps uint64) (wire.Bundle, error) {
 	b := wire.Bundle{Plugin: req.Plugin, DisplayName: req.DisplayName, Generation: req.Generation, Source: req.Source,
 		Entry: req.Entry, SourceRoot: req.SourceRoot, Directory: req.Directory, Capabilities: req.Capabilities,
-		Exports: req.Exports, Rules: req.Rules, Steps: steps}
+		Exports: req.Exports, Rules: req.Rules, Steps: cmp.Or(req.Steps, steps)}
 	if req.Services != nil {
 		b.Facts = req.Services.Facts()
 	}
