@@ -17,12 +17,17 @@ type Gate struct {
 	closed bool
 	active int
 	idle   chan struct{} // closed once closed && active == 0
+	// calls holds the cancel function of each admitted call, by admission
+	// number: Cancel cancels them itself, so a call costs no callback
+	// registered on (and contended for in) the gate's context.
+	calls map[uint64]context.CancelFunc
+	seq   uint64
 }
 
 // NewGate returns an open gate.
 func NewGate() *Gate {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Gate{ctx: ctx, cancel: cancel, idle: make(chan struct{})}
+	return &Gate{ctx: ctx, cancel: cancel, idle: make(chan struct{}), calls: map[uint64]context.CancelFunc{}}
 }
 
 // Context is cancelled by Cancel: work of the generation that outlives
@@ -51,6 +56,31 @@ func (g *Gate) leave() {
 	g.mu.Unlock()
 }
 
+// admit is enter for Call: it also records cancel, which Cancel calls
+// while the call runs. It returns the call's number, for dismiss.
+func (g *Gate) admit(cancel context.CancelFunc) (uint64, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return 0, false
+	}
+	g.active++
+	g.seq++
+	g.calls[g.seq] = cancel
+	return g.seq, true
+}
+
+// dismiss is leave for a call admitted by admit.
+func (g *Gate) dismiss(id uint64) {
+	g.mu.Lock()
+	delete(g.calls, id)
+	g.active--
+	if g.closed && g.active == 0 {
+		close(g.idle)
+	}
+	g.mu.Unlock()
+}
+
 // Do runs fn as one admitted call whose context is cancelled when either ctx
 // ends or the gate is cancelled. It reports false, without running fn, when the
 // gate is closed or ctx has already ended.
@@ -63,18 +93,20 @@ func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
 // (its generation retired past the cleanup timeout, DC26), which a caller
 // tells apart from its own context ending.
 func (g *Gate) Call(ctx context.Context, fn func(context.Context)) (ran, interrupted bool) {
-	if ctx.Err() != nil || !g.enter() {
+	if ctx.Err() != nil {
 		return false, false // a caller that already gave up runs no plugin code
 	}
-	defer g.leave()
 	callCtx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(g.ctx, cancel)
+	defer cancel()
+	id, ok := g.admit(cancel)
+	if !ok {
+		return false, false
+	}
+	defer g.dismiss(id)
 	fn(callCtx)
-	// Before Leave: a drain that finished normally cancels the gate only
+	// Before dismiss: a drain that finished normally cancels the gate only
 	// after every call left, so this sees only a cancellation mid-call.
 	interrupted = g.ctx.Err() != nil
-	stop()
-	cancel()
 	return true, interrupted
 }
 
@@ -95,7 +127,16 @@ func (g *Gate) Close() {
 // work to stop (DC26: after the cleanup timeout). It is idempotent.
 func (g *Gate) Cancel() {
 	g.Close()
-	g.cancel()
+	g.cancel() // first: a call cancelled below sees it was interrupted
+	g.mu.Lock()
+	cancels := make([]context.CancelFunc, 0, len(g.calls))
+	for _, cancel := range g.calls {
+		cancels = append(cancels, cancel)
+	}
+	g.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
 }
 
 // cancelled reports whether Cancel was called.

@@ -117,7 +117,7 @@ func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any
 		}
 		if sch != t.schema {
 			// The new generation's parameters decide.
-			if err := sch.Validate(value); err != nil {
+			if err := validateArgs(sch, value); err != nil {
 				return Failure(ErrInvalidArguments, describeViolations(err))
 			}
 		}
@@ -243,7 +243,7 @@ func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool)
 	if sch == nil {
 		return v, Result{}, true
 	}
-	if err := sch.Validate(v); err != nil {
+	if err := validateArgs(sch, v); err != nil {
 		return nil, Failure(ErrInvalidArguments, describeViolations(err)), false
 	}
 	return v, Result{}, true

@@ -176,6 +176,7 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	sch, err := compileSchema(raw)
 	if err == nil {
 		schemaCache.put(raw, sch)
+		rememberFlat(sch, raw)
 	}
 	return sch, err
 }
