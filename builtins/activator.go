@@ -330,8 +330,9 @@ func FailureDiagnostic(err error) contrib.Diagnostic { return failureDiag(err) }
 // diagnostics.
 func (inst *instance) toolFunc(name string, pos contrib.Pos, fn starlark.Callable) contrib.ToolFunc {
 	what := "tool " + name
+	thread := inst.req.Plugin + ":" + what
 	return func(ctx context.Context, args any) contrib.Result {
-		out, err := inst.call(ctx, what, fn, inst.newCtx(ctx, ctxTool), FromJSON(args))
+		out, err := inst.callNamed(ctx, thread, what, fn, inst.newCtx(ctx, ctxTool), FromJSON(args))
 		if err != nil {
 			inst.note(failureDiag(err))
 			return contrib.FailureWithCause(contrib.ErrToolFailed, failureCause(err), failureReason(err))

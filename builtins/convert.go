@@ -147,7 +147,11 @@ func FromJSON(v any) starlark.Value {
 		}
 		return starlark.NewList(elems)
 	case map[string]any:
-		keys := make([]string, 0, len(v))
+		var small [8]string // tool arguments: a few keys, sorted without an allocation
+		keys := small[:0]
+		if len(v) > len(small) {
+			keys = make([]string, 0, len(v))
+		}
 		for k := range v {
 			keys = append(keys, k)
 		}

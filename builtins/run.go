@@ -284,7 +284,13 @@ func callerPos(th *starlark.Thread, depth int) contrib.Pos {
 
 // call runs one callback in a fresh thread with its own step budget.
 func (inst *instance) call(ctx context.Context, what string, fn starlark.Callable, args ...starlark.Value) (starlark.Value, error) {
-	th, st := inst.newThread(inst.req.Plugin + ":" + what)
+	return inst.callNamed(ctx, inst.req.Plugin+":"+what, what, fn, args...)
+}
+
+// callNamed is call on a thread named thread (plugin:what), which a
+// callback run again and again (a tool) names once.
+func (inst *instance) callNamed(ctx context.Context, thread, what string, fn starlark.Callable, args ...starlark.Value) (starlark.Value, error) {
+	th, st := inst.newThread(thread)
 	var out starlark.Value
 	err := inst.guarded(ctx, th, st, what, func() error {
 		var err error

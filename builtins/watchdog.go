@@ -62,7 +62,10 @@ var watchdog = &runWatchdog{running: map[*runState]watched{}, wake: make(chan st
 // zero or negative: none); disarm must follow when the run ends.
 func (w *runWatchdog) arm(ctx context.Context, th *starlark.Thread, st *runState, limit int64, timeout time.Duration) {
 	r := watched{th: th, st: st, start: time.Now()}
-	if ctx != nil && ctx.Done() != nil {
+	if ctx != nil && ctx != context.Background() {
+		// Not ctx.Done() != nil: on a cancellable context that allocates
+		// the channel, once per call (issue 26 point 4); the tick reads
+		// only Err.
 		r.ctx = ctx
 	}
 	if limit > 0 {
