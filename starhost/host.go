@@ -82,6 +82,11 @@ type Options struct {
 	// CallbackTimeout bounds each run (0: 30s); callback_timeout in config.toml overrides it. Negative turns it
 	// off in process.
 	CallbackTimeout time.Duration
+	// Workers is how many worker processes serve the plugins of process
+	// isolation (0: DefaultWorkers; negative: one per plugin); each
+	// worker's plugins are an isolation group that goes down together.
+	// workers in config.toml overrides it (docs/isolation.md).
+	Workers int
 	// CleanupTimeout bounds the drain of a deactivated generation
 	// (0: 5s).
 	CleanupTimeout time.Duration

@@ -95,6 +95,8 @@ func (h *Host) workers(timeout time.Duration) *lworker.Activator {
 		MemoryLimit:     mem,
 		CallbackTimeout: timeout,
 		Steps:           h.opts.Steps,
+		Workers:         h.workerCount(),
+		Note:            h.note,
 	})
 }
 

@@ -47,6 +47,7 @@ func fakeWorker(mode string) {
 		select {}
 	}
 	conn := wire.NewConn(os.Stdin, os.Stdout, func(ctx context.Context, method string, body []byte) (any, error) {
+		method, _ = wire.SplitSlot(method)
 		switch method {
 		case wire.MethodCompile:
 			return wire.Activated{}, nil
@@ -77,6 +78,9 @@ func fakeWorker(mode string) {
 		}
 		return nil, fmt.Errorf("unknown %s", method)
 	}, nil)
+	if mode != "no-hello" {
+		_ = conn.Notify(wire.NotifyHello, wire.Hello{Version: wire.Version, PID: os.Getpid()})
+	}
 	_ = conn.Serve()
 	os.Exit(0)
 }
