@@ -43,6 +43,7 @@ type process struct {
 	// never does is most likely not serving as a worker at all
 	// (notServing).
 	answered atomic.Bool
+	ready    atomic.Bool // its hello said it serves
 	hello    atomic.Pointer[wire.Hello]
 	onHello  func(*wire.Hello)
 
@@ -117,6 +118,7 @@ func (p *process) notify(m string, body []byte) {
 		var h wire.Hello
 		if json.Unmarshal(body, &h) == nil && p.hello.CompareAndSwap(nil, &h) {
 			p.answered.Store(true)
+			p.ready.Store(h.Failed == "")
 			if p.onHello != nil {
 				p.onHello(&h)
 			}
@@ -193,6 +195,12 @@ func (p *process) drop(n uint64) int {
 // caller calls slot n of the worker.
 func (p *process) caller(n uint64) Caller {
 	return func(ctx context.Context, what, method string, in, out any) error {
+		p.mu.Lock()
+		_, open := p.slots[n]
+		p.mu.Unlock()
+		if !open && !p.exited() {
+			return &Failure{Code: contrib.WorkerFailed, Message: "the worker was closed"}
+		}
 		return p.call(ctx, what, wire.SlotMethod(method, n), in, out)
 	}
 }
@@ -228,7 +236,7 @@ func (p *process) run() {
 	slots := maps.Clone(p.slots)
 	p.mu.Unlock()
 	p.conn.Close(f)
-	if !p.answered.Load() && p.onDeath != nil {
+	if !p.ready.Load() && p.onDeath != nil {
 		p.onDeath(f)
 	}
 	for _, n := range slices.Sorted(maps.Keys(slots)) {

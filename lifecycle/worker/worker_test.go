@@ -45,6 +45,17 @@ func fakeWorker(mode string) {
 	case "garbage-at-start":
 		os.Stdout.Write([]byte("\x00\x00\x00\x03abc"))
 		select {}
+	case "refuse":
+		// A worker that cannot apply its memory limit answers the
+		// handshake with why, then exits.
+		fmt.Fprintln(os.Stderr, "crystal-star worker: cannot apply memory_limit: operation not permitted")
+		_ = wire.NewConn(os.Stdin, os.Stdout, nil, nil).Notify(wire.NotifyHello,
+			wire.Hello{Version: wire.Version, Failed: "cannot apply memory_limit: operation not permitted"})
+		os.Exit(3)
+	case "runtime-fatal":
+		// The Go runtime failing before main (no handshake possible).
+		fmt.Fprintln(os.Stderr, "fatal error: runtime: cannot reserve arena virtual address space")
+		os.Exit(2)
 	}
 	conn := wire.NewConn(os.Stdin, os.Stdout, func(ctx context.Context, method string, body []byte) (any, error) {
 		method, _ = wire.SplitSlot(method)
@@ -78,9 +89,11 @@ func fakeWorker(mode string) {
 		}
 		return nil, fmt.Errorf("unknown %s", method)
 	}, nil)
-	if mode != "no-hello" {
-		_ = conn.Notify(wire.NotifyHello, wire.Hello{Version: wire.Version, PID: os.Getpid()})
+	hello := wire.Hello{Version: wire.Version, PID: os.Getpid()}
+	if mode == "clamped" {
+		hello.Clamped = "the inherited hard address-space limit is below memory_limit; workers run under it"
 	}
+	_ = conn.Notify(wire.NotifyHello, hello)
 	_ = conn.Serve()
 	os.Exit(0)
 }
