@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -89,6 +90,7 @@ func (h *Host) processActivator() *lworker.Activator {
 func (h *Host) workers(timeout time.Duration) *lworker.Activator {
 	mem, _ := h.limits()
 	return lworker.New(lworker.Options{
+		Command: testWorkerCommand,
 		Bridge: func(req contrib.ActivationRequest, call lworker.Caller) lworker.Bridge {
 			return bworker.NewHostSide(req, call)
 		},
@@ -99,6 +101,10 @@ func (h *Host) workers(timeout time.Duration) *lworker.Activator {
 		Note:            h.note,
 	})
 }
+
+// testWorkerCommand, when set by a test of this package, starts workers
+// instead of re-executing the test binary.
+var testWorkerCommand func() (*exec.Cmd, error)
 
 // limits returns the worker memory limit and callback timeout: config.toml
 // over Options over the defaults.
