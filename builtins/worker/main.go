@@ -43,6 +43,7 @@ func Main() {
 		_ = c.Notify(wire.NotifyHello, hello)
 		os.Exit(3)
 	}
+	dropInitPages()
 	if err := serve(os.Stdin, out, hello); err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
 		os.Exit(1)

@@ -222,6 +222,7 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 		return activated(err), nil
 	}
 	s.inst, s.set = inst, inst.Set()
+	trimSoon()
 	a := describe(s.set)
 	a.Exports = slices.Sorted(maps.Keys(inst.Exports()))
 	return a, nil

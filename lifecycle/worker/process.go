@@ -45,6 +45,7 @@ type process struct {
 	answered atomic.Bool
 	ready    atomic.Bool // its hello said it serves
 	hello    atomic.Pointer[wire.Hello]
+	greeted  chan struct{} // closed at the hello
 	onHello  func(*wire.Hello)
 
 	mu      sync.Mutex
@@ -84,7 +85,7 @@ func (a *Activator) start(req contrib.ActivationRequest) (*process, error) {
 		return nil, err
 	}
 	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, timeout: a.opts.CallbackTimeout, limit: a.opts.MemoryLimit,
-		done: make(chan struct{}), slots: map[uint64]*slot{}, onHello: a.hello}
+		done: make(chan struct{}), greeted: make(chan struct{}), slots: map[uint64]*slot{}, onHello: a.hello}
 	p.slots[0] = &slot{plugin: req.Plugin, bridge: a.opts.Bridge(req, p.call)}
 	cmd.Stderr = p.stderr
 	a.starts.Add(1)
@@ -119,6 +120,7 @@ func (p *process) notify(m string, body []byte) {
 		if json.Unmarshal(body, &h) == nil && p.hello.CompareAndSwap(nil, &h) {
 			p.answered.Store(true)
 			p.ready.Store(h.Failed == "")
+			close(p.greeted)
 			if p.onHello != nil {
 				p.onHello(&h)
 			}
@@ -299,6 +301,9 @@ func (p *process) notServing() string {
 // call runs method in the worker under the callback timeout. what names
 // the callback in a timeout's message.
 func (p *process) call(ctx context.Context, what, method string, in, out any) error {
+	if err := p.awaitHello(ctx); err != nil {
+		return err
+	}
 	cctx := ctx
 	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut) }
 	timeout := func() *Failure {
@@ -355,6 +360,39 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 }
 
 var errTimedOut = errors.New("callback timeout")
+
+// workerStartTimeout bounds how long a worker may take to answer the
+// handshake (exec and package initialisation, on a busy machine), apart
+// from callback_timeout, which bounds plugin code only.
+const workerStartTimeout = 30 * time.Second
+
+// awaitHello waits for the worker's handshake before its first call, so
+// that callback_timeout measures the callback and not the process start. A
+// worker that neither answers nor exits within workerStartTimeout is
+// killed: it is not serving as a worker.
+func (p *process) awaitHello(ctx context.Context) error {
+	select {
+	case <-p.greeted:
+		return nil
+	default:
+	}
+	t := time.NewTimer(max(workerStartTimeout, p.timeout))
+	defer t.Stop()
+	select {
+	case <-p.greeted:
+		return nil
+	case <-p.done:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		p.die(&Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker did not answer the handshake within %s%s",
+			max(workerStartTimeout, p.timeout), p.notServing())})
+		<-p.done
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cause
+}
 
 // close ends the worker on purpose (its generation closed): no fault.
 func (p *process) close() {
