@@ -225,6 +225,14 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 	trimSoon()
 	a := describe(s.set)
 	a.Exports = slices.Sorted(maps.Keys(inst.Exports()))
+	if p, ok := inst.(contrib.AttachProber); ok {
+		a.Probed = true
+		for _, stage := range contrib.AttachStages {
+			if p.Attaches(stage) {
+				a.Attaches = append(a.Attaches, stage)
+			}
+		}
+	}
 	return a, nil
 }
 

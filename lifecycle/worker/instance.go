@@ -21,12 +21,16 @@ type instance struct {
 	req     contrib.ActivationRequest
 	set     *contrib.Set
 	exports map[string]any // *Export by service name
+	// probed: attaches lists the stages the worker said can run
+	// (contrib.AttachProber); otherwise every stage is asked.
+	probed   bool
+	attaches []contrib.AttachStage
 }
 
 var _ contrib.Instance = (*instance)(nil)
 
 func newInstance(p *process, call Caller, req contrib.ActivationRequest, b wire.Bundle, a wire.Activated) *instance {
-	inst := &instance{p: p, call: call, req: req, exports: map[string]any{}}
+	inst := &instance{p: p, call: call, req: req, exports: map[string]any{}, probed: a.Probed, attaches: a.Attaches}
 	for _, name := range a.Exports {
 		inst.exports[name] = &Export{Plugin: req.Plugin, Service: name, bundle: b}
 	}
@@ -173,6 +177,14 @@ func (inst *instance) Set() *contrib.Set { return inst.set }
 
 // Exports returns the exported services as *Export values.
 func (inst *instance) Exports() map[string]any { return inst.exports }
+
+var _ contrib.AttachProber = (*instance)(nil)
+
+// Attaches reports whether stage can do anything for the generation, as the
+// worker said when it activated it.
+func (inst *instance) Attaches(stage contrib.AttachStage) bool {
+	return !inst.probed || slices.Contains(inst.attaches, stage)
+}
 
 // Attach runs one attach stage in the worker.
 func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bool, error) {
