@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"syscall"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/contrib/wire"
@@ -44,9 +45,21 @@ func Main() {
 		os.Exit(3)
 	}
 	dropInitPages()
-	if err := serve(os.Stdin, out, hello); err != nil {
+	if err := serve(pollable(os.Stdin), out, hello); err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// pollable returns f in non-blocking mode, read through the Go runtime's
+// poller: a read that waits parks its goroutine instead of blocking a
+// thread in the kernel, so the call it brings runs without a hand-off
+// between threads (docs/performance.md, issue 26). f itself when that
+// fails.
+func pollable(f *os.File) *os.File {
+	if err := syscall.SetNonblock(int(f.Fd()), true); err != nil {
+		return f
+	}
+	return os.NewFile(f.Fd(), f.Name())
 }

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"io"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,18 @@ func fakeWorker(mode string) {
 	case "garbage-at-start":
 		os.Stdout.Write([]byte("\x00\x00\x00\x03abc"))
 		select {}
+	case "echo":
+		// The raw floor: 64-byte messages echoed over the pipes, no
+		// protocol, blocking reads (BenchmarkH26CallBreakdown).
+		buf := make([]byte, 64)
+		for {
+			if _, err := io.ReadFull(os.Stdin, buf); err != nil {
+				os.Exit(0)
+			}
+			if _, err := os.Stdout.Write(buf); err != nil {
+				os.Exit(0)
+			}
+		}
 	case "refuse":
 		// A worker that cannot apply its memory limit answers the
 		// handshake with why, then exits.
@@ -60,6 +73,8 @@ func fakeWorker(mode string) {
 	conn := wire.NewConn(os.Stdin, os.Stdout, func(ctx context.Context, method string, body []byte) (any, error) {
 		method, _ = wire.SplitSlot(method)
 		switch method {
+		case wire.MethodPing:
+			return nil, nil
 		case wire.MethodCompile:
 			return wire.Activated{}, nil
 		case wire.MethodActivate:
@@ -117,7 +132,7 @@ func testActivator(mode string, timeout time.Duration, notes *noteLog) *Activato
 	return New(Options{
 		Command: func() (*exec.Cmd, error) {
 			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), fakeMode+"="+mode)
+			cmd.Env = append(os.Environ(), fakeMode+"="+mode, os.Getenv("H26_WORKER_ENV"))
 			return cmd, nil
 		},
 		Bridge:          func(contrib.ActivationRequest, Caller) Bridge { return &testBridge{notes: notes} },
