@@ -256,7 +256,7 @@ func (h *Host) activator() contrib.Activator {
 		return testActivator()
 	}
 	h.router = &isolationRouter{local: h.localActivator(), remote: h.processActivator(), mode: h.Isolation,
-		chosen: map[string]contrib.Activator{}}
+		chosen: map[string]contrib.Activator{}, processing: h.anyProcess, workers: h.workerCount()}
 	return h.router
 }
 

@@ -51,6 +51,10 @@ type isolationRouter struct {
 	local  contrib.Activator
 	remote *lworker.Activator
 	mode   func(plugin string) string
+	// processing reports whether any plugin may run in process
+	// isolation; workers is the pool's size (0: one per plugin).
+	processing func() bool
+	workers    int
 
 	mu     sync.Mutex
 	chosen map[string]contrib.Activator
@@ -68,6 +72,16 @@ func (r *isolationRouter) pick(plugin string, compile bool) contrib.Activator {
 	}
 	r.chosen[plugin] = a
 	return a
+}
+
+// Width lets the lifecycle prepare more plugins at once than there are
+// cores when plugins run in workers, where an activation mostly waits for
+// its worker (issue 26): twice the workers of the pool, at least 8.
+func (r *isolationRouter) Width() int {
+	if r.processing == nil || !r.processing() {
+		return 0
+	}
+	return max(2*r.workers, 8)
 }
 
 func (r *isolationRouter) Compile(req contrib.ActivationRequest) error {

@@ -64,3 +64,21 @@ func (h *Host) workersUnstartable() error {
 	}
 	return nil
 }
+
+// anyProcess reports whether any plugin may run in process isolation: the
+// floor of Options, or config.toml globally or for one plugin.
+func (h *Host) anyProcess() bool {
+	if h.opts.Isolation == IsolationProcess {
+		return true
+	}
+	c := h.Config()
+	if c.Isolation == IsolationProcess {
+		return true
+	}
+	for _, m := range c.PluginIsolation {
+		if m == IsolationProcess {
+			return true
+		}
+	}
+	return false
+}
