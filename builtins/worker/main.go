@@ -5,7 +5,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"syscall"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/contrib/wire"
@@ -50,16 +49,4 @@ func Main() {
 		os.Exit(1)
 	}
 	os.Exit(0)
-}
-
-// pollable returns f in non-blocking mode, read through the Go runtime's
-// poller: a read that waits parks its goroutine instead of blocking a
-// thread in the kernel, so the call it brings runs without a hand-off
-// between threads (docs/performance.md, issue 26). f itself when that
-// fails.
-func pollable(f *os.File) *os.File {
-	if err := syscall.SetNonblock(int(f.Fd()), true); err != nil {
-		return f
-	}
-	return os.NewFile(f.Fd(), f.Name())
 }
