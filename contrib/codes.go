@@ -97,6 +97,7 @@ const (
 	WorkerFailed         Code = "WorkerFailed"
 	IsolationWeakened    Code = "IsolationWeakened"
 	IsolationUnsupported Code = "IsolationUnsupported"
+	MemoryLimitClamped   Code = "MemoryLimitClamped"
 
 	// Status fields (CC15).
 	StatusFieldRejected Code = "StatusFieldRejected"
@@ -201,6 +202,7 @@ var Catalogue = []CodeInfo{
 	{CallbackTimeout, SeverityError, "A run outlived callback_timeout: in process it was cancelled at its next step; in process mode its worker was killed and the plugin is faulted.", "Make the callback finish sooner, or raise callback_timeout in config.toml."},
 	{WorkerFailed, SeverityError, "A plugin's worker process crashed, could not start, or wrote garbage to its channel; it was killed and the plugin is faulted.", "Read the cause in the message; reload or enable the plugin to start a fresh worker."},
 	{IsolationUnsupported, SeverityWarning, "The plugin runs in process isolation and depends on a provider in the host process, whose services cannot reach the worker.", "Run the provider and its dependents in the same isolation mode."},
+	{MemoryLimitClamped, SeverityWarning, "Process isolation runs under an inherited hard address-space limit (ulimit -v, LimitAS=) below what memory_limit needs in a worker; the workers run under the hard limit instead.", "Raise or remove the hard limit where the host is started, or lower memory_limit."},
 	{IsolationWeakened, SeverityWarning, "A workspace config.toml tried to weaken isolation (process to in_process); the stricter setting stays.", "Set isolation in {home}/config.toml, or remove the workspace key."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},

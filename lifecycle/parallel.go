@@ -25,8 +25,11 @@ import (
 // forEach calls f(i) for every i in [0, n) on up to GOMAXPROCS goroutines
 // and returns when all calls have returned. f must be safe for concurrent
 // use.
-func forEach(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+func forEach(n int, f func(i int)) { forEachWidth(runtime.GOMAXPROCS(0), n, f) }
+
+// forEachWidth is forEach on up to width goroutines.
+func forEachWidth(width, n int, f func(i int)) {
+	workers := min(width, n)
 	if workers <= 1 {
 		for i := range n {
 			f(i)
@@ -165,6 +168,21 @@ func (a *aheadActivator) forget() {
 	}
 }
 
+// Widener is implemented by activators whose activations mostly wait
+// (plugins in worker processes, issue 26): Width is how many the manager
+// prepares at once, when more than GOMAXPROCS.
+type Widener interface{ Width() int }
+
+// width is how many plugins prepare works on at once: GOMAXPROCS, or the
+// activator's Width when wider.
+func (m *Manager) width() int {
+	w := runtime.GOMAXPROCS(0)
+	if wd, ok := m.ahead().Activator.(Widener); ok {
+		w = max(w, wd.Width())
+	}
+	return w
+}
+
 // prepare reserves, in dependency order, a generation id for every plugin
 // of ps that may activate, then on all cores reads their bundles and, for
 // those with no dependencies that preflight and admission let through (a
@@ -180,7 +198,7 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 	}
 	bundles := make([]*Bundle, len(ps))
 	ahead := m.ahead()
-	forEach(len(ps), func(i int) {
+	forEachWidth(m.width(), len(ps), func(i int) {
 		p := ps[i]
 		c := p.cand
 		if !m.mayActivate(p) {

@@ -144,6 +144,7 @@ var notStatic = map[contrib.Code]string{
 	contrib.WorkerFailed:                    "a failure of a worker process, not of a plugin's files",
 	contrib.IsolationWeakened:               "check reads no config.toml",
 	contrib.IsolationUnsupported:            "a limit of process isolation, not a finding about the files",
+	contrib.MemoryLimitClamped:              "a note about the limits the host inherited, not about a plugin's files",
 }
 
 var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\](;|$)`)

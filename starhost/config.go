@@ -49,6 +49,9 @@ type Config struct {
 	// [plugins."id"] isolation overrides (docs/isolation.md).
 	Isolation       string            `toml:"isolation"`
 	PluginIsolation map[string]string `toml:"-"`
+	// Workers is how many worker processes share the plugins of process
+	// isolation (0: one per plugin; nil: not set, see Host.workerCount).
+	Workers *int `toml:"workers"`
 	// ToolSets are the external tool sets (MCP servers, MC7), from the home
 	// layer only: a workspace may not start processes (docs/mcp.md).
 	ToolSets map[string]ToolSetConfig `toml:"tool_sets"`

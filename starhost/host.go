@@ -85,6 +85,11 @@ type Options struct {
 	// CallbackTimeout bounds each run (0: 30s); callback_timeout in config.toml overrides it. Negative turns it
 	// off in process.
 	CallbackTimeout time.Duration
+	// Workers is how many worker processes serve the plugins of process
+	// isolation (0: DefaultWorkers; negative: one per plugin); each
+	// worker's plugins are an isolation group that goes down together.
+	// workers in config.toml overrides it (docs/isolation.md).
+	Workers int
 	// CleanupTimeout bounds the drain of a deactivated generation
 	// (0: 5s).
 	CleanupTimeout time.Duration
@@ -254,7 +259,7 @@ func (h *Host) activator() contrib.Activator {
 		return testActivator()
 	}
 	h.router = &isolationRouter{local: h.localActivator(), remote: h.processActivator(), mode: h.Isolation,
-		steps: h.stepBudget, chosen: map[string]contrib.Activator{}}
+		steps: h.stepBudget, chosen: map[string]contrib.Activator{}, processing: h.anyProcess, workers: h.workerCount()}
 	return h.router
 }
 

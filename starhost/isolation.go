@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -51,6 +52,10 @@ type isolationRouter struct {
 	remote *lworker.Activator
 	mode   func(plugin string) string
 	steps  func(plugin string) uint64 // config.toml's step_budget for the plugin
+	// processing reports whether any plugin may run in process
+	// isolation; workers is the pool's size (0: one per plugin).
+	processing func() bool
+	workers    int
 
 	mu     sync.Mutex
 	chosen map[string]contrib.Activator
@@ -68,6 +73,16 @@ func (r *isolationRouter) pick(plugin string, compile bool) contrib.Activator {
 	}
 	r.chosen[plugin] = a
 	return a
+}
+
+// Width lets the lifecycle prepare more plugins at once than there are
+// cores when plugins run in workers, where an activation mostly waits for
+// its worker (issue 26): twice the workers of the pool, at least 8.
+func (r *isolationRouter) Width() int {
+	if r.processing == nil || !r.processing() {
+		return 0
+	}
+	return max(2*r.workers, 8)
 }
 
 func (r *isolationRouter) Compile(req contrib.ActivationRequest) error {
@@ -100,14 +115,21 @@ func (h *Host) processActivator() *lworker.Activator {
 func (h *Host) workers(timeout time.Duration) *lworker.Activator {
 	mem, _ := h.limits()
 	return lworker.New(lworker.Options{
+		Command: testWorkerCommand,
 		Bridge: func(req contrib.ActivationRequest, call lworker.Caller) lworker.Bridge {
 			return bworker.NewHostSide(req, call)
 		},
 		MemoryLimit:     mem,
 		CallbackTimeout: timeout,
 		Steps:           h.opts.Steps,
+		Workers:         h.workerCount(),
+		Note:            h.note,
 	})
 }
+
+// testWorkerCommand, when set by a test of this package, starts workers
+// instead of re-executing the test binary.
+var testWorkerCommand func() (*exec.Cmd, error)
 
 // limits returns the worker memory limit and callback timeout: config.toml
 // over Options over the defaults.

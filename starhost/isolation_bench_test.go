@@ -9,6 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -72,6 +75,12 @@ func BenchmarkIsolationInvoke(b *testing.B) {
 				})
 			})
 		}
+		if w.name == "Trivial" {
+			// The floor of a process-isolated call, in the same run: a
+			// round trip over a pair of pipes to a second process
+			// (issue 26, point 2: the process call's p50 at most 2× this).
+			b.Run(w.name+"/pipe", pipeRoundTrip)
+		}
 		globals, err := rawExec(files, "plugin.star", rawPredeclared())
 		if err != nil {
 			b.Fatal(err)
@@ -129,4 +138,32 @@ func startLoop(b *testing.B, mode, dir string, tools int) {
 		h.Close(context.Background())
 		b.StartTimer()
 	}
+}
+
+// pipeRoundTrip is a 64-byte message echoed by a second process (this test
+// binary, in echo mode) over its stdin and stdout.
+func pipeRoundTrip(b *testing.B) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "CRYSTAL_STAR_TEST_ECHO=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { in.Close(); _ = cmd.Wait() }()
+	msg, got := make([]byte, 64), make([]byte, 64)
+	latency(b, func(tb testing.TB) {
+		if _, err := in.Write(msg); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := io.ReadFull(out, got); err != nil {
+			tb.Fatal(err)
+		}
+	})
 }

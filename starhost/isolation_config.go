@@ -83,6 +83,7 @@ func stricter(a, b string) bool { return a == IsolationProcess || b != Isolation
 // so it may make isolation stricter, never weaker: a weakening is a note
 // and is ignored.
 func mergeIsolation(dst *Config, l *layer, workspace bool, note func(contrib.Diagnostic)) {
+	mergeWorkers(dst, l, workspace, note)
 	bad := func(code contrib.Code, format string, args ...any) {
 		note(contrib.Diag(code, "", contrib.Pos{File: l.path}, format, args...))
 	}

@@ -52,7 +52,7 @@ func (h *Host) Start(ctx context.Context) error {
 	h.startModels() // the session is published before any attach_session (CC20)
 	h.manager.Start(ctx)
 	h.finishModels(ctx) // first connect: factories are loaded now (CC9)
-	return nil
+	return h.workersUnstartable()
 }
 
 // Reload re-reads one plugin directory and replaces its generation when its

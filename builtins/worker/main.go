@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/contrib/wire"
 )
 
@@ -21,17 +22,29 @@ func Main() {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: protocol %q, want %q\n", v, wire.Version)
 		os.Exit(3)
 	}
+	hello := &wire.Hello{Version: wire.Version, PID: os.Getpid()}
 	if limit, err := strconv.ParseInt(os.Getenv(wire.EnvMemoryLimit), 10, 64); err == nil && limit > 0 {
 		debug.SetMemoryLimit(limit) // the collector works harder before the OS limit hits
-		if err := limitAddressSpace(limit); err != nil {
-			fmt.Fprintf(os.Stderr, "crystal-star worker: memory limit: %v\n", err)
-			os.Exit(3)
+		applied, clamped, err := limitAddressSpace(limit)
+		hello.Limit, hello.Clamped = int64(applied), clamped
+		if err != nil {
+			hello.Failed = fmt.Sprintf("cannot apply memory_limit: setting RLIMIT_AS to %s: %v", contrib.FormatByteSize(int64(applied)), err)
 		}
 	}
 	// Stdout is the channel: nothing else may write to it.
 	out := os.Stdout
 	os.Stdout = os.Stderr
-	if err := Serve(os.Stdin, out); err != nil {
+	if hello.Failed != "" {
+		// Answer the handshake with the cause, so the host reports it
+		// instead of guessing, and serve nothing: plugin code never runs
+		// without its limit.
+		fmt.Fprintf(os.Stderr, "crystal-star worker: %s\n", hello.Failed)
+		c := wire.NewConn(os.Stdin, out, nil, nil)
+		_ = c.Notify(wire.NotifyHello, hello)
+		os.Exit(3)
+	}
+	dropInitPages()
+	if err := serve(pollable(os.Stdin), out, hello); err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
 		os.Exit(1)
 	}

@@ -32,7 +32,7 @@ func (s *remoteServices) ModelEpoch(role contrib.ModelRole) uint64 {
 
 // remoteModel is a model client the host holds.
 type remoteModel struct {
-	conn *wire.Conn
+	conn link
 	id   uint64
 }
 

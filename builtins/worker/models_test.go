@@ -39,7 +39,7 @@ func TestModelErrorKeepsItsCode(t *testing.T) {
 	go func() { _ = host.Serve() }()
 	go func() { _ = worker.Serve() }()
 	defer func() { _ = hw.Close(); _ = ww.Close() }()
-	svc := &remoteServices{conn: worker}
+	svc := &remoteServices{conn: link{Conn: worker}}
 	c, err := svc.ModelClient(context.Background(), "acme.m", contrib.RoleSession)
 	if err != nil {
 		t.Fatal(err)

@@ -17,31 +17,92 @@ import (
 	"github.com/crystal-star/crystal-star/contrib/wire"
 )
 
-// Serve runs one plugin generation over the channel r/w until the host
-// closes it. It returns nil when r ends cleanly.
-func Serve(r io.Reader, w io.Writer) error {
-	s := &server{}
-	s.conn = wire.NewConn(r, w, s.handle, nil)
-	s.svc = &remoteServices{conn: s.conn}
-	err := s.conn.Serve()
-	s.conn.Close(errors.New("the host closed the channel"))
-	s.mu.Lock()
-	if s.inst != nil {
-		s.inst.Close()
+// Serve runs plugin generations over the channel r/w until the host
+// closes it: one per slot (wire.SlotMethod), several when the worker
+// serves an isolation group. It returns nil when r ends cleanly.
+func Serve(r io.Reader, w io.Writer) error { return serve(r, w, nil) }
+
+// serve is Serve; a hello, when not nil, is sent before anything else
+// (the handshake, Main).
+func serve(r io.Reader, w io.Writer, hello *wire.Hello) error {
+	g := &group{slots: map[uint64]*server{}}
+	g.conn = wire.NewConn(r, w, g.handle, nil)
+	if hello != nil {
+		if err := g.conn.Notify(wire.NotifyHello, hello); err != nil {
+			return err
+		}
 	}
-	for _, d := range s.deps {
-		d.Close()
+	err := g.conn.Serve()
+	g.conn.Close(errors.New("the host closed the channel"))
+	g.mu.Lock()
+	for _, s := range g.slots {
+		s.close()
 	}
-	s.mu.Unlock()
+	g.mu.Unlock()
 	if errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
 }
 
-// server is the worker's state: one bundle, at most one generation.
-type server struct {
+// group is a worker's generations by slot. Slot 0 is the worker itself:
+// ping and the dry runs of check.
+type group struct {
 	conn *wire.Conn
+
+	mu    sync.Mutex
+	slots map[uint64]*server
+}
+
+// handle routes a call to its slot's server; compile and activate open a
+// slot, close ends one.
+func (g *group) handle(ctx context.Context, m string, body []byte) (any, error) {
+	method, slot := wire.SplitSlot(m)
+	g.mu.Lock()
+	s := g.slots[slot]
+	switch {
+	case s != nil:
+	case method == wire.MethodClose:
+		g.mu.Unlock()
+		return nil, nil
+	case slot == 0 || method == wire.MethodCompile || method == wire.MethodActivate:
+		s = &server{}
+		s.conn = link{Conn: g.conn, slot: slot}
+		s.svc = &remoteServices{conn: s.conn}
+		g.slots[slot] = s
+	default:
+		g.mu.Unlock()
+		return nil, fmt.Errorf("no generation in slot %d", slot)
+	}
+	if method == wire.MethodClose {
+		delete(g.slots, slot)
+	}
+	g.mu.Unlock()
+	if method == wire.MethodClose {
+		s.close()
+		return nil, nil
+	}
+	return s.handle(ctx, method, body)
+}
+
+// link is one slot's end of the channel: its calls and notifications carry
+// the slot.
+type link struct {
+	*wire.Conn
+	slot uint64
+}
+
+func (l link) Call(ctx context.Context, method string, in, out any) error {
+	return l.Conn.Call(ctx, wire.SlotMethod(method, l.slot), in, out)
+}
+
+func (l link) Notify(method string, in any) error {
+	return l.Conn.Notify(wire.SlotMethod(method, l.slot), in)
+}
+
+// server is one slot's state: one bundle, at most one generation.
+type server struct {
+	conn link
 	act  *builtins.Activator
 	svc  *remoteServices
 
@@ -56,6 +117,21 @@ type server struct {
 
 	codecs   handles[contrib.Codec]  // codecs of client factories
 	provided handles[[]contrib.Tool] // tool_provider answers the host still holds
+}
+
+// close ends the slot's generation and what it activated for it.
+func (s *server) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst != nil {
+		s.inst.Close()
+	}
+	for _, d := range s.deps {
+		d.Close()
+	}
+	s.inst, s.set, s.deps = nil, nil, nil
+	s.codecs.clear()
+	s.provided.clear()
 }
 
 func (s *server) handle(ctx context.Context, method string, body []byte) (any, error) {
@@ -146,8 +222,17 @@ func (s *server) activate(ctx context.Context, method string, body []byte) (any,
 		return activated(err), nil
 	}
 	s.inst, s.set = inst, inst.Set()
+	trimSoon()
 	a := describe(s.set)
 	a.Exports = slices.Sorted(maps.Keys(inst.Exports()))
+	if p, ok := inst.(contrib.AttachProber); ok {
+		a.Probed = true
+		for _, stage := range contrib.AttachStages {
+			if p.Attaches(stage) {
+				a.Attaches = append(a.Attaches, stage)
+			}
+		}
+	}
 	return a, nil
 }
 

@@ -16,7 +16,7 @@ import (
 // facts travel with each call from the host instead, since every callback
 // reads them: one round trip less per call.
 type remoteServices struct {
-	conn  *wire.Conn
+	conn  link
 	facts atomic.Pointer[contrib.Facts]
 
 	mu      sync.Mutex
@@ -92,7 +92,7 @@ func (s *remoteServices) StatusSink(plugin, generation string) builtins.StatusSi
 }
 
 // remoteSink pushes status texts to the host's sink of this generation.
-type remoteSink struct{ conn *wire.Conn }
+type remoteSink struct{ conn link }
 
 func (r remoteSink) Set(name, text string) {
 	_ = r.conn.Notify(wire.NotifyStatusSet, wire.StatusUpdate{Name: name, Text: text})

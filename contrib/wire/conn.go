@@ -63,11 +63,27 @@ func NewConn(r io.Reader, w io.Writer, handle Handler, notify Notifier) *Conn {
 // Serve reads frames until the stream ends or carries garbage and returns
 // why. It does not fail the calls in flight: the owner learns the cause
 // (the worker's exit status, a limit) and then calls Close with it.
+//
+// A call from the other side is served on the goroutine that read it: a
+// new goroutine takes over reading first, so calls still run concurrently
+// and nest, and the call starts without waiting to be scheduled (issue 26:
+// one hand-off between threads fewer per call).
 func (c *Conn) Serve() error {
+	end := make(chan error, 1)
+	if err, handedOff := c.read(end); !handedOff {
+		return err
+	}
+	return <-end
+}
+
+// read reads frames until the stream ends (it returns why) or a call
+// arrives, which it serves after handing reading over to a new goroutine
+// (handedOff); the last reader sends the stream's end on end.
+func (c *Conn) read(end chan<- error) (err error, handedOff bool) {
 	for {
 		f, err := c.r.Read()
 		if err != nil {
-			return err
+			return err, false
 		}
 		switch f.Kind {
 		case kindCall, kindCallWithin:
@@ -84,7 +100,14 @@ func (c *Conn) Serve() error {
 			ctx, cancel := context.WithCancel(context.WithValue(base, callKey{}, f.ID))
 			c.running[f.ID] = cancel
 			c.mu.Unlock()
-			go c.serveCall(ctx, f.ID, f.Method, clone(body))
+			id, method, body := f.ID, f.Method, clone(body)
+			go func() {
+				if err, handedOff := c.read(end); !handedOff {
+					end <- err
+				}
+			}()
+			c.serveCall(ctx, id, method, body)
+			return nil, true
 		case kindReply, kindError:
 			c.mu.Lock()
 			ch := c.pending[f.ID]

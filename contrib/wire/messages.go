@@ -182,6 +182,11 @@ type Activated struct {
 	Classifiers  []contrib.Pos         `json:"classifiers,omitempty"`
 	Factories    []Factory             `json:"factories,omitempty"`
 	Exports      []string              `json:"exports,omitempty"` // the names of the services exported (DC13)
+	// Probed says Attaches lists the attach stages that can do anything
+	// for the generation (contrib.AttachProber): the host asks the worker
+	// for those only, one round trip per stage saved for the others.
+	Probed   bool                  `json:"probed,omitempty"`
+	Attaches []contrib.AttachStage `json:"attaches,omitempty"`
 }
 
 // Invoke calls one contribution of the generation by its index in

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -56,6 +57,14 @@ type Options struct {
 	Steps uint64
 	// WatchInterval is the watchdog's period (DefaultWatchInterval).
 	WatchInterval time.Duration
+	// Workers is how many worker processes serve the plugins: each plugin
+	// is assigned, when first seen, to the one with the fewest plugins,
+	// and all its generations run there; a worker's plugins are its
+	// isolation group. 0: a worker per plugin.
+	Workers int
+	// Note receives the notes that concern every worker, not a plugin
+	// (an inherited hard memory limit that clamps them), once each.
+	Note func(contrib.Diagnostic)
 }
 
 // Activator runs each generation in its own worker process. It is safe for
@@ -63,14 +72,31 @@ type Options struct {
 type Activator struct {
 	opts Options
 
-	mu   sync.Mutex
-	kept map[string]keptWorker // by plugin: the worker of the last Compile
+	mu       sync.Mutex
+	kept     map[string]keptWorker // by plugin: the worker of the last Compile
+	homes    map[string]*home      // by plugin: the worker its generations run in
+	pool     []*home               // Workers > 0: the workers, by index
+	assigned []int                 // plugins assigned to each of pool
+
+	starts    atomic.Int64 // worker processes launched
+	healthy   atomic.Int64 // workers that answered the handshake ready to serve
+	firstFail atomic.Pointer[Failure]
+	clamped   sync.Once
 }
 
 type keptWorker struct {
 	p      *process
+	h      *home
+	slot   uint64
 	bundle any
 	files  map[string][]byte
+}
+
+// home is where a plugin's generations run: one worker process, started
+// on demand, ended when it serves no generation.
+type home struct {
+	mu sync.Mutex
+	p  *process
 }
 
 var _ contrib.Activator = (*Activator)(nil)
@@ -80,7 +106,93 @@ func New(opts Options) *Activator {
 	if opts.Command == nil {
 		opts.Command = selfCommand
 	}
-	return &Activator{opts: opts, kept: map[string]keptWorker{}}
+	a := &Activator{opts: opts, kept: map[string]keptWorker{}, homes: map[string]*home{}}
+	for range max(opts.Workers, 0) {
+		a.pool = append(a.pool, &home{})
+		a.assigned = append(a.assigned, 0)
+	}
+	return a
+}
+
+// homeOf returns plugin's home: its own (Workers 0), else the pool's
+// worker with the fewest plugins when the plugin is first seen.
+func (a *Activator) homeOf(plugin string) *home {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if h, ok := a.homes[plugin]; ok {
+		return h
+	}
+	h := &home{}
+	if len(a.pool) > 0 {
+		i := 0
+		for j, n := range a.assigned {
+			if n < a.assigned[i] {
+				i = j
+			}
+		}
+		a.assigned[i]++
+		h = a.pool[i]
+	}
+	a.homes[plugin] = h
+	return h
+}
+
+// acquire opens a slot for req's generation in its plugin's worker,
+// starting the worker when none runs.
+func (a *Activator) acquire(req contrib.ActivationRequest) (*home, *process, uint64, error) {
+	h := a.homeOf(req.Plugin)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.p == nil || h.p.exited() {
+		p, err := a.start(req)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		h.p = p
+	}
+	return h, h.p, h.p.open(a, req), nil
+}
+
+// release ends slot n of p; a worker left serving no generation is ended.
+func (a *Activator) release(h *home, p *process, n uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p.drop(n) > 0 {
+		return
+	}
+	if h.p == p {
+		h.p = nil
+	}
+	p.close()
+}
+
+// hello takes a worker's handshake: a worker that clamped its memory limit
+// to an inherited hard one says so, once for all workers.
+func (a *Activator) hello(h *wire.Hello) {
+	if h.Failed == "" {
+		a.healthy.Add(1)
+	}
+	if h.Clamped != "" && a.opts.Note != nil {
+		a.clamped.Do(func() {
+			a.opts.Note(contrib.Diag(contrib.MemoryLimitClamped, "", contrib.Pos{}, "%s", h.Clamped))
+		})
+	}
+}
+
+// startFailed records the cause of a worker that could not start or died
+// before it could serve.
+func (a *Activator) startFailed(f *Failure) { a.firstFail.CompareAndSwap(nil, f) }
+
+// Unstartable returns why no worker could start, when at least one was
+// tried and none answered ready to serve; nil otherwise.
+func (a *Activator) Unstartable() error {
+	if a.starts.Load() == 0 || a.healthy.Load() > 0 {
+		return nil
+	}
+	if f := a.firstFail.Load(); f != nil {
+		return f
+	}
+	return &Failure{Code: contrib.WorkerFailed, Message: "no worker answered"}
 }
 
 // selfCommand re-executes this binary with a minimal environment.
@@ -115,34 +227,30 @@ func (a *Activator) Compile(req contrib.ActivationRequest) error {
 	if err != nil {
 		return a.failed(req, true, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle: " + err.Error()})
 	}
-	p, err := a.start(req)
+	h, p, n, err := a.acquire(req)
 	if err != nil {
 		return a.failed(req, true, &Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
 	}
 	var out wire.Activated
-	if err := p.call(context.Background(), "compile", wire.MethodCompile, withoutDeps(b), &out); err != nil {
-		p.close()
+	if err := p.caller(n)(context.Background(), "compile", wire.MethodCompile, withoutDeps(b), &out); err != nil {
+		a.release(h, p, n)
 		return a.failed(req, true, asFailure(err))
 	}
 	if out.Failed {
-		p.close()
+		a.release(h, p, n)
 		return &contrib.ActivationError{Compile: true, Diagnostics: own(req.Plugin, out.Diagnostics)}
 	}
-	a.keep(req.Plugin, keptWorker{p: p, bundle: req.Bundle, files: b.Files})
+	a.keep(req.Plugin, keptWorker{p: p, h: h, slot: n, bundle: req.Bundle, files: b.Files})
 	return nil
 }
 
 func (a *Activator) keep(plugin string, k keptWorker) {
 	a.mu.Lock()
 	old, had := a.kept[plugin]
-	if k.p == nil {
-		delete(a.kept, plugin)
-	} else {
-		a.kept[plugin] = k
-	}
+	a.kept[plugin] = k
 	a.mu.Unlock()
-	if had && old.p != k.p {
-		old.p.close()
+	if had {
+		a.release(old.h, old.p, old.slot)
 	}
 }
 
@@ -157,35 +265,39 @@ func (a *Activator) Activate(ctx context.Context, req contrib.ActivationRequest)
 	if err != nil {
 		return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot read the bundle: " + err.Error()})
 	}
-	p := k.p
-	if ok && sameSnapshot(k.bundle, req.Bundle) {
+	h, p, n := k.h, k.p, k.slot
+	if ok && sameSnapshot(k.bundle, req.Bundle) && !p.exited() {
 		b.Files = nil // the worker has them from Compile
 	} else {
 		if ok {
-			k.p.close()
+			a.release(k.h, k.p, k.slot)
 		}
-		if p, err = a.start(req); err != nil {
+		if h, p, n, err = a.acquire(req); err != nil {
 			return nil, a.failed(req, false, &Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
 		}
 	}
-	br := a.opts.Bridge(req, p.call)
-	p.adopt(br, nil)
+	call := p.caller(n)
+	br := a.opts.Bridge(req, call)
+	p.set(n, br, nil)
 	var out wire.Activated
-	if err := p.call(ctx, "module", wire.MethodActivate, b, &out); err != nil {
-		p.close()
+	if err := call(ctx, "module", wire.MethodActivate, b, &out); err != nil {
+		a.release(h, p, n)
 		return nil, a.failed(req, false, asFailure(err))
 	}
 	if out.Failed {
-		p.close()
+		a.release(h, p, n)
 		return nil, &contrib.ActivationError{Compile: out.Compile, Diagnostics: own(req.Plugin, out.Diagnostics)}
 	}
-	p.adopt(br, req.Fault)
+	p.set(n, br, req.Fault)
 	files := b.Files
 	if files == nil {
 		files = k.files
 	}
 	b.Files = files
-	return newInstance(p, req, b, out), nil
+	inst := newInstance(p, call, req, b, out)
+	var once sync.Once
+	inst.release = func() { once.Do(func() { a.release(h, p, n) }) }
+	return inst, nil
 }
 
 // failed is the activation error of a worker that failed.
@@ -257,7 +369,7 @@ func (a *Activator) Close() {
 	a.kept = map[string]keptWorker{}
 	a.mu.Unlock()
 	for _, k := range kept {
-		k.p.close()
+		a.release(k.h, k.p, k.slot)
 	}
 }
 

@@ -82,7 +82,7 @@ func (d *DryRunner) DryRun(ctx context.Context, req contrib.ActivationRequest) (
 		}
 		return nil, &contrib.ActivationError{Compile: out.Compile, Diagnostics: own(req.Plugin, out.Diagnostics)}
 	}
-	return dryInstance{newInstance(p, req, b, out)}, nil
+	return dryInstance{newInstance(p, p.call, req, b, out)}, nil
 }
 
 // Close ends the worker, if one runs. The runner can be used again: the

@@ -16,15 +16,21 @@ import (
 // stubs that call the worker.
 type instance struct {
 	p       *process
+	call    Caller // calls the generation's slot in p
+	release func() // ends the generation in p (Close)
 	req     contrib.ActivationRequest
 	set     *contrib.Set
 	exports map[string]any // *Export by service name
+	// probed: attaches lists the stages the worker said can run
+	// (contrib.AttachProber); otherwise every stage is asked.
+	probed   bool
+	attaches []contrib.AttachStage
 }
 
 var _ contrib.Instance = (*instance)(nil)
 
-func newInstance(p *process, req contrib.ActivationRequest, b wire.Bundle, a wire.Activated) *instance {
-	inst := &instance{p: p, req: req, exports: map[string]any{}}
+func newInstance(p *process, call Caller, req contrib.ActivationRequest, b wire.Bundle, a wire.Activated) *instance {
+	inst := &instance{p: p, call: call, req: req, exports: map[string]any{}, probed: a.Probed, attaches: a.Attaches}
 	for _, name := range a.Exports {
 		inst.exports[name] = &Export{Plugin: req.Plugin, Service: name, bundle: b}
 	}
@@ -86,12 +92,12 @@ func (inst *instance) facts() contrib.Facts {
 }
 
 func (inst *instance) tool(i int, name string) contrib.ToolFunc {
-	return wire.ToolStub(inst.p.call, inst.facts, nil, i, name)
+	return wire.ToolStub(wire.Caller(inst.call), inst.facts, nil, i, name)
 }
 
 // providedTools are a tool_provider's tools (MC2), run in the worker.
 func (inst *instance) providedTools(p *wire.Provided) []contrib.Tool {
-	return p.HostTools(inst.req.Plugin, inst.req.Rules, inst.p.call, inst.facts)
+	return p.HostTools(inst.req.Plugin, inst.req.Rules, wire.Caller(inst.call), inst.facts)
 }
 
 func (inst *instance) command(i int, name string) contrib.CommandFunc {
@@ -117,7 +123,7 @@ func (inst *instance) outcome(ctx context.Context, what, method string, in any) 
 // back as its diagnostic error.
 func (inst *instance) ask(ctx context.Context, what, method string, in any) (wire.Outcome, error) {
 	var out wire.Outcome
-	if err := inst.p.call(ctx, what, method, in, &out); err != nil {
+	if err := inst.call(ctx, what, method, in, &out); err != nil {
 		return out, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
@@ -163,7 +169,7 @@ var _ contrib.Starter = (*instance)(nil)
 // Start starts the generation's timers in the worker. They run under a gate
 // of the worker's own: closing (killing) the worker stops them.
 func (inst *instance) Start(*contrib.Gate) {
-	go func() { _ = inst.p.call(context.Background(), "start", wire.MethodStart, nil, nil) }()
+	go func() { _ = inst.call(context.Background(), "start", wire.MethodStart, nil, nil) }()
 }
 
 // Set returns the generation's contributions (stubs).
@@ -172,10 +178,18 @@ func (inst *instance) Set() *contrib.Set { return inst.set }
 // Exports returns the exported services as *Export values.
 func (inst *instance) Exports() map[string]any { return inst.exports }
 
+var _ contrib.AttachProber = (*instance)(nil)
+
+// Attaches reports whether stage can do anything for the generation, as the
+// worker said when it activated it.
+func (inst *instance) Attaches(stage contrib.AttachStage) bool {
+	return !inst.probed || slices.Contains(inst.attaches, stage)
+}
+
 // Attach runs one attach stage in the worker.
 func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bool, error) {
 	var out wire.Outcome
-	if err := inst.p.call(ctx, string(stage), wire.MethodAttach, wire.Attach{Stage: stage, Facts: inst.facts()}, &out); err != nil {
+	if err := inst.call(ctx, string(stage), wire.MethodAttach, wire.Attach{Stage: stage, Facts: inst.facts()}, &out); err != nil {
 		return true, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
@@ -185,14 +199,18 @@ func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bo
 }
 
 // Close ends the worker. It is idempotent.
-func (inst *instance) Close() { inst.p.close() }
+func (inst *instance) Close() {
+	if inst.release != nil {
+		inst.release()
+	}
+}
 
 // factory creates a codec in the worker; the codec stays there and is
 // called by handle.
 func (inst *instance) factory(i int, multimodal bool) contrib.CreateFunc {
 	return func(ctx context.Context, req contrib.ClientRequest) (contrib.Codec, error) {
 		var out wire.Created
-		err := inst.p.call(ctx, "client_factory", wire.MethodFactoryCreate,
+		err := inst.call(ctx, "client_factory", wire.MethodFactoryCreate,
 			wire.Invoke{Index: i, Client: &req, Multimodal: multimodal, Facts: inst.facts()}, &out)
 		switch {
 		case err != nil:
@@ -214,7 +232,7 @@ type remoteCodec struct {
 
 func (c *remoteCodec) Encode(ctx context.Context, req contrib.ModelRequest) (contrib.HTTPCall, error) {
 	var out contrib.HTTPCall
-	if err := c.inst.p.call(ctx, "codec encode", wire.MethodCodecEncode, wire.CodecCall{Codec: c.id, Request: req}, &out); err != nil {
+	if err := c.inst.call(ctx, "codec encode", wire.MethodCodecEncode, wire.CodecCall{Codec: c.id, Request: req}, &out); err != nil {
 		return out, callError(err)
 	}
 	return out, nil
@@ -222,7 +240,7 @@ func (c *remoteCodec) Encode(ctx context.Context, req contrib.ModelRequest) (con
 
 func (c *remoteCodec) Decode(ctx context.Context, resp contrib.HTTPResponse) (contrib.ModelReply, error) {
 	var out contrib.ModelReply
-	if err := c.inst.p.call(ctx, "codec decode", wire.MethodCodecDecode, wire.CodecCall{Codec: c.id, Response: resp}, &out); err != nil {
+	if err := c.inst.call(ctx, "codec decode", wire.MethodCodecDecode, wire.CodecCall{Codec: c.id, Response: resp}, &out); err != nil {
 		return out, callError(err)
 	}
 	return out, nil

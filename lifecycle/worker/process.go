@@ -3,10 +3,13 @@ package worker
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,17 +46,30 @@ type process struct {
 	timeout time.Duration
 	limit   int64
 	rss     atomic.Int64 // the watchdog's last reading of the resident size
-	// answered: the worker has answered a call; a binary that never does
-	// is most likely not serving as a worker at all (notServing).
+	// answered: the worker sent its hello (the handshake); a binary that
+	// never does is most likely not serving as a worker at all
+	// (notServing).
 	answered atomic.Bool
+	ready    atomic.Bool // its hello said it serves
+	hello    atomic.Pointer[wire.Hello]
+	greeted  chan struct{} // closed at the hello
+	onHello  func(*wire.Hello)
 
 	mu      sync.Mutex
-	bridge  Bridge
+	slots   map[uint64]*slot // the generations it serves; 0: the worker itself (dry runs)
+	next    uint64
 	cause   *Failure // first cause of death; nil while alive
 	closing bool     // Close asked for the death: no fault
-	fault   func(contrib.Diagnostic)
-	plugin  string
 	done    chan struct{}
+	// onDeath learns the cause of a worker that died before its hello.
+	onDeath func(*Failure)
+}
+
+// slot is one generation a worker serves: its host services and its fault.
+type slot struct {
+	plugin string
+	bridge Bridge
+	fault  func(contrib.Diagnostic)
 }
 
 // start launches a worker for req's plugin.
@@ -76,13 +92,16 @@ func (a *Activator) start(req contrib.ActivationRequest) (*process, error) {
 		return nil, err
 	}
 	p := &process{cmd: cmd, stdin: stdin, stderr: &tail{}, timeout: a.opts.CallbackTimeout, limit: a.opts.MemoryLimit,
-		plugin: req.Plugin, done: make(chan struct{})}
+		done: make(chan struct{}), greeted: make(chan struct{}), slots: map[uint64]*slot{}, onHello: a.hello}
+	p.slots[0] = &slot{plugin: req.Plugin, bridge: a.opts.Bridge(req, p.call)}
 	cmd.Stderr = p.stderr
+	a.starts.Add(1)
 	if err := cmd.Start(); err != nil {
+		a.startFailed(&Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
 		return nil, err
 	}
-	p.bridge = a.opts.Bridge(req, p.call)
 	p.conn = wire.NewConn(stdout, stdin, p.handle, p.notify)
+	p.onDeath = a.startFailed
 	go p.run()
 	if p.limit > 0 {
 		go p.watch(a.opts.WatchInterval)
@@ -90,29 +109,121 @@ func (a *Activator) start(req contrib.ActivationRequest) (*process, error) {
 	return p, nil
 }
 
-func (p *process) handle(ctx context.Context, method string, body []byte) (any, error) {
+func (p *process) handle(ctx context.Context, m string, body []byte) (any, error) {
+	method, n := wire.SplitSlot(m)
 	p.mu.Lock()
-	b := p.bridge
+	s := p.slots[n]
 	p.mu.Unlock()
-	return b.Handle(ctx, method, body)
+	if s == nil || s.bridge == nil {
+		return nil, fmt.Errorf("no generation in slot %d", n)
+	}
+	return s.bridge.Handle(ctx, method, body)
 }
 
-func (p *process) notify(method string, body []byte) {
+func (p *process) notify(m string, body []byte) {
+	method, n := wire.SplitSlot(m)
+	if method == wire.NotifyHello && n == 0 {
+		var h wire.Hello
+		if json.Unmarshal(body, &h) == nil && p.hello.CompareAndSwap(nil, &h) {
+			p.answered.Store(true)
+			p.ready.Store(h.Failed == "")
+			close(p.greeted)
+			if p.onHello != nil {
+				p.onHello(&h)
+			}
+		}
+		return
+	}
 	p.mu.Lock()
-	b := p.bridge
+	s := p.slots[n]
 	p.mu.Unlock()
-	b.Notify(method, body)
+	if s != nil && s.bridge != nil {
+		s.bridge.Notify(method, body)
+	}
 }
 
-// adopt makes the worker serve generation req: its services and its fault.
-func (p *process) adopt(b Bridge, fault func(contrib.Diagnostic)) {
+// adopt makes the worker itself (slot 0, the dry runs) serve generation
+// req: its services and its fault.
+func (p *process) adopt(b Bridge, fault func(contrib.Diagnostic)) { p.set(0, b, fault) }
+
+// set gives slot n its services and its fault.
+func (p *process) set(n uint64, b Bridge, fault func(contrib.Diagnostic)) {
 	p.mu.Lock()
-	old := p.bridge
-	p.bridge, p.fault = b, fault
+	s := p.slots[n]
+	var old Bridge
+	if s != nil {
+		old = s.bridge
+		s.bridge, s.fault = b, fault
+	}
 	p.mu.Unlock()
 	if old != nil && old != b {
 		old.Close()
 	}
+}
+
+// open adds a slot for a generation of req's plugin and returns its
+// number; the slot's services are req's.
+func (p *process) open(a *Activator, req contrib.ActivationRequest) uint64 {
+	p.mu.Lock()
+	p.next++
+	n := p.next
+	s := &slot{plugin: req.Plugin}
+	p.slots[n] = s
+	p.mu.Unlock()
+	s.bridge = a.opts.Bridge(req, p.caller(n))
+	return n
+}
+
+// drop ends slot n's generation in the worker and returns how many
+// generations the worker still serves.
+func (p *process) drop(n uint64) int {
+	p.mu.Lock()
+	s := p.slots[n]
+	delete(p.slots, n)
+	left := len(p.slots)
+	if p.slots[0] != nil {
+		left--
+	}
+	p.mu.Unlock()
+	if s == nil {
+		return left
+	}
+	if s.bridge != nil {
+		s.bridge.Close()
+	}
+	if left > 0 && !p.exited() {
+		// The worker frees the generation; one that no longer answers
+		// is the watchdog's and the timeout's.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = p.conn.Call(ctx, wire.SlotMethod(wire.MethodClose, n), nil, nil)
+	}
+	return left
+}
+
+// caller calls slot n of the worker.
+func (p *process) caller(n uint64) Caller {
+	return func(ctx context.Context, what, method string, in, out any) error {
+		p.mu.Lock()
+		_, open := p.slots[n]
+		p.mu.Unlock()
+		if !open && !p.exited() {
+			return &Failure{Code: contrib.WorkerFailed, Message: "the worker was closed"}
+		}
+		return p.call(ctx, what, wire.SlotMethod(method, n), in, out)
+	}
+}
+
+// plugins are the plugins whose generations the worker serves, sorted.
+func (p *process) plugins() []string {
+	var ids []string
+	for n, s := range p.slots {
+		if n != 0 && !slices.Contains(ids, s.plugin) {
+			ids = append(ids, s.plugin)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // run serves the channel until it ends, then reaps the worker and fails
@@ -122,18 +233,30 @@ func (p *process) run() {
 	_ = p.cmd.Process.Kill() // garbage or EOF: this worker is done either way
 	waitErr := p.cmd.Wait()
 	f := p.die(p.classify(readErr, waitErr))
-	p.conn.Close(f)
 	p.mu.Lock()
-	fault := p.fault
-	if p.closing {
-		fault = nil
+	if ids := p.plugins(); len(ids) > 1 && !p.closing {
+		// An isolation group: every plugin it ran went down with it, and
+		// each one's fault says which (docs/isolation.md).
+		f = &Failure{Code: f.Code, Message: fmt.Sprintf("%s (the worker served the isolation group %s: all %d went down with it)",
+			f.Message, strings.Join(ids, ", "), len(ids))}
+		p.cause = f
 	}
-	b := p.bridge
+	closing := p.closing
+	slots := maps.Clone(p.slots)
 	p.mu.Unlock()
-	if fault != nil {
-		fault(contrib.Diag(f.Code, p.plugin, contrib.Pos{}, "%s", f.Message))
+	p.conn.Close(f)
+	if !p.ready.Load() && p.onDeath != nil {
+		p.onDeath(f)
 	}
-	b.Close()
+	for _, n := range slices.Sorted(maps.Keys(slots)) {
+		s := slots[n]
+		if s.fault != nil && !closing {
+			s.fault(contrib.Diag(f.Code, s.plugin, contrib.Pos{}, "%s", f.Message))
+		}
+		if s.bridge != nil {
+			s.bridge.Close()
+		}
+	}
 	close(p.done)
 }
 
@@ -174,7 +297,9 @@ func (p *process) classify(readErr, waitErr error) *Failure {
 // re-executed binary most likely ran its own program instead of serving,
 // because its main does not call starhost.ServeWorkerIfChild first.
 func (p *process) notServing() string {
-	if p.answered.Load() {
+	if p.answered.Load() || p.stderr.contains("fatal error:") || p.stderr.contains("crystal-star worker:") {
+		// It answered the handshake, or it said why it could not (the Go
+		// runtime failing at start, the worker refusing): no guessing.
 		return ""
 	}
 	return "; the worker never answered: does the host program call starhost.ServeWorkerIfChild() first in main (and TestMain)?"
@@ -183,6 +308,9 @@ func (p *process) notServing() string {
 // call runs method in the worker under the callback timeout. what names
 // the callback in a timeout's message.
 func (p *process) call(ctx context.Context, what, method string, in, out any) error {
+	if err := p.awaitHello(ctx); err != nil {
+		return err
+	}
 	cctx := ctx
 	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut) }
 	timeout := func() *Failure {
@@ -207,7 +335,6 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	var f *Failure
 	switch {
 	case err == nil || errors.As(err, &re):
-		p.answered.Store(true)
 		return err
 	case timedOut():
 		f = p.die(timeout())
@@ -260,6 +387,39 @@ func (p *process) blame(f *Failure, what string, cctx context.Context) *Failure 
 }
 
 var errTimedOut = errors.New("callback timeout")
+
+// workerStartTimeout bounds how long a worker may take to answer the
+// handshake (exec and package initialisation, on a busy machine), apart
+// from callback_timeout, which bounds plugin code only.
+const workerStartTimeout = 30 * time.Second
+
+// awaitHello waits for the worker's handshake before its first call, so
+// that callback_timeout measures the callback and not the process start. A
+// worker that neither answers nor exits within workerStartTimeout is
+// killed: it is not serving as a worker.
+func (p *process) awaitHello(ctx context.Context) error {
+	select {
+	case <-p.greeted:
+		return nil
+	default:
+	}
+	t := time.NewTimer(max(workerStartTimeout, p.timeout))
+	defer t.Stop()
+	select {
+	case <-p.greeted:
+		return nil
+	case <-p.done:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		p.die(&Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker did not answer the handshake within %s%s",
+			max(workerStartTimeout, p.timeout), p.notServing())})
+		<-p.done
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cause
+}
 
 // close ends the worker on purpose (its generation closed): no fault.
 func (p *process) close() {

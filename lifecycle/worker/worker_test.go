@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -47,9 +48,35 @@ func fakeWorker(mode string) {
 	case "garbage-at-start":
 		os.Stdout.Write([]byte("\x00\x00\x00\x03abc"))
 		select {}
+	case "echo":
+		// The raw floor: 64-byte messages echoed over the pipes, no
+		// protocol, blocking reads (BenchmarkH26CallBreakdown).
+		buf := make([]byte, 64)
+		for {
+			if _, err := io.ReadFull(os.Stdin, buf); err != nil {
+				os.Exit(0)
+			}
+			if _, err := os.Stdout.Write(buf); err != nil {
+				os.Exit(0)
+			}
+		}
+	case "refuse":
+		// A worker that cannot apply its memory limit answers the
+		// handshake with why, then exits.
+		fmt.Fprintln(os.Stderr, "crystal-star worker: cannot apply memory_limit: operation not permitted")
+		_ = wire.NewConn(os.Stdin, os.Stdout, nil, nil).Notify(wire.NotifyHello,
+			wire.Hello{Version: wire.Version, Failed: "cannot apply memory_limit: operation not permitted"})
+		os.Exit(3)
+	case "runtime-fatal":
+		// The Go runtime failing before main (no handshake possible).
+		fmt.Fprintln(os.Stderr, "fatal error: runtime: cannot reserve arena virtual address space")
+		os.Exit(2)
 	}
 	conn := wire.NewConn(os.Stdin, os.Stdout, func(ctx context.Context, method string, body []byte) (any, error) {
+		method, _ = wire.SplitSlot(method)
 		switch method {
+		case wire.MethodPing:
+			return nil, nil
 		case wire.MethodCompile:
 			return wire.Activated{}, nil
 		case wire.MethodActivate:
@@ -86,6 +113,11 @@ func fakeWorker(mode string) {
 		}
 		return nil, fmt.Errorf("unknown %s", method)
 	}, nil)
+	hello := wire.Hello{Version: wire.Version, PID: os.Getpid()}
+	if mode == "clamped" {
+		hello.Clamped = "the inherited hard address-space limit is below memory_limit; workers run under it"
+	}
+	_ = conn.Notify(wire.NotifyHello, hello)
 	_ = conn.Serve()
 	os.Exit(0)
 }
@@ -112,7 +144,7 @@ func testActivator(mode string, timeout time.Duration, notes *noteLog) *Activato
 	return New(Options{
 		Command: func() (*exec.Cmd, error) {
 			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), fakeMode+"="+mode)
+			cmd.Env = append(os.Environ(), fakeMode+"="+mode, os.Getenv("H26_WORKER_ENV"))
 			return cmd, nil
 		},
 		Bridge:          func(contrib.ActivationRequest, Caller) Bridge { return &testBridge{notes: notes} },
