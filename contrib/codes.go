@@ -104,13 +104,14 @@ const (
 	StatusFieldUnknown  Code = "StatusFieldUnknown"
 
 	// Models, client factories and classifiers (CC8–CC10, CC21, CC24–CC27).
-	ProvidersInvalid      Code = "ProvidersInvalid"
-	ProviderKeyUnset      Code = "ProviderKeyUnset"
-	ModelUnknown          Code = "ModelUnknown"
-	clientFactoryRejected Code = "ClientFactoryRejected"
-	ClientFactoryTaken    Code = "ClientFactoryTaken"
-	ModelAccess           Code = "ModelAccess"
-	ModelClientFailed     Code = "ModelClientFailed"
+	ProvidersInvalid       Code = "ProvidersInvalid"
+	ProviderKeyUnset       Code = "ProviderKeyUnset"
+	ProviderAdapterMissing Code = "ProviderAdapterMissing"
+	ModelUnknown           Code = "ModelUnknown"
+	clientFactoryRejected  Code = "ClientFactoryRejected"
+	ClientFactoryTaken     Code = "ClientFactoryTaken"
+	ModelAccess            Code = "ModelAccess"
+	ModelClientFailed      Code = "ModelClientFailed"
 
 	// Contribution points and hooks (DC1–DC3, DC9, HK1–HK3).
 	PointEntryInvalid    Code = "PointEntryInvalid"
@@ -208,6 +209,7 @@ var Catalogue = []CodeInfo{
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},
 	{ProviderKeyUnset, SeverityWarning, "A provider's api_key_env names an environment variable that is not set; its model calls go out without an API key.", "Export the variable, or remove api_key_env for a provider that needs no key."},
+	{ProviderAdapterMissing, SeverityError, "A provider names a built-in protocol whose adapter package the host program does not import; its models cannot be called.", "In the embedding program, import the adapter package the message names (or starhost/models/builtin for all six)."},
 	{ModelUnknown, SeverityWarning, "config.toml selects a model (model, review_model) that providers.json does not list, or a setting the model does not offer.", "Use provider/model as listed in providers.json, or add the model there."},
 	{clientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
 	{ClientFactoryTaken, SeverityWarning, "An earlier plugin in load order already owns this protocol; this factory is not used.", "Rename the protocol or disable the other plugin."},

@@ -26,16 +26,3 @@ func ExampleCheck() {
 	// ../testdata/check/tool_duplicate/plugin.star:6:9: error: acme.notes: tool "Summary" is declared twice in this plugin; the later one is left out [ToolDuplicate]
 	// 1 error, 0 warnings in 1 plugin
 }
-
-// ExampleFormatSource formats one .star file's source the way
-// `crystal-star fmt` does.
-func ExampleFormatSource() {
-	out, err := starhost.FormatSource("plugin.star", []byte("def run(ctx,args):\n  return args['text']\n"))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Print(string(out))
-	// Output:
-	// def run(ctx, args):
-	//     return args["text"]
-}

@@ -94,7 +94,9 @@ func (l *linter) stop() {
 
 // lint runs the static checks (starhost/check) over p's bundle and the
 // style warnings over each .star file, on the compiler's parse where there
-// is one.
+// is one. The style warnings are buildifier's, registered by
+// starhost/format (check.RegisterStyle): a program that does not import
+// it links no buildifier and gets none.
 func lint(p *checkPlugin) lintResult {
 	var names []string
 	for _, name := range slices.Sorted(maps.Keys(p.files)) {
@@ -121,7 +123,7 @@ func lint(p *checkPlugin) lintResult {
 	res.static = check.Run(check.Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
 	for _, name := range names {
 		if f := files[name]; f != nil {
-			res.style = append(res.style, builtins.LintTree(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
+			res.style = append(res.style, check.Style(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
 		}
 	}
 	return res

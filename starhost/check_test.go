@@ -131,6 +131,7 @@ var notStatic = map[contrib.Code]string{
 	contrib.ToolSetFailed:                   "about a running MCP server, not a plugin's files",
 	contrib.ProvidersInvalid:                "check reads no providers.json",
 	contrib.ProviderKeyUnset:                "check reads no providers.json",
+	contrib.ProviderAdapterMissing:          "check reads no providers.json",
 	contrib.ModelUnknown:                    "check reads no config.toml or providers.json",
 	contrib.ClientFactoryTaken:              "protocol conflicts are resolved when the host builds a client, never in a dry run",
 	contrib.ModelAccess:                     "a note; declaring the models capability is legitimate",

@@ -69,7 +69,7 @@ func (e embedderAdapter) NewClient(ctx context.Context, cfg models.ClientConfig)
 // adapterConfig is what an embedder's adapter sees of cfg: the model's
 // facts and the provider's endpoint and account, never the other providers.
 func adapterConfig(cfg models.ClientConfig) AdapterConfig {
-	out := AdapterConfig{Facts: ModelFacts(cfg.Facts), APIKey: cfg.APIKey, HTTP: cfg.HTTP, Images: cfg.Images}
+	out := AdapterConfig{Facts: ModelFacts(cfg.Facts), APIKey: cfg.APIKey, Timeout: cfg.Timeout, Images: cfg.Images}
 	if p := cfg.Provider; p != nil {
 		out.Endpoint, out.Organization, out.Project = p.Endpoint, p.Organization, p.Project
 	}

@@ -26,8 +26,12 @@
 // errors.Is. Session holds the session and review facts plugins read, and
 // Operator the operator's actions (trust grants, enable, install). Model
 // clients for plugins come from {home}/providers.json through the built-in
-// adapters, an embedder's ModelAdapter, or plugins' client factories; API
-// keys never reach plugin code, notes or errors.
+// adapters the program imports (each protocol is a package under
+// starhost/models that registers itself: import _
+// "github.com/crystal-star/crystal-star/starhost/models/builtin" for all
+// six), an embedder's ModelAdapter, or plugins' client factories; API keys
+// never reach plugin code, notes or errors. starhost links no adapter, no
+// net/http and no formatter (starhost/format) of its own.
 //
 // docs/embedding.md walks through a complete agent loop (cmd/agentloop);
 // docs/contract.md maps the contract's rules to the code and tests.

@@ -1,11 +1,9 @@
 package starhost
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -93,6 +91,17 @@ func firstLine(s string) string {
 	return line
 }
 
+// validMethod reports whether m is an HTTP method token (RFC 9110: one or
+// more tchars), as net/http would accept it; "" means GET.
+func validMethod(m string) bool {
+	for _, r := range m {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
+}
+
 // gated runs fn through the factory generation's gate.
 func (c *factoryClient) gated(ctx context.Context, fn func(ctx context.Context)) error {
 	gate := c.h.registry.View().Gate(c.plugin, c.generation)
@@ -113,18 +122,15 @@ func (c *factoryClient) Complete(ctx context.Context, req contrib.ModelRequest) 
 	if err != nil {
 		return contrib.ModelReply{}, fmt.Errorf("encode: %s", firstLine(err.Error()))
 	}
-	hr, err := c.request(ctx, call)
+	hr, err := c.request(call)
 	if err != nil {
 		return contrib.ModelReply{}, err
 	}
-	status, header, data, err := models.Do(c.h.httpClient(), hr)
+	answer, err := models.Send(ctx, c.h.opts.ModelTimeout, hr)
 	if err != nil {
 		return contrib.ModelReply{}, models.Classify(ctx, c.provider, c.model, err)
 	}
-	resp := contrib.HTTPResponse{Status: status, Body: data, Header: map[string]string{}}
-	for name := range header {
-		resp.Header[strings.ToLower(name)] = header.Get(name)
-	}
+	resp := contrib.HTTPResponse{Status: answer.Status, Body: answer.Body, Header: answer.Header}
 	var reply contrib.ModelReply
 	if gerr := c.gated(ctx, func(ctx context.Context) { reply, err = c.codec.Decode(ctx, resp) }); gerr != nil {
 		return contrib.ModelReply{}, gerr
@@ -137,32 +143,39 @@ func (c *factoryClient) Complete(ctx context.Context, req contrib.ModelRequest) 
 
 // request builds the HTTP request: the codec's path is appended to the
 // provider's endpoint and must stay on its host; the API key is inserted
-// only here.
-func (c *factoryClient) request(ctx context.Context, call contrib.HTTPCall) (*http.Request, error) {
+// only here. The network transport (models.Send, starhost/models/modelhttp)
+// sends it.
+func (c *factoryClient) request(call contrib.HTTPCall) (models.HTTPRequest, error) {
+	var none models.HTTPRequest
 	path := call.Path.Resolve(c.key)
 	if path != "" && !strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "?") {
-		return nil, fmt.Errorf("encode: path must start with / or ?")
+		return none, fmt.Errorf("encode: path must start with / or ?")
 	}
 	if strings.ContainsAny(path, "\r\n#") {
-		return nil, fmt.Errorf("encode: path must not contain line breaks or #")
+		return none, fmt.Errorf("encode: path must not contain line breaks or #")
 	}
 	u, err := url.Parse(c.endpoint.String() + path)
 	if err != nil || u.Scheme != c.endpoint.Scheme || u.Host != c.endpoint.Host || u.User != nil {
-		return nil, fmt.Errorf("encode: the path must stay on the provider's endpoint")
+		return none, fmt.Errorf("encode: the path must stay on the provider's endpoint")
 	}
-	hr, err := http.NewRequestWithContext(ctx, call.Method, u.String(), bytes.NewReader(call.Body))
-	if err != nil {
-		return nil, fmt.Errorf("encode: method %q: %v", call.Method, err)
+	if !validMethod(call.Method) {
+		return none, fmt.Errorf("encode: method %q: invalid method", call.Method)
 	}
+	hr := models.HTTPRequest{Method: call.Method, URL: u.String(), Header: map[string]string{}, Body: call.Body}
+	if hr.Method == "" {
+		hr.Method = "GET"
+	}
+	hasType := false
 	for name, value := range call.Header {
 		v := value.Resolve(c.key)
 		if strings.ContainsAny(name+v, "\r\n") {
-			return nil, fmt.Errorf("encode: header %s must not contain line breaks", name)
+			return none, fmt.Errorf("encode: header %s must not contain line breaks", name)
 		}
-		hr.Header.Set(name, v)
+		hr.Header[name] = v
+		hasType = hasType || strings.EqualFold(name, "Content-Type")
 	}
-	if hr.Header.Get("Content-Type") == "" && len(call.Body) > 0 {
-		hr.Header.Set("Content-Type", "application/json")
+	if !hasType && len(call.Body) > 0 {
+		hr.Header["Content-Type"] = "application/json"
 	}
 	return hr, nil
 }

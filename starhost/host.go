@@ -100,9 +100,11 @@ type Options struct {
 	Display func(dir string) string
 
 	// Models supplies plugins' model clients (CC24–CC27); nil builds them
-	// from {home}/providers.json with the built-in adapters (openai,
-	// responses, anthropic, gemini, deepseek, ollama), Adapters and
-	// plugins' client factories (docs/models.md).
+	// from {home}/providers.json with the built-in adapters the program
+	// imports (starhost/models/openai, responses, anthropic, gemini,
+	// deepseek, ollama; starhost/models/builtin for all six — starhost
+	// links none itself), Adapters and plugins' client factories
+	// (docs/models.md).
 	Models ModelProvider
 	// Adapters adds model adapters for protocols of the embedder's own, or
 	// replaces built-in ones; they take precedence over plugins' client

@@ -3,7 +3,6 @@ package starhost
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -177,13 +176,10 @@ func (h *Host) builtinClient(ctx context.Context, role ModelRole, f ModelFacts) 
 	proto := strings.ToLower(p.Protocol)
 	if ad, ok := h.models.adapters.Lookup(proto); ok {
 		return ad.NewClient(ctx, models.ClientConfig{Provider: p, Model: m, Facts: internalFacts(f), APIKey: key,
-			HTTP: h.httpClient(), Images: role == RoleImages})
+			Timeout: h.opts.ModelTimeout, Images: role == RoleImages})
 	}
-	if contrib.IsReservedProtocol(proto) {
-		return nil, fmt.Errorf("protocol %q of provider %s is reserved by the host but has no adapter", proto, p.Name)
+	if pkg, ok := models.Package(proto); ok {
+		return nil, fmt.Errorf("protocol %q of provider %s has no adapter in this program: its embedder must import _ %q", proto, p.Name, pkg)
 	}
 	return h.factoryClient(ctx, p, m, f, key)
 }
-
-// httpClient is the bounded, retrying client of every model call.
-func (h *Host) httpClient() *http.Client { return models.HTTPClient(h.opts.ModelTimeout) }

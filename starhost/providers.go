@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -50,9 +49,12 @@ type AdapterConfig struct {
 	// APIKey is the provider's key ("" when none is configured). Send it
 	// only in the provider's own authentication header.
 	APIKey string
-	// HTTP is the client to send with: bounded by Options.ModelTimeout,
-	// honouring retry-after on 429 with a bounded retry.
-	HTTP *http.Client
+	// Timeout bounds one call, retries included (Options.ModelTimeout;
+	// DefaultModelTimeout when zero). Send with
+	// modelhttp.Client(Timeout) (starhost/models/modelhttp) for the
+	// host's bounded retry of a 429 after its retry-after; starhost itself
+	// links no net/http.
+	Timeout time.Duration
 	// Images is true for the images client (RoleImages): only it accepts
 	// ModelRequest.Images.
 	Images bool
@@ -101,7 +103,8 @@ func (e *ModelError) ErrorCode() string { return string(e.Code) }
 // loadProviders reads {home}/providers.json. A file that cannot be used
 // is a ProvidersInvalid note at its line and column and keeps the
 // providers in use (none at start); an api_key_env naming an unset
-// variable is a ProviderKeyUnset warning. It reports whether the file
+// variable is a ProviderKeyUnset warning, a built-in protocol whose
+// adapter the program does not link a ProviderAdapterMissing error. It reports whether the file
 // changed since the last read that was used.
 func (h *Host) loadProviders(reload bool) bool {
 	path := h.paths().Providers()
@@ -136,6 +139,11 @@ func (h *Host) loadProviders(reload bool) bool {
 		h.note(contrib.Diag(contrib.ProviderKeyUnset, "", contrib.Pos{File: path, Line: u.Line, Col: u.Col},
 			"provider %s: api_key_env names %s, which is not set; its model calls go out without an API key", u.Provider, u.Env).
 			WithRemedy("export %s, or remove api_key_env for a provider that needs no key", u.Env))
+	}
+	for _, u := range ps.Unlinked(h.models.adapters) {
+		h.note(contrib.Diag(contrib.ProviderAdapterMissing, "", contrib.Pos{File: path, Line: u.Line, Col: u.Col},
+			"provider %s: protocol %q has no adapter in this program; its models cannot be called", u.Provider, u.Protocol).
+			WithRemedy("import _ %q in the program that embeds starhost", u.Package))
 	}
 	return true
 }

@@ -95,7 +95,7 @@ type sessionState struct {
 	// plugins' cached clients of an older epoch are discarded (CC27).
 	sessionEpoch, reviewEpoch atomic.Uint64
 	providers                 atomic.Pointer[models.Providers]
-	adapters                  *models.Adapters // built-in and Options.Adapters, by protocol
+	adapters                  *models.Adapters // registered (linked) and Options.Adapters, by protocol
 	providersData             []byte           // providers.json as last used (guarded by mu)
 	started                   atomic.Bool
 	closing                   atomic.Bool
@@ -109,9 +109,10 @@ type sessionState struct {
 	factoryNotes sync.Map          // ClientFactoryTaken notes already given
 }
 
-// initAdapters registers the built-in adapters and the embedder's.
+// initAdapters takes the adapters the program linked (the packages under
+// starhost/models it imports register them) and the embedder's.
 func (h *Host) initAdapters() error {
-	h.models.adapters = models.Builtin()
+	h.models.adapters = models.Registered()
 	for _, ad := range h.opts.Adapters {
 		if err := h.models.adapters.Register(internalAdapter(ad)); err != nil {
 			return codeErrorf(ErrInvalidOptions, "Options.Adapters: %w", err)

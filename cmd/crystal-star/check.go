@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/format" // fmt, and the Style* warnings of check
 )
 
 var checkCmd = command{name: "check", args: "[PATH...]",
@@ -115,7 +116,7 @@ loop:
 			return usagef("fmt: %s does not exist", p)
 		}
 	}
-	results, err := starhost.FormatFiles(starhost.FormatOptions{Paths: paths, Write: write})
+	results, err := format.Files(format.Options{Paths: paths, Write: write})
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (e *env) fmtStdin(showDiff bool) error {
 	if err != nil {
 		return err
 	}
-	out, err := starhost.FormatSource("<stdin>", src)
+	out, err := format.Source("<stdin>", src)
 	if err != nil {
 		return fmt.Errorf("fmt: %w", err) // as for files: crystal-star: fmt: <stdin>:L:C: …
 	}

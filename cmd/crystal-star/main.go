@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	_ "github.com/crystal-star/crystal-star/starhost/models/builtin" // the CLI serves every built-in protocol of providers.json
 )
 
 func main() {

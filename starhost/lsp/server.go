@@ -28,6 +28,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/format" // formatting, and the Style* warnings of its diagnostics
 )
 
 // Options configure Serve.
@@ -270,7 +271,7 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
 	path := pathOf(p.TextDocument.URI)
 	text, _ := s.text(path)
-	out, err := starhost.FormatSource(filepath.Base(path), []byte(text))
+	out, err := format.Source(filepath.Base(path), []byte(text))
 	if err != nil || string(out) == text {
 		return []protocol.TextEdit{}, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/format"
 )
 
 const sessionPlugin = `load("lib/helpers.star", "describe")
@@ -214,7 +215,7 @@ func TestLSPSession(t *testing.T) {
 	edit(unformatted)
 	var edits []protocol.TextEdit
 	c.call("textDocument/formatting", protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}, &edits)
-	want, _ := starhost.FormatSource("plugin.star", []byte(unformatted))
+	want, _ := format.Source("plugin.star", []byte(unformatted))
 	if len(edits) != 1 || edits[0].NewText != string(want) || edits[0].Range.Start != (protocol.Position{}) {
 		t.Errorf("formatting = %+v; want one edit to %q", edits, want)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost/models"
+	_ "github.com/crystal-star/crystal-star/starhost/models/builtin" // the six adapters under test
 	"github.com/crystal-star/crystal-star/starhost/models/modelfake"
 )
 
@@ -20,7 +21,7 @@ var protocols = []string{"openai", "responses", "deepseek", "anthropic", "gemini
 
 func client(t testing.TB, srv *modelfake.Server, protocol, model string, f models.Facts, images bool) models.Client {
 	t.Helper()
-	ad, ok := models.Builtin().Lookup(protocol)
+	ad, ok := models.Registered().Lookup(protocol)
 	if !ok {
 		t.Fatalf("no adapter for %s", protocol)
 	}
@@ -28,7 +29,7 @@ func client(t testing.TB, srv *modelfake.Server, protocol, model string, f model
 	m := &models.ProviderModel{Name: model}
 	f.Model = model
 	c, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: p, Model: m, Facts: f, APIKey: fakeKey,
-		HTTP: models.HTTPClient(0), Images: images})
+		Images: images})
 	if err != nil {
 		t.Fatalf("%s: %v", protocol, err)
 	}
@@ -148,9 +149,9 @@ func TestCC9_AdaptersRefuseSlotsTheyLack(t *testing.T) {
 		{"openai", "", "fast"}, {"responses", "", "fast"}, {"gemini", "", "fast"},
 		{"deepseek", "flex", ""}, {"ollama", "flex", ""}, {"ollama", "", "fast"},
 	} {
-		ad, _ := models.Builtin().Lookup(tc.protocol)
+		ad, _ := models.Registered().Lookup(tc.protocol)
 		_, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: &models.Provider{Name: "p", Endpoint: srv.URL},
-			Model: &models.ProviderModel{Name: "m"}, Facts: models.Facts{ServiceTier: tc.tier, Speed: tc.speed}, APIKey: fakeKey, HTTP: models.HTTPClient(0)})
+			Model: &models.ProviderModel{Name: "m"}, Facts: models.Facts{ServiceTier: tc.tier, Speed: tc.speed}, APIKey: fakeKey})
 		if !errors.Is(err, contrib.ErrNotSupported) {
 			t.Errorf("%s tier=%q speed=%q: %v", tc.protocol, tc.tier, tc.speed, err)
 		}
@@ -255,9 +256,9 @@ func TestAdapters_ModelTimeoutIsTimeout(t *testing.T) {
 	srv := modelfake.Start()
 	defer srv.Close()
 	for _, proto := range protocols {
-		ad, _ := models.Builtin().Lookup(proto)
+		ad, _ := models.Registered().Lookup(proto)
 		c, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: &models.Provider{Name: "p", Endpoint: srv.Endpoint(proto)},
-			Model: &models.ProviderModel{Name: "slow"}, Facts: models.Facts{Model: "slow"}, APIKey: fakeKey, HTTP: models.HTTPClient(50 * time.Millisecond)})
+			Model: &models.ProviderModel{Name: "slow"}, Facts: models.Facts{Model: "slow"}, APIKey: fakeKey, Timeout: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,9 +277,9 @@ func TestCC22_UnreachableHidesTheEndpoint(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there any more
 	for _, proto := range protocols {
-		ad, _ := models.Builtin().Lookup(proto)
+		ad, _ := models.Registered().Lookup(proto)
 		c, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: &models.Provider{Name: "p", Endpoint: url},
-			Model: &models.ProviderModel{Name: "m"}, Facts: models.Facts{Model: "m"}, APIKey: fakeKey, HTTP: models.HTTPClient(0)})
+			Model: &models.ProviderModel{Name: "m"}, Facts: models.Facts{Model: "m"}, APIKey: fakeKey})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/starhost/models"
 	"github.com/crystal-star/crystal-star/starhost/models/modelfake"
+	"github.com/crystal-star/crystal-star/starhost/models/modelhttp"
 )
 
 // BenchmarkComplete measures one completion per protocol against the local
@@ -34,7 +35,7 @@ func BenchmarkComplete(b *testing.B) {
 func BenchmarkRawPost(b *testing.B) {
 	srv := modelfake.Start()
 	defer srv.Close()
-	hc := models.HTTPClient(0)
+	hc := modelhttp.Client(0)
 	body := []byte(`{"model":"m","max_tokens":64,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hello there"}]}`)
 	for b.Loop() {
 		resp, err := hc.Post(srv.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))

@@ -2,14 +2,11 @@ package models
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"strings"
-	"syscall"
 )
 
 // The stable codes of a failed model call, identical across protocols.
@@ -85,6 +82,17 @@ func Malformed(format string, args ...any) error {
 	return &Error{Code: CodeBadReply, Detail: clip(fmt.Sprintf(format, args...))}
 }
 
+// Unreachable returns the error of a call that got no HTTP answer: detail
+// says why without naming the host or address (CC22), cause is kept for
+// errors.Is. The network transport (modelhttp) reports failures with it.
+func Unreachable(detail string, cause error) *Error {
+	return &Error{Code: CodeUnreachable, Detail: clip(detail), err: cause}
+}
+
+// TimedOut returns the error of a call the timeout ended; cause is kept
+// for errors.Is.
+func TimedOut(cause error) *Error { return &Error{Code: CodeTimeout, err: cause} }
+
 // Refused returns the error of a reply in which the model declined.
 func Refused(format string, args ...any) error {
 	return &Error{Code: CodeRefused, Detail: clip(fmt.Sprintf(format, args...))}
@@ -105,48 +113,41 @@ func Classify(ctx context.Context, provider, model string, err error) *Error {
 	}
 	out := &Error{Provider: provider, Model: model, err: err}
 	var se *StatusError
-	var ne net.Error
+	var te timeoutError
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled) || errors.Is(err, context.Canceled):
 		out.Code = CodeCancelled
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
-		(errors.As(err, &ne) && ne.Timeout()):
+		(errors.As(err, &te) && te.Timeout()):
 		out.Code = CodeTimeout
 	case errors.As(err, &se):
 		out.Code, out.Status = statusCode(se.Status), se.Status
 		out.Detail = clip(fmt.Sprintf("HTTP %d: %s", se.Status, se.Msg))
 	case isTransport(err):
 		out.Code, out.Detail = CodeUnreachable, transportDetail(err)
-	default: // an SDK that could not decode the answer
+	default: // an adapter that could not decode the answer
 		out.Code, out.Detail = CodeBadReply, clip(innermost(err).Error())
 	}
 	return out
 }
 
+// timeoutError is what net.Error adds to an error, named here so this
+// package need not link the network (modelhttp does).
+type timeoutError interface{ Timeout() bool }
+
 // isTransport reports whether err happened before an HTTP answer was read
-// whole: a URL, network or I/O error.
+// whole: a URL, network or I/O error. The network transport (modelhttp)
+// names the common causes itself (Unreachable).
 func isTransport(err error) bool {
 	var ue *url.Error
-	var ne net.Error
-	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	var te timeoutError
+	return errors.As(err, &ue) || errors.As(err, &te) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // transportDetail says why no answer came, without the host name or
 // address, which plugins never see (CC22).
 func transportDetail(err error) string {
-	var dns *net.DNSError
-	var cert *tls.CertificateVerificationError
-	var rec tls.RecordHeaderError
-	switch {
-	case errors.As(err, &dns):
-		return "the host name does not resolve"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.As(err, &cert) || errors.As(err, &rec):
-		return "the TLS handshake failed"
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "the connection closed before the answer was complete"
 	}
 	return clip(innermost(err).Error())
@@ -167,7 +168,7 @@ func statusCode(status int) string {
 	return CodeBadRequest
 }
 
-// innermost returns the deepest wrapped error: SDKs and net/http wrap the
+// innermost returns the deepest wrapped error: net/http wraps the
 // cause in text naming the endpoint, which plugins never see (CC22).
 func innermost(err error) error {
 	for {
@@ -186,25 +187,4 @@ func clip(s string) string {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
-}
-
-// client gives a protocol's call the shared error classification: every
-// failure leaves Complete as an *Error naming provider and model.
-type client struct {
-	provider, model string
-	call            func(ctx context.Context, req Request) (Reply, error)
-}
-
-// newClient wraps call for cfg's provider and model.
-func newClient(cfg ClientConfig, call func(ctx context.Context, req Request) (Reply, error)) Client {
-	return &client{provider: cfg.Provider.Name, model: cfg.Model.Name, call: call}
-}
-
-// Complete sends one request; it returns when ctx ends.
-func (c *client) Complete(ctx context.Context, req Request) (Reply, error) {
-	reply, err := c.call(ctx, req)
-	if err != nil {
-		return Reply{}, Classify(ctx, c.provider, c.model, err)
-	}
-	return reply, nil
 }

@@ -21,9 +21,9 @@ func Example() {
 	}
 	ask := func(spec string) {
 		p, m, _ := ps.Lookup(spec)
-		ad, _ := models.Builtin().Lookup(p.Protocol)
+		ad, _ := models.Registered().Lookup(p.Protocol)
 		c, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: p, Model: m,
-			Facts: models.Facts{Provider: p.Name, Model: m.Name}, APIKey: p.APIKey(), HTTP: models.HTTPClient(0)})
+			Facts: models.Facts{Provider: p.Name, Model: m.Name}, APIKey: p.APIKey()})
 		if err != nil {
 			panic(err)
 		}
@@ -60,7 +60,7 @@ func (shoutClient) Complete(_ context.Context, req models.Request) (models.Reply
 // An embedder registers an adapter for a new protocol (starhost takes them
 // in Options.Adapters); it is used like the built-in ones.
 func ExampleAdapters_Register() {
-	set := models.Builtin()
+	set := models.Registered()
 	if err := set.Register(shout{}); err != nil {
 		panic(err)
 	}

@@ -42,7 +42,8 @@ type Provider struct {
 	Project      string          `json:"project,omitempty"`
 	Models       []ProviderModel `json:"models"`
 
-	keyLine, keyCol int // where api_key_env's value is, for UnsetKeys
+	keyLine, keyCol     int // where api_key_env's value is, for UnsetKeys
+	protoLine, protoCol int // where protocol's value is, for Unlinked
 }
 
 // ProviderModel is one model of a provider with its facts (CC21). Thinking,
@@ -120,6 +121,7 @@ func ParseProviders(path string, data []byte) (*Providers, error) {
 	at := walkJSON(data)
 	for i := range ps.Providers {
 		ps.Providers[i].keyLine, ps.Providers[i].keyCol = lineCol(data, at.offset(fmt.Sprintf("providers[%d].api_key_env", i)))
+		ps.Providers[i].protoLine, ps.Providers[i].protoCol = lineCol(data, at.offset(fmt.Sprintf("providers[%d].protocol", i)))
 	}
 	return &ps, ps.validate(func(p string, format string, args ...any) error { return fail(at.offset(p), format, args...) })
 }
@@ -231,6 +233,32 @@ func (ps *Providers) UnsetKeys() []UnsetKey {
 type UnsetKey struct {
 	Provider, Env string
 	Line, Col     int
+}
+
+// Unlinked lists, in file order, the providers whose protocol is a
+// built-in one (CC8) that adapters lacks: the program did not import the
+// adapter's package, so their models cannot be called. Each entry carries
+// the package to import and the position of the protocol value.
+func (ps *Providers) Unlinked(adapters *Adapters) []Unlinked {
+	var out []Unlinked
+	for i := range ps.Providers {
+		p := &ps.Providers[i]
+		if _, ok := adapters.Lookup(p.Protocol); ok {
+			continue
+		}
+		if pkg, ok := Package(p.Protocol); ok {
+			out = append(out, Unlinked{Provider: p.Name, Protocol: strings.ToLower(p.Protocol), Package: pkg, Line: p.protoLine, Col: p.protoCol})
+		}
+	}
+	return out
+}
+
+// Unlinked is a provider whose built-in protocol has no adapter in the
+// program: Package is the import that registers it; Line and Col (1-based,
+// 0 when unknown) are where the protocol is named.
+type Unlinked struct {
+	Provider, Protocol, Package string
+	Line, Col                   int
 }
 
 // Keys returns the API keys of every provider that has one set, for

@@ -3,10 +3,10 @@ package models
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
@@ -35,9 +35,10 @@ const (
 )
 
 // Adapter builds clients for one protocol. The six built-in adapters
-// implement it; an embedder registers its own for a new protocol (or to
-// replace a built-in one) with Adapters.Register. Implementations must be
-// safe for concurrent use.
+// implement it, each in its own package that registers it when imported
+// (Register); an embedder adds its own for a new protocol (or to replace
+// a built-in one) with Adapters.Register. Implementations must be safe for
+// concurrent use.
 type Adapter interface {
 	// Protocol is the lowercase token providers.json names in "protocol".
 	Protocol() string
@@ -58,28 +59,65 @@ type ClientConfig struct {
 	// APIKey is the provider's key ("" when none is configured). Send it
 	// only in the provider's own authentication header.
 	APIKey string
-	// HTTP is the client to send with: bounded by the host's model
-	// timeout, honouring retry-after on 429 with a bounded retry.
-	HTTP *http.Client
+	// Timeout bounds one call, retries included (DefaultTimeout when
+	// <= 0): send with modelhttp.Client(Timeout), which also honours
+	// retry-after on 429 with a bounded retry.
+	Timeout time.Duration
 	// Images is true for the images client (CC26): only it accepts
 	// Request.Images.
 	Images bool
 }
 
 // Adapters is a set of adapters by protocol. The zero value is empty; use
-// Builtin for the six built-in ones. Safe for concurrent use.
+// Registered for the adapters the program linked. Safe for concurrent use.
 type Adapters struct {
 	mu sync.RWMutex
 	m  map[string]Adapter
 }
 
-// Builtin returns a set holding the six built-in adapters.
-func Builtin() *Adapters {
-	a := &Adapters{}
-	for _, ad := range []Adapter{OpenAI{}, Responses{}, DeepSeek{}, Anthropic{}, Gemini{}, Ollama{}} {
-		_ = a.Register(ad)
+// registry holds the adapters registered by the packages the program
+// imports, as database/sql holds its drivers.
+var registry Adapters
+
+// Register makes ad available to every host of the program: the adapter
+// packages (starhost/models/openai, anthropic, …) call it from init, so a
+// program links only the protocols it imports. It panics when the
+// protocol is not a valid token (CC8) or is registered twice.
+func Register(ad Adapter) {
+	proto := strings.ToLower(ad.Protocol())
+	if _, dup := registry.Lookup(proto); dup {
+		panic("models: Register called twice for protocol " + proto)
+	}
+	if err := registry.Register(ad); err != nil {
+		panic("models: " + err.Error())
+	}
+}
+
+// Registered returns a new set holding the adapters registered so far
+// (Register): the built-in ones whose packages the program imports.
+func Registered() *Adapters {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	a := &Adapters{m: make(map[string]Adapter, len(registry.m))}
+	for p, ad := range registry.m {
+		a.m[p] = ad
 	}
 	return a
+}
+
+// adapterRoot is where the built-in adapter packages live.
+const adapterRoot = "github.com/crystal-star/crystal-star/starhost/models/"
+
+// Package returns the import path of the package that registers the
+// built-in adapter of protocol ("github.com/crystal-star/crystal-star/
+// starhost/models/anthropic"); ok is false for a protocol with no
+// built-in adapter.
+func Package(protocol string) (path string, ok bool) {
+	p := strings.ToLower(protocol)
+	if !contrib.IsReservedProtocol(p) {
+		return "", false
+	}
+	return adapterRoot + p, true
 }
 
 // Register adds ad, replacing any adapter of the same protocol. The
@@ -131,10 +169,4 @@ func Split(req Request) (system string, conversation []Message) {
 		}
 	}
 	return strings.Join(sys, "\n\n"), conversation
-}
-
-// sendsThinking reports whether a thinking token asks for a specific
-// effort (not the host's sentinels).
-func sendsThinking(t string) bool {
-	return t != "" && t != ThinkingDefault && t != ThinkingOff
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/crystal-star/crystal-star/internal/layout"
+	_ "github.com/crystal-star/crystal-star/starhost/models/builtin" // hosts under test speak all six protocols to FakeModel
 	"github.com/crystal-star/crystal-star/starhost/models/modelfake"
 )
 

@@ -1,4 +1,4 @@
-package starhost
+package format
 
 import (
 	"bytes"
@@ -8,17 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/internal/safefile"
 )
 
-// FormatSource returns the source of one .star file formatted the way
-// `crystal-star fmt` formats it (buildifier's formatter).
-// name is used only in error positions.
-func FormatSource(name string, src []byte) ([]byte, error) { return builtins.Format(name, src) }
-
-// FormatOptions configure FormatFiles.
-type FormatOptions struct {
+// Options configure Files.
+type Options struct {
 	// Paths are .star files, or directories searched recursively for
 	// .star files (directories whose name starts with "." are skipped).
 	// A file named explicitly is formatted whatever its extension.
@@ -28,8 +22,8 @@ type FormatOptions struct {
 	Write bool
 }
 
-// FormatResult is one file FormatFiles looked at.
-type FormatResult struct {
+// Result is one file Files looked at.
+type Result struct {
 	File      string // as given, or joined below the directory given
 	Source    []byte
 	Formatted []byte // nil when Err is set
@@ -38,13 +32,13 @@ type FormatResult struct {
 }
 
 // Changed reports whether formatting changed the file.
-func (r FormatResult) Changed() bool { return r.Err == nil && !bytes.Equal(r.Source, r.Formatted) }
+func (r Result) Changed() bool { return r.Err == nil && !bytes.Equal(r.Source, r.Formatted) }
 
-// FormatFiles formats every .star file of opts.Paths, in path order, and
+// Files formats every .star file of opts.Paths, in path order, and
 // rewrites changed ones when opts.Write is set. A file that cannot be
 // formatted is reported in its result and left untouched; the error is
 // non-nil only when a path does not exist.
-func FormatFiles(opts FormatOptions) ([]FormatResult, error) {
+func Files(opts Options) ([]Result, error) {
 	var files []string
 	for _, p := range opts.Paths {
 		found, err := starFiles(p)
@@ -53,7 +47,7 @@ func FormatFiles(opts FormatOptions) ([]FormatResult, error) {
 		}
 		files = append(files, found...)
 	}
-	out := make([]FormatResult, 0, len(files))
+	out := make([]Result, 0, len(files))
 	for _, f := range files {
 		out = append(out, formatFile(f, opts.Write))
 	}
@@ -86,12 +80,12 @@ func starFiles(p string) ([]string, error) {
 	return out, err
 }
 
-func formatFile(path string, write bool) FormatResult {
-	r := FormatResult{File: path}
+func formatFile(path string, write bool) Result {
+	r := Result{File: path}
 	if r.Source, r.Err = os.ReadFile(path); r.Err != nil {
 		return r
 	}
-	if r.Formatted, r.Err = builtins.Format(filepath.ToSlash(path), r.Source); r.Err != nil || !write || !r.Changed() {
+	if r.Formatted, r.Err = Source(filepath.ToSlash(path), r.Source); r.Err != nil || !write || !r.Changed() {
 		return r
 	}
 	err := safefile.Replace(path, r.Formatted, 0o644)

@@ -1,4 +1,4 @@
-package builtins
+package format
 
 import (
 	"flag"
@@ -15,7 +15,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/fm
 // with the .golden beside it (-update rewrites the goldens). Formatting a
 // golden again must change nothing (idempotence).
 func TestFormatGolden(t *testing.T) {
-	ins, err := filepath.Glob("../testdata/fmt/*.in")
+	ins, err := filepath.Glob("../../testdata/fmt/*.in")
 	if err != nil || len(ins) == 0 {
 		t.Fatalf("no formatter cases: %v", err)
 	}
@@ -26,7 +26,7 @@ func TestFormatGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Format(name+".star", src)
+			got, err := Source(name+".star", src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,9 +41,9 @@ func TestFormatGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			if string(got) != string(want) {
-				t.Errorf("Format(%s):\n got:\n%s\nwant:\n%s", in, got, want)
+				t.Errorf("Source(%s):\n got:\n%s\nwant:\n%s", in, got, want)
 			}
-			again, err := Format(name+".star", want)
+			again, err := Source(name+".star", want)
 			if err != nil || string(again) != string(want) {
 				t.Errorf("formatting %s again changed it (err %v):\n%s", golden, err, again)
 			}
@@ -53,14 +53,14 @@ func TestFormatGolden(t *testing.T) {
 
 func TestFormatRefusesWhileLoops(t *testing.T) {
 	src := []byte("def count(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n")
-	_, err := Format("loop.star", src)
+	_, err := Source("loop.star", src)
 	if err == nil || !strings.Contains(err.Error(), "while loops") || !strings.HasPrefix(err.Error(), "loop.star:3:") {
 		t.Errorf("Format = %v; want a refusal naming while loops at loop.star:3", err)
 	}
 }
 
 func TestFormatSyntaxError(t *testing.T) {
-	_, err := Format("bad.star", []byte("def f(:\n"))
+	_, err := Source("bad.star", []byte("def f(:\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.star:1:") {
 		t.Errorf("Format = %v; want a syntax error at bad.star:1", err)
 	}
@@ -70,7 +70,7 @@ func TestFormatSyntaxError(t *testing.T) {
 // `crystal-star fmt -w plugins` when it fails.
 func TestExamplePluginsAreFormatted(t *testing.T) {
 	n := 0
-	err := filepath.WalkDir("../plugins", func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("../../plugins", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".star") {
 			return err
 		}
@@ -79,7 +79,7 @@ func TestExamplePluginsAreFormatted(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		out, err := Format(p, src)
+		out, err := Source(p, src)
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
 		} else if string(out) != string(src) {

@@ -1,4 +1,4 @@
-package builtins
+package format
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/bazelbuild/buildtools/warn"
 	"go.starlark.net/syntax"
 
+	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
@@ -106,7 +107,7 @@ func lintByBuildifierParse(t *testing.T, file string, src []byte) []string {
 // parse, for every .star file of the example plugins and the check corpus.
 func TestLintTreeMatchesBuildifierParse(t *testing.T) {
 	n := 0
-	for _, root := range []string{"../plugins", "../testdata/check"} {
+	for _, root := range []string{"../../plugins", "../../testdata/check"} {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".star") {
 				return err
@@ -139,7 +140,7 @@ func TestLintTreeMatchesBuildifierParse(t *testing.T) {
 // positions. A file that does not parse (a syntax error, which the compiler
 // reports) yields nothing.
 func lint(plugin, file string, src []byte) []contrib.Diagnostic {
-	f, err := Dialect.Parse(file, src, syntax.RetainComments)
+	f, err := builtins.Dialect.Parse(file, src, syntax.RetainComments)
 	if err != nil {
 		return nil
 	}

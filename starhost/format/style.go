@@ -1,4 +1,4 @@
-package builtins
+package format
 
 import (
 	"fmt"
@@ -10,7 +10,12 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
+
+// The style warnings are check's: a program that imports this package
+// gets them in starhost.Check and the language server.
+func init() { check.RegisterStyle(LintTree) }
 
 // styleRule is one buildifier warning `crystal-star check` runs, with the
 // stable code it is reported under.
