@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
@@ -26,10 +25,10 @@ type Limits struct {
 func (h *Host) baseLimits() Limits {
 	l := Limits{MemoryLimit: h.opts.MemoryLimit, CallbackTimeout: h.opts.CallbackTimeout}
 	if l.MemoryLimit == 0 {
-		l.MemoryLimit = builtins.DefaultMemoryLimit
+		l.MemoryLimit = DefaultMemoryLimit
 	}
 	if l.CallbackTimeout == 0 {
-		l.CallbackTimeout = builtins.DefaultCallbackTimeout
+		l.CallbackTimeout = DefaultCallbackTimeout
 	}
 	return l
 }

@@ -85,6 +85,14 @@ func TestNoOtherFileSpellsAPath(t *testing.T) {
 		checked++
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.ValueSpec:
+				// starhost.ProvidersFile spells the name so go doc shows it
+				// to embedders (issue 24, point 12); starhost's
+				// TestH24_12_ProvidersFileIsLayouts holds it equal to ours.
+				if filepath.ToSlash(path) == filepath.ToSlash(filepath.Join(root, "starhost", "providers.go")) &&
+					len(n.Names) == 1 && n.Names[0].Name == "ProvidersFile" {
+					return false
+				}
 			case *ast.BasicLit:
 				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING &&
 					(slices.Contains(names, s) || strings.HasPrefix(s, Dir+"/")) {
