@@ -102,6 +102,14 @@ const (
 	StatusFieldRejected Code = "StatusFieldRejected"
 	StatusFieldUnknown  Code = "StatusFieldUnknown"
 
+	// Background work and data directories (issue 24).
+	// BackgroundWorkFailed: a timer's run failed TimerFaultThreshold
+	// times in a row; the plugin is faulted (DC24).
+	BackgroundWorkFailed Code = "BackgroundWorkFailed"
+	// DataDirRefused: a data directory belongs to another plugin id, or
+	// its owner record cannot be read; the plugin gets no data directory.
+	DataDirRefused Code = "DataDirRefused"
+
 	// Models, client factories and classifiers (CC8–CC10, CC21, CC24–CC27).
 	ProvidersInvalid      Code = "ProvidersInvalid"
 	ProviderKeyUnset      Code = "ProviderKeyUnset"
@@ -204,6 +212,8 @@ var Catalogue = []CodeInfo{
 	{IsolationWeakened, SeverityWarning, "A workspace config.toml tried to weaken isolation (process to in_process); the stricter setting stays.", "Set isolation in {home}/config.toml, or remove the workspace key."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
+	{BackgroundWorkFailed, SeverityError, "A timer's run failed 5 times in a row; the plugin is faulted and its timers stop.", "Fix the error at the top of the backtrace; a fixed save, a reload or disable and enable brings the plugin back."},
+	{DataDirRefused, SeverityError, "A data directory belongs to another plugin id (or its owner record cannot be read), so this plugin gets no data directory: ctx.data is None and attach_data_dirs does not run.", "Remove or rename the directory the message names if this plugin should have it, or give one of the two plugins another directory name."},
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},
 	{ProviderKeyUnset, SeverityWarning, "A provider's api_key_env names an environment variable that is not set; its model calls go out without an API key.", "Export the variable, or remove api_key_env for a provider that needs no key."},
 	{ModelUnknown, SeverityWarning, "config.toml selects a model (model, review_model) that providers.json does not list, or a setting the model does not offer.", "Use provider/model as listed in providers.json, or add the model there."},
