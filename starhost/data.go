@@ -31,18 +31,24 @@ func (h *Host) dataDirs(plugin, directory string, source contrib.Source) (global
 	}
 	global, project = h.paths().Data(directory)
 	globalOwners, projectOwners := h.paths().DataOwners()
-	for _, s := range []struct{ scope, dir, owners string }{
-		{"global", global, globalOwners}, {"project", project, projectOwners},
-	} {
+	scopes := []struct {
+		scope, dir, owners string
+		owned              bool
+	}{{scope: "global", dir: global, owners: globalOwners}, {scope: "project", dir: project, owners: projectOwners}}
+	for i := range scopes {
 		// Both are checked before either is claimed: a refused plugin
 		// claims nothing.
-		if d := checkDataOwner(plugin, directory, source, s.scope, s.dir, s.owners); d != nil {
+		s := &scopes[i]
+		owned, d := checkDataOwner(plugin, directory, s.scope, s.dir, s.owners)
+		if d != nil {
 			return "", "", d
 		}
+		s.owned = owned
 	}
-	for _, s := range []struct{ scope, dir, owners string }{
-		{"global", global, globalOwners}, {"project", project, projectOwners},
-	} {
+	for _, s := range scopes {
+		if s.owned {
+			continue // recorded for plugin already: no lock, no write
+		}
 		if d := claimDataDir(plugin, directory, source, s.scope, s.dir, s.owners); d != nil {
 			return "", "", d
 		}
@@ -96,14 +102,18 @@ func readDataOwners(path string) (dataOwners, error) {
 	return o, nil
 }
 
-// checkDataOwner reads the records without a lock and refuses a directory
-// recorded for another id; the claim re-reads under the lock.
-func checkDataOwner(plugin, directory string, source contrib.Source, scope, dir, owners string) *contrib.Diagnostic {
+// checkDataOwner reads the records without a lock (they are replaced
+// atomically) and refuses a directory recorded for another id; owned
+// reports a record for plugin itself. The claim re-reads under the lock.
+func checkDataOwner(plugin, directory, scope, dir, owners string) (owned bool, refused *contrib.Diagnostic) {
 	o, err := readDataOwners(owners)
 	if err != nil {
-		return ownersUnreadable(plugin, scope, owners, err)
+		return false, ownersUnreadable(plugin, scope, owners, err)
 	}
-	return refuseOwned(plugin, directory, scope, dir, owners, o)
+	if d := refuseOwned(plugin, directory, scope, dir, owners, o); d != nil {
+		return false, d
+	}
+	return o.Owners[directory] == plugin, nil
 }
 
 // refuseOwned refuses dir when its record names another plugin id and the
