@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -229,7 +230,8 @@ func (inst *instance) runTimer(t timerEntry, gate *contrib.Gate, failed *int) (s
 		}
 		stop = true
 		inst.req.Fault(contrib.Diag(contrib.BackgroundWorkFailed, inst.req.Plugin, t.spec.pos,
-			"%s failed %d times in a row; the plugin is faulted and its timers stop: %s", what, *failed, last.Message).
+			"%s failed %d times in a row; the plugin is faulted and its timers stop: %s", what, *failed,
+			strings.TrimPrefix(last.Message, what+": ")).
 			WithRemedy("fix the error at the top of the backtrace, then save the file again, reload the plugin, or disable and enable it"))
 	})
 	return stop
