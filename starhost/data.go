@@ -39,7 +39,7 @@ func (h *Host) dataDirs(plugin, directory string, source contrib.Source) (global
 		// Both are checked before either is claimed: a refused plugin
 		// claims nothing.
 		s := &scopes[i]
-		owned, d := checkDataOwner(plugin, directory, s.scope, s.dir, s.owners)
+		owned, d := checkDataOwner(plugin, directory, source, s.scope, s.dir, s.owners)
 		if d != nil {
 			return "", "", d
 		}
@@ -105,7 +105,7 @@ func readDataOwners(path string) (dataOwners, error) {
 // checkDataOwner reads the records without a lock (they are replaced
 // atomically) and refuses a directory recorded for another id; owned
 // reports a record for plugin itself. The claim re-reads under the lock.
-func checkDataOwner(plugin, directory, scope, dir, owners string) (owned bool, refused *contrib.Diagnostic) {
+func checkDataOwner(plugin, directory string, source contrib.Source, scope, dir, owners string) (owned bool, refused *contrib.Diagnostic) {
 	o, err := readDataOwners(owners)
 	if err != nil {
 		return false, ownersUnreadable(plugin, scope, owners, err)
@@ -113,7 +113,28 @@ func checkDataOwner(plugin, directory, scope, dir, owners string) (owned bool, r
 	if d := refuseOwned(plugin, directory, scope, dir, owners, o); d != nil {
 		return false, d
 	}
-	return o.Owners[directory] == plugin, nil
+	if o.Owners[directory] == plugin {
+		return true, nil
+	}
+	return false, refuseUnrecorded(plugin, directory, source, scope, dir, owners)
+}
+
+// refuseUnrecorded refuses dir, which no record names, when it holds data
+// plugin may not claim (claimsUnrecorded).
+func refuseUnrecorded(plugin, directory string, source contrib.Source, scope, dir, owners string) *contrib.Diagnostic {
+	if claimsUnrecorded(source, scope) || !holdsData(dir) {
+		return nil
+	}
+	kind := "a development plugin"
+	if source == contrib.SourceProject {
+		kind = "a workspace plugin and global data is shared across workspaces"
+	}
+	d := contrib.Diag(contrib.DataDirRefused, plugin, contrib.Pos{},
+		"the %s data directory %s holds data no plugin is recorded as owning (written before owners were recorded in %s); %s is %s, so it does not claim such data and gets no data directory (ctx.data is None)",
+		scope, dir, owners, plugin, kind).
+		WithRemedy("if the data is %s's, record it by adding \"%s\": \"%s\" under \"owners\" in %s, or let the installed plugin it belongs to run once; otherwise remove or rename %s",
+			plugin, directory, plugin, owners, dir)
+	return &d
 }
 
 // refuseOwned refuses dir when its record names another plugin id and the
@@ -134,13 +155,28 @@ func refuseOwned(plugin, directory, scope, dir, owners string, o dataOwners) *co
 	return &d
 }
 
+// claimsUnrecorded reports whether a plugin from source may claim a
+// directory of scope that already holds data without a record (written
+// before owners were recorded). A development plugin never does: it is
+// eligible without a grant, so it could otherwise take an installed
+// plugin's data just by having the same directory name. A workspace plugin
+// does not claim global data, which is shared across workspaces and so most
+// likely an installed plugin's; a cloned repository's plugin would
+// otherwise reach it once granted.
+func claimsUnrecorded(source contrib.Source, scope string) bool {
+	switch source {
+	case contrib.SourceHome, contrib.SourceBuiltin:
+		return true
+	case contrib.SourceProject:
+		return scope == "project"
+	}
+	return false
+}
+
 // claimDataDir records plugin as the owner of dir when no record names one,
 // under the records' lock, and writes the records atomically; unreadable
-// records are never overwritten. A directory that already holds data
-// without a record (written before owners were recorded) is claimed only
-// by a plugin the operator granted (or built in): a development plugin is
-// eligible without a grant, so it could otherwise take an installed
-// plugin's data just by having the same directory name.
+// records are never overwritten. Data without a record is claimed only as
+// claimsUnrecorded allows.
 func claimDataDir(plugin, directory string, source contrib.Source, scope, dir, owners string) (refused *contrib.Diagnostic) {
 	if os.MkdirAll(filepath.Dir(owners), 0o755) != nil {
 		// The scope's data root cannot exist (a file is in its place): no
@@ -167,13 +203,8 @@ func claimDataDir(plugin, directory string, source contrib.Source, scope, dir, o
 	if o.Owners[directory] == plugin {
 		return nil
 	}
-	if source == contrib.SourceDev && holdsData(dir) {
-		d := contrib.Diag(contrib.DataDirRefused, plugin, contrib.Pos{},
-			"the %s data directory %s holds data no plugin is recorded as owning (written before owners were recorded in %s); %s is a development plugin, which does not claim such data, and gets no data directory (ctx.data is None)",
-			scope, dir, owners, plugin).
-			WithRemedy("if the data is %s's, record it by adding \"%s\": \"%s\" under \"owners\" in %s, or let the installed plugin it belongs to run once; otherwise remove or rename %s",
-				plugin, directory, plugin, owners, dir)
-		return &d
+	if d := refuseUnrecorded(plugin, directory, source, scope, dir, owners); d != nil {
+		return d
 	}
 	if o.Owners == nil {
 		o.Owners = map[string]string{}

@@ -136,3 +136,49 @@ func snapshotFile(t *testing.T, path string) string {
 	data, _ := os.ReadFile(path)
 	return string(data)
 }
+
+// TestH24_1_UnrecordedDataIsClaimedOnlyByInstalledPlugins proves the
+// migration rule: a directory holding data without a record is claimed by
+// an installed (home) or built-in plugin, a workspace plugin only in its
+// own workspace's scope, a development plugin never (issue 24, point 1).
+func TestH24_1_UnrecordedDataIsClaimedOnlyByInstalledPlugins(t *testing.T) {
+	for _, c := range []struct {
+		source       contrib.Source
+		legacyGlobal bool // the unrecorded data is global, else project
+		claims       bool
+	}{
+		{contrib.SourceHome, true, true},
+		{contrib.SourceBuiltin, true, true},
+		{contrib.SourceProject, true, false},
+		{contrib.SourceProject, false, true},
+		{contrib.SourceDev, true, false},
+		{contrib.SourceDev, false, false},
+	} {
+		t.Run(fmt.Sprintf("%s_global=%v", c.source, c.legacyGlobal), func(t *testing.T) {
+			h := &Host{opts: Options{Home: t.TempDir(), Workspace: t.TempDir()}}
+			global, project := h.paths().Data("tools")
+			legacy := project
+			if c.legacyGlobal {
+				legacy = global
+			}
+			if err := os.MkdirAll(legacy, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(legacy, "token"), "SECRET")
+			g, _, refused := h.dataDirs("acme.p", "tools", c.source)
+			if claims := refused == nil && g == global; claims != c.claims {
+				t.Errorf("claimed = %v (refused: %v); want %v", claims, refused, c.claims)
+			}
+			// Refused, the plugin recorded nothing in either scope.
+			if !c.claims {
+				for _, f := range []string{filepath.Join(h.opts.Home, "data", "plugin-owners.json"),
+					filepath.Join(h.opts.Workspace, ".crystal", "data", "plugin-owners.json")} {
+					o, err := readDataOwners(f)
+					if err != nil || o.Owners["tools"] != "" {
+						t.Errorf("%s: %v, %v; want no record", f, o.Owners, err)
+					}
+				}
+			}
+		})
+	}
+}
