@@ -259,19 +259,20 @@ func (inst *instance) Exports() map[string]any { return inst.exports }
 
 // Attach runs one attach callback, if the plugin gave one.
 func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bool, error) {
+	var always error // what the stage does for every generation failed
 	if prepare := attachAlways[stage]; prepare != nil {
-		prepare(inst)
+		always = prepare(inst)
 	}
 	fn, ok := inst.callbacks[stage]
 	if !ok {
-		return false, nil
+		return always != nil, always
 	}
 	c := inst.newCtx(ctx, ctxAttach)
 	args := []starlark.Value{c}
 	if prepare := attachPreparers[stage]; prepare != nil {
 		extra, run := prepare(inst, c)
 		if !run {
-			return false, nil
+			return always != nil, always
 		}
 		args = append(args, extra...)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
+
+	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // DataSource is implemented by Services that give plugins with the data
@@ -11,38 +13,78 @@ import (
 type DataSource interface {
 	// DataDirs returns the global ({home}/data/plugins/<directory>) and
 	// project (<workspace>/.crystal/data/plugins/<directory>) directories
-	// of a plugin, after trying to create both; failures are not reported.
-	DataDirs(plugin, directory string) (global, project string)
+	// of a plugin (source is the root it came from), after trying to
+	// create both; failures to create are not reported. A directory that
+	// belongs to another plugin id is refused: refused says why and how to
+	// resolve it, and the plugin gets neither directory.
+	DataDirs(plugin, directory string, source contrib.Source) (global, project string, refused *contrib.Diagnostic)
 }
 
-// dataDirs returns the generation's two data directories, or nil without
-// the data capability (or a host that offers none). The host is asked
-// once per generation.
-func (inst *instance) dataDirs() *[2]*dataDir {
+// dataGrant is what the host answered for a generation's data directories.
+type dataGrant struct {
+	dirs    *[2]*dataDir
+	refused *contrib.Diagnostic
+}
+
+// dataState asks the host once per generation, or returns nil without the
+// data capability (or a host that offers none).
+func (inst *instance) dataState() *dataGrant {
 	src, ok := inst.req.Services.(DataSource)
 	if !ok || !inst.hasCapability("data") || inst.activating {
 		return nil
 	}
-	return featureState(inst, "data", func() *[2]*dataDir {
-		global, project := src.DataDirs(inst.req.Plugin, inst.req.Directory)
-		return &[2]*dataDir{{scope: "global", dir: global}, {scope: "project", dir: project}}
+	return featureState(inst, "data", func() *dataGrant {
+		global, project, refused := src.DataDirs(inst.req.Plugin, inst.req.Directory, inst.req.Source)
+		if refused != nil {
+			return &dataGrant{refused: refused}
+		}
+		return &dataGrant{dirs: &[2]*dataDir{{scope: "global", dir: global}, {scope: "project", dir: project}}}
 	})
 }
 
-// dataCtx is ctx.data, present only with the data capability.
-func dataCtx(c *callCtx) starlark.Value {
-	dirs := c.inst.dataDirs()
-	if dirs == nil {
-		return nil
+// dataDirs returns the generation's two data directories, or nil without
+// the data capability, or when the host refused them (another plugin id
+// owns them).
+func (inst *instance) dataDirs() *[2]*dataDir {
+	if g := inst.dataState(); g != nil {
+		return g.dirs
 	}
+	return nil
+}
+
+// dataRefusal is the failure of the attach_data_dirs stage when the host
+// refused the directories: a diagnostic of the plugin, which stays active.
+type dataRefusal struct{ d contrib.Diagnostic }
+
+func (e *dataRefusal) Error() string                  { return e.d.String() }
+func (e *dataRefusal) Diagnostic() contrib.Diagnostic { return e.d }
+
+// dataCtx is ctx.data, present only with the data capability; None when
+// the host refused the directories (another plugin id owns them), so a
+// plugin can tell with ctx.data == None.
+func dataCtx(c *callCtx) starlark.Value {
+	g := c.inst.dataState()
+	switch {
+	case g == nil:
+		return nil
+	case g.refused != nil:
+		return starlark.None
+	}
+	dirs := g.dirs
 	// "global" is a reserved word of Starlark (ctx.data.global does not
 	// parse), hence global_dir and, for symmetry, project_dir.
 	return record("data", starlark.StringDict{"global_dir": dirs[0], "project_dir": dirs[1]})
 }
 
 // createDataDirs is CC29: the host creates both directories at the
-// attach_data_dirs stage, callback or not.
-func createDataDirs(inst *instance) { inst.dataDirs() }
+// attach_data_dirs stage, callback or not. A refusal is the stage's
+// failure, so it is a diagnostic of the plugin once per generation.
+func createDataDirs(inst *instance) error {
+	if g := inst.dataState(); g != nil && g.refused != nil {
+		return &dataRefusal{d: *g.refused}
+	}
+	return nil
+}
 
 // prepareDataDirs runs attach_data_dirs(ctx, global, project) only with the
 // data capability.

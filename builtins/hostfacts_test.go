@@ -57,7 +57,9 @@ func (h *fakeHost) ModelClient(_ context.Context, _ string, role contrib.ModelRo
 	}
 	return echoClient{}, nil
 }
-func (h *fakeHost) DataDirs(_, _ string) (string, string) { return h.global, h.project }
+func (h *fakeHost) DataDirs(_, _ string, _ contrib.Source) (string, string, *contrib.Diagnostic) {
+	return h.global, h.project, nil
+}
 
 func (h *fakeHost) bump(role contrib.ModelRole) {
 	h.mu.Lock()

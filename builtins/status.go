@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -166,11 +167,20 @@ func (inst *instance) clock() Clock {
 	return realClock{}
 }
 
+// TimerFaultThreshold is how many runs in a row a timer may fail before its
+// plugin is faulted (BackgroundWorkFailed, DC24: failed registered
+// background work faults the plugin). Each failed run is a CallbackFailed
+// note; a run that succeeds starts the count again, so a timer that fails
+// now and then only warns, while one that fails on every tick is stopped
+// within five ticks instead of warning forever.
+const TimerFaultThreshold = 5
+
 // Start runs the generation's timers (plugin-owned; the host runs no status
 // timer of its own, CC18) on the services' clock. Each run goes through the
 // generation's gate, with its own step budget; a failing run is noted and
-// the timer goes on. Timers stop when the generation is revoked or closed.
-// Start runs once.
+// the timer goes on, until TimerFaultThreshold runs in a row failed: then
+// the plugin is faulted. Timers stop when the generation is revoked or
+// closed. Start runs once.
 func (inst *instance) Start(gate *contrib.Gate) {
 	timers := featureState(inst, "timers", func() *[]timerEntry { return &[]timerEntry{} })
 	started := featureState(inst, "timers.started", func() *bool { return new(bool) })
@@ -183,18 +193,46 @@ func (inst *instance) Start(gate *contrib.Gate) {
 	inst.mu.Unlock()
 	clock := inst.clock()
 	for _, t := range *timers {
-		stop := clock.Every(t.spec.every, func() { inst.runTimer(t, gate) })
+		// Runs of one timer never overlap (Clock), so these need no lock.
+		// Once faulted, the timer runs no more; the fault revokes the
+		// generation, whose gate then stops it.
+		failed, faulted := 0, false
+		stop := clock.Every(t.spec.every, func() {
+			if !faulted {
+				faulted = inst.runTimer(t, gate, &failed)
+			}
+		})
 		inst.onClose(stop)
 		context.AfterFunc(gate.Context(), stop) // revoked: no run is admitted any more
 	}
 }
 
-// runTimer runs one tick of a timer through the gate.
-func (inst *instance) runTimer(t timerEntry, gate *contrib.Gate) {
+// runTimer runs one tick of a timer through the gate and counts the runs
+// that failed in a row in *failed. It reports whether the timer must stop:
+// TimerFaultThreshold runs in a row failed and the plugin was faulted. A
+// run cancelled because its generation is retiring counts for nothing.
+func (inst *instance) runTimer(t timerEntry, gate *contrib.Gate, failed *int) (stop bool) {
 	what := "timer every " + t.spec.every.String()
 	gate.Do(gate.Context(), func(ctx context.Context) {
-		if _, err := inst.call(ctx, what, t.fn, inst.newCtx(ctx, ctxAttach)); err != nil {
+		_, err := inst.call(ctx, what, t.fn, inst.newCtx(ctx, ctxAttach))
+		switch {
+		case err == nil:
+			*failed = 0
+			return
+		case ctx.Err() != nil:
 			inst.note(failureDiag(err))
+			return
 		}
+		last := failureDiag(err)
+		inst.note(last)
+		if *failed++; *failed < TimerFaultThreshold || inst.req.Fault == nil {
+			return
+		}
+		stop = true
+		inst.req.Fault(contrib.Diag(contrib.BackgroundWorkFailed, inst.req.Plugin, t.spec.pos,
+			"%s failed %d times in a row; the plugin is faulted and its timers stop: %s", what, *failed,
+			strings.TrimPrefix(last.Message, what+": ")).
+			WithRemedy("fix the error at the top of the backtrace, then save the file again, reload the plugin, or disable and enable it"))
 	})
+	return stop
 }

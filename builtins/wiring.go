@@ -130,7 +130,7 @@ var attachPreparers = map[contrib.AttachStage]func(inst *instance, c *callCtx) (
 // attachAlways holds what a stage does for every generation, whether or not
 // the plugin has a callback for it (CC29: the host creates the data
 // directories first).
-var attachAlways = map[contrib.AttachStage]func(inst *instance){
+var attachAlways = map[contrib.AttachStage]func(inst *instance) error{
 	contrib.AttachDataDirs: createDataDirs,
 }
 

@@ -103,6 +103,14 @@ const (
 	StatusFieldRejected Code = "StatusFieldRejected"
 	StatusFieldUnknown  Code = "StatusFieldUnknown"
 
+	// Background work and data directories (issue 24).
+	// BackgroundWorkFailed: a timer's run failed TimerFaultThreshold
+	// times in a row; the plugin is faulted (DC24).
+	BackgroundWorkFailed Code = "BackgroundWorkFailed"
+	// DataDirRefused: a data directory belongs to another plugin id, or
+	// its owner record cannot be read; the plugin gets no data directory.
+	DataDirRefused Code = "DataDirRefused"
+
 	// Models, client factories and classifiers (CC8–CC10, CC21, CC24–CC27).
 	ProvidersInvalid       Code = "ProvidersInvalid"
 	ProviderKeyUnset       Code = "ProviderKeyUnset"
@@ -207,6 +215,8 @@ var Catalogue = []CodeInfo{
 	{IsolationWeakened, SeverityWarning, "A workspace config.toml tried to weaken isolation (process to in_process); the stricter setting stays.", "Set isolation in {home}/config.toml, or remove the workspace key."},
 	{StatusFieldRejected, SeverityError, "A status field name is illegal, reserved, built-in or already taken.", "Rename the field."},
 	{StatusFieldUnknown, SeverityWarning, "status.set or status.clear named a field this plugin did not register; the call is ignored (one note per name).", "Declare the field with status_field(...) or correct the name."},
+	{BackgroundWorkFailed, SeverityError, "A timer's run failed 5 times in a row; the plugin is faulted and its timers stop.", "Fix the error at the top of the backtrace; a fixed save, a reload or disable and enable brings the plugin back."},
+	{DataDirRefused, SeverityError, "A data directory belongs to another plugin id (or its owner record cannot be read), so this plugin gets no data directory: ctx.data is None and attach_data_dirs does not run.", "Remove or rename the directory the message names if this plugin should have it, or give one of the two plugins another directory name."},
 	{ProvidersInvalid, SeverityError, "providers.json is not valid JSON or breaks a rule; no provider is available until it is fixed.", "Fix the file at the line and column shown."},
 	{ProviderKeyUnset, SeverityWarning, "A provider's api_key_env names an environment variable that is not set; its model calls go out without an API key.", "Export the variable, or remove api_key_env for a provider that needs no key."},
 	{ProviderAdapterMissing, SeverityError, "A provider names a built-in protocol whose adapter package the host program does not import; its models cannot be called.", "In the embedding program, import the adapter package the message names (or starhost/models/builtin for all six)."},

@@ -22,6 +22,25 @@ func (r *Registry) recordDeparted(p *Published) {
 	}
 }
 
+// RecordDeclared remembers names as the tools of plugin, which faulted
+// before it ever published (its first activation failed), so a call naming
+// one hears why (tool_unavailable with the reason) rather than
+// unknown_tool, as for a plugin that had been active. A name a serving
+// plugin offers is never answered from here: only a miss looks.
+func (r *Registry) RecordDeclared(plugin string, names []string) {
+	if r.opts.Unavailable == nil || len(names) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.departed == nil {
+		r.departed = map[string]string{}
+	}
+	for _, n := range names {
+		r.departed[fold(n)] = plugin
+	}
+}
+
 // unknownTool is the failure of a call naming no tool of the snapshot:
 // tool_unavailable with the reason when the name belonged to a plugin that
 // is out of service (faulted), else unknown_tool.

@@ -134,6 +134,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) error 
 	}
 	req := m.request(p, b, "")
 	if err := m.opts.Activator.Compile(req); err != nil {
+		m.recordDeclared(p, b)
 		return m.attemptFailed(p, activationDiagnostics(p, err, contrib.SyntaxError))
 	}
 	gen := m.generationFor(p) // reserved in load order when prepared ahead (parallel.go)
@@ -149,6 +150,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) error 
 	stop()
 	cancel()
 	if err != nil {
+		m.recordDeclared(p, b)
 		return m.attemptFailed(p, activationDiagnostics(p, err, contrib.ExecutionFailed))
 	}
 	set := inst.Set()
@@ -382,4 +384,15 @@ func (m *Manager) recordFailure(p *plugin, err error) {
 	p.diags = append(p.diags, d)
 	m.mu.Unlock()
 	m.note(d)
+}
+
+// recordDeclared tells the registry the tools p's bundle declares when p
+// has no generation serving (its first activation is failing), so a call
+// naming one answers tool_unavailable with the reason, as for a plugin
+// that had been active (issue 24, point 11).
+func (m *Manager) recordDeclared(p *plugin, b *Bundle) {
+	if p.gen != nil || m.opts.DeclaredTools == nil || m.opts.Registry == nil {
+		return
+	}
+	m.opts.Registry.RecordDeclared(p.cand.ID(), m.opts.DeclaredTools(b.Files()))
 }

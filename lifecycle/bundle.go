@@ -99,8 +99,10 @@ func (r *bundleReader) read(rel string) error {
 		name := path.Join(rel, e.Name())
 		switch {
 		case e.IsDir():
-			// desktop/ is not part of the fingerprint (DC18), so it is not
-			// part of what can execute either.
+			// desktop/ and every .git directory are not part of the
+			// fingerprint (DC18, trust.Fingerprint), so they are not part
+			// of what can execute either: entry and load() read only this
+			// snapshot.
 			if name == "desktop" || e.Name() == ".git" {
 				continue
 			}

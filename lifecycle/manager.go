@@ -45,6 +45,11 @@ type Options struct {
 	// Admit is the trust seam. Nil admits dev plugins and blocks installed
 	// ones with PluginUntrusted.
 	Admit AdmitFunc
+	// DeclaredTools, when set, says which tool names a bundle declares,
+	// without running it (the lifecycle knows no Starlark). When a
+	// plugin's first activation fails, the registry remembers them
+	// (contrib.Registry.RecordDeclared), so calls naming them hear why.
+	DeclaredTools func(files map[string][]byte) []string
 	// Disabled reports whether configuration disables a plugin id.
 	Disabled          func(id string) bool
 	HostVersion       string

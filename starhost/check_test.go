@@ -146,6 +146,8 @@ var notStatic = map[contrib.Code]string{
 	contrib.IsolationWeakened:               "check reads no config.toml",
 	contrib.IsolationUnsupported:            "a limit of process isolation, not a finding about the files",
 	contrib.MemoryLimitClamped:              "a note about the limits the host inherited, not about a plugin's files",
+	contrib.BackgroundWorkFailed:            "timers never run in a dry run",
+	contrib.DataDirRefused:                  "about the data directories on disk, not a plugin's files",
 }
 
 var codeInGolden = regexp.MustCompile(`\[([A-Za-z]+)\](;|$)`)

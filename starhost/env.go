@@ -26,6 +26,20 @@ func (h *Host) environment() *builtins.Environment {
 		}
 		env.Plugins = append(env.Plugins, ep)
 	}
+	// A tool says where its set came from, as the set does: "home" for a
+	// set of {home}/config.toml, "external" for the embedder's own sets and
+	// for a tool of no set.
+	setSource := map[string]string{}
+	for _, s := range h.ToolSets() {
+		source := "external" // the embedder's own sets, as before
+		if s.Source == "home" {
+			source = "home"
+		}
+		setSource[s.Name] = source
+		enabled := s.Enabled
+		env.ToolSets = append(env.ToolSets, builtins.EnvPlugin{Directory: s.Name, Source: source, DisplayName: s.Name,
+			Enabled: &enabled, Effective: s.Effective, Loaded: s.Loaded, SkipReason: s.SkipReason})
+	}
 	for _, t := range h.registry.Tools(contrib.PlanAndWork).List() {
 		if t.Plugin != "" || t.Name == "skill" && t.ToolSet == "" {
 			continue
@@ -34,16 +48,11 @@ func (h *Host) environment() *builtins.Environment {
 		if catalogs == "plan_and_work" {
 			catalogs = "both"
 		}
-		env.ExternalTools = append(env.ExternalTools, builtins.EnvTool{Name: t.Name, Set: t.ToolSet, Source: "external", Catalogs: catalogs})
-	}
-	for _, s := range h.ToolSets() {
-		source := "external" // the embedder's own sets, as before
-		if s.Source == "home" {
-			source = "home"
+		source := setSource[t.ToolSet]
+		if source == "" {
+			source = "external"
 		}
-		enabled := s.Enabled
-		env.ToolSets = append(env.ToolSets, builtins.EnvPlugin{Directory: s.Name, Source: source, DisplayName: s.Name,
-			Enabled: &enabled, Effective: s.Effective, Loaded: s.Loaded, SkipReason: s.SkipReason})
+		env.ExternalTools = append(env.ExternalTools, builtins.EnvTool{Name: t.Name, Set: t.ToolSet, Source: source, Catalogs: catalogs})
 	}
 	for _, s := range h.Skills() {
 		env.Skills = append(env.Skills, builtins.EnvSkill{Name: s.Name, Description: s.Description})

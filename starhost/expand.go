@@ -56,7 +56,7 @@ func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandRe
 	}
 	cands := h.registry.View().Commands(name)
 	if len(cands) == 0 {
-		return CommandResult{}, codeErrorf(ErrUnknownCommand, "no command /%s", name)
+		return CommandResult{}, codeErrorf(ErrUnknownCommand, "/%s: unknown command", name)
 	}
 	inv := contrib.Invocation{Name: name, Args: args}
 	for _, c := range cands {

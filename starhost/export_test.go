@@ -28,7 +28,9 @@ func ModelEpochForTest(h *Host, role ModelRole) uint64 {
 // EnvironmentForTest is what plugins see on ctx.env.
 func EnvironmentForTest(h *Host) *builtins.Environment { return services{h}.Environment() }
 
-// DataDirsOf returns a plugin's data directories.
+// DataDirsOf returns a plugin's data directories, as a development plugin
+// (its owner claim included), or "" and "" when they are refused.
 func DataDirsOf(h *Host, plugin, directory string) (global, project string) {
-	return h.dataDirs(plugin, directory)
+	global, project, _ = h.dataDirs(plugin, directory, contrib.SourceDev)
+	return global, project
 }

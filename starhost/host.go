@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/lifecycle"
@@ -286,6 +287,7 @@ func (h *Host) build() {
 		CleanupTimeout: h.opts.CleanupTimeout,
 		Display:        h.opts.Display,
 		Admit:          h.admit,
+		DeclaredTools:  builtins.DeclaredToolNames,
 		Validate:       h.admitStatusFields,
 		Events:         h.lifecycleEvent,
 		BeforeAttach:   func() { h.attached.Store(true) },

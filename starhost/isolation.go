@@ -28,9 +28,20 @@ const (
 // options nor config.toml set one.
 const DefaultWorkerMemoryLimit = 512 << 20
 
-// DefaultCallbackTimeout is the wall-clock limit of one callback in a
-// worker when neither the options nor config.toml set one.
+// DefaultCallbackTimeout is the wall-clock limit of one run — a module's
+// top level or one callback, in process and in a worker alike — when
+// neither Options.CallbackTimeout nor config.toml's callback_timeout sets
+// one.
 const DefaultCallbackTimeout = 30 * time.Second
+
+// DefaultStepBudget is the Starlark step budget of one run (Options.Steps)
+// when neither the options nor config.toml's step_budget set one: about a
+// second of plain Starlark.
+const DefaultStepBudget = 100_000_000
+
+// DefaultMemoryLimit is the in-process heap budget (Options.MemoryLimit)
+// when neither the options nor config.toml's memory_limit set one.
+const DefaultMemoryLimit = 512 << 20
 
 // ServeWorkerIfChild turns this process into a plugin worker when the host
 // started it as one, and then never returns; otherwise it returns at once.

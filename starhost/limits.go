@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
@@ -32,13 +31,13 @@ type Limits struct {
 func (h *Host) baseLimits() Limits {
 	l := Limits{MemoryLimit: h.opts.MemoryLimit, CallbackTimeout: h.opts.CallbackTimeout, StepBudget: h.opts.Steps}
 	if l.StepBudget == 0 {
-		l.StepBudget = builtins.DefaultStepBudget
+		l.StepBudget = DefaultStepBudget
 	}
 	if l.MemoryLimit == 0 {
-		l.MemoryLimit = builtins.DefaultMemoryLimit
+		l.MemoryLimit = DefaultMemoryLimit
 	}
 	if l.CallbackTimeout == 0 {
-		l.CallbackTimeout = builtins.DefaultCallbackTimeout
+		l.CallbackTimeout = DefaultCallbackTimeout
 	}
 	return l
 }

@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
-	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
 // ProvidersFile is the name of the model providers file in the home
-// directory: {home}/providers.json.
-const ProvidersFile = layout.ProvidersFile
+// directory: {home}/providers.json. It is the name internal/layout
+// keeps the file under (a test holds the two equal).
+const ProvidersFile = "providers.json"
 
 // ModelAdapter builds clients for one protocol: register one for a new
 // protocol of the embedder's own, or to replace a built-in one, with

@@ -23,9 +23,10 @@ var (
 // Note delivers a plugin's note to Options.Notes, redacted.
 func (s services) Note(n contrib.Diagnostic) { s.h.note(n) }
 
-// DataDirs returns a plugin's data directories (CC29, data.go).
-func (s services) DataDirs(plugin, directory string) (global, project string) {
-	return s.h.dataDirs(plugin, directory)
+// DataDirs returns a plugin's data directories (CC29), or why it gets
+// none (data.go).
+func (s services) DataDirs(plugin, directory string, source contrib.Source) (global, project string, refused *contrib.Diagnostic) {
+	return s.h.dataDirs(plugin, directory, source)
 }
 
 // AddEntry adds a runtime entry for ctx.contributions (DC11).

@@ -38,10 +38,11 @@ const fingerprintPrefix = "sha256:"
 // files maps slash-separated bundle-relative paths (e.g. "plugin.star", "lib/util.star") to
 // contents. Excluded from the stream: "plugin.toml" (its normalised Declarations are hashed
 // instead, so display_name, description, comments, key order and `enabled` do not matter),
-// the root ".builtin" marker, and everything under the root "desktop/" tree. Only those exact
-// root paths are excluded; "lib/.builtin" or "x/desktop/y" are hashed like any other file.
-// Because excluded paths are not covered, the bundle snapshot a plugin runs from must never
-// let entry or load() reach them.
+// the root ".builtin" marker, everything under the root "desktop/" tree, and everything
+// under a directory named ".git" at any depth (git's metadata, which git rewrites on routine
+// read-only commands). Only those paths are excluded; "lib/.builtin", "x/desktop/y" or a
+// file named ".git" are hashed like any other file. Because excluded paths are not covered,
+// the bundle snapshot a plugin runs from must never let entry or load() reach them.
 //
 // Fingerprint does not modify its arguments and is safe for concurrent use.
 func Fingerprint(d Declarations, files map[string][]byte) string {
@@ -52,7 +53,8 @@ func Fingerprint(d Declarations, files map[string][]byte) string {
 
 // excluded reports whether a bundle path stays out of the stream (DC18).
 func excluded(path string) bool {
-	return path == "plugin.toml" || path == ".builtin" || strings.HasPrefix(path, "desktop/")
+	return path == "plugin.toml" || path == ".builtin" || strings.HasPrefix(path, "desktop/") ||
+		strings.HasPrefix(path, ".git/") || strings.Contains(path, "/.git/")
 }
 
 // writeStream writes the canonical stream to w. w must be a writer that cannot fail (a hash

@@ -135,6 +135,15 @@ func TestDC18_WhatTheFingerprintCovers(t *testing.T) {
 		{"hashed lib/.builtin", put("lib/.builtin", "x"), false},
 		{"hashed lib/plugin.toml", put("lib/plugin.toml", "x"), false},
 		{"hashed .builtin2", put(".builtin2", "x"), false},
+		// Issue 24, point 5: git metadata at any depth, never a file named .git.
+		{"excluded .git/HEAD", put(".git/HEAD", "ref: refs/heads/main\n"), true},
+		{"excluded sub/.git/HEAD", put("sub/.git/HEAD", "ref: refs/heads/evil\n"), true},
+		{"excluded a/b/.git/objects/x", put("a/b/.git/objects/x", "x"), true},
+		{"hashed .git file", put(".git", "gitdir: ../.git/modules/p\n"), false},
+		{"hashed sub/.git file", put("sub/.git", "gitdir: x\n"), false},
+		{"hashed sub/.gitignore", put("sub/.gitignore", "x"), false},
+		{"hashed sub/x.git/y", put("sub/x.git/y", "x"), false},
+		{"hashed .github/x", put(".github/x", "x"), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, files := vectorDeclarations(), vectorFiles()

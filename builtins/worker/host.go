@@ -53,8 +53,8 @@ func (h *HostSide) Handle(ctx context.Context, method string, body []byte) (any,
 			return wire.DataDirs{}, nil
 		}
 		// The plugin's own directories only, whatever the worker asks.
-		g, p := src.DataDirs(h.req.Plugin, h.req.Directory)
-		return wire.DataDirs{Global: g, Project: p}, nil
+		g, p, refused := src.DataDirs(h.req.Plugin, h.req.Directory, h.req.Source)
+		return wire.DataDirs{Global: g, Project: p, Refused: refused}, nil
 	case wire.MethodStatusSink:
 		return h.statusSink() != nil, nil
 	case wire.MethodModelClient, wire.MethodModelEpoch:

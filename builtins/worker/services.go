@@ -77,10 +77,10 @@ func (s *remoteServices) Environment() *builtins.Environment {
 	return &env
 }
 
-func (s *remoteServices) DataDirs(plugin, directory string) (string, string) {
+func (s *remoteServices) DataDirs(plugin, directory string, source contrib.Source) (string, string, *contrib.Diagnostic) {
 	var d wire.DataDirs
 	s.call(wire.MethodDataDirs, wire.DataDirs{Plugin: plugin, Directory: directory}, &d)
-	return d.Global, d.Project
+	return d.Global, d.Project, d.Refused
 }
 
 func (s *remoteServices) StatusSink(plugin, generation string) builtins.StatusSink {

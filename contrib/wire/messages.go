@@ -240,6 +240,9 @@ type DataDirs struct {
 	Directory string `json:"directory,omitempty"`
 	Global    string `json:"global,omitempty"`
 	Project   string `json:"project,omitempty"`
+	// Refused says why the plugin gets no data directory (another plugin
+	// id owns them), instead of Global and Project.
+	Refused *contrib.Diagnostic `json:"refused,omitempty"`
 }
 
 // StatusUpdate is one push to the generation's status sink (CC17).

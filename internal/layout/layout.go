@@ -14,14 +14,15 @@ import (
 // The names this package owns. A workspace keeps its files in Dir; the
 // home keeps the same files at its top level.
 const (
-	Dir           = ".crystal"          // a workspace's directory, and the home's default name
-	ConfigFile    = "config.toml"       // a configuration layer
-	TrustFile     = "plugin-trust.json" // the trust file, in the home only
-	ProvidersFile = "providers.json"    // the model providers, in the home only
-	PluginsDir    = "plugins"           // a plugin root
-	SkillsDir     = "skills"            // skills: */SKILL.md
-	CommandsDir   = "commands"          // markdown commands: *.md, in the workspace only
-	DataDir       = "data"              // data directories: data/plugins/<directory>
+	Dir            = ".crystal"           // a workspace's directory, and the home's default name
+	ConfigFile     = "config.toml"        // a configuration layer
+	TrustFile      = "plugin-trust.json"  // the trust file, in the home only
+	ProvidersFile  = "providers.json"     // the model providers, in the home only
+	PluginsDir     = "plugins"            // a plugin root
+	SkillsDir      = "skills"             // skills: */SKILL.md
+	CommandsDir    = "commands"           // markdown commands: *.md, in the workspace only
+	DataDir        = "data"               // data directories: data/plugins/<directory>
+	DataOwnersFile = "plugin-owners.json" // which plugin id owns each data directory: data/plugin-owners.json
 )
 
 // Paths are the on-disk places of one home and one workspace. The zero
@@ -86,6 +87,15 @@ func (p Paths) Plugins(project bool) string {
 func (p Paths) Data(directory string) (global, project string) {
 	return filepath.Join(p.Home, DataDir, PluginsDir, directory),
 		filepath.Join(p.WorkspaceDir(), DataDir, PluginsDir, directory)
+}
+
+// DataOwners returns the owner records of the data directories of each
+// scope: {home}/data/plugin-owners.json and
+// <workspace>/.crystal/data/plugin-owners.json, beside (never inside) the
+// plugins' data directories, so no plugin reaches them through ctx.data.
+func (p Paths) DataOwners() (global, project string) {
+	return filepath.Join(p.Home, DataDir, DataOwnersFile),
+		filepath.Join(p.WorkspaceDir(), DataDir, DataOwnersFile)
 }
 
 // Skills are the skill roots, the workspace's first: <workspace>/.crystal/skills
