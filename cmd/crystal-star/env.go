@@ -30,7 +30,7 @@ type env struct {
 	cmd            *command // the command running
 	style          style
 	stdin          io.Reader
-	stdout, stderr *output     // every line printed goes through these (output.go)
+	stdout, stderr *output    // every line printed goes through these (output.go)
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
 	toolSets       *toolsets.Runner       // the home config's MCP tool sets (MC7)

@@ -99,7 +99,7 @@ func TestH24_4_NoRawControlBytesFromAnyCommand(t *testing.T) {
 	hostilePlugin.Write(t, filepath.Join(dev, hostileDir))
 	testkit.Plugin{ID: "acme.ws", Manifest: "description = \"ws " + hostileTOML + "\"\n"}.Write(t, filepath.Join(ws, ".crystal", "plugins", hostileDir))
 	testkit.WriteTree(t, ws, map[string]string{
-		".crystal/commands/evil2.md":   "---\ndescription: md " + hostileRaw + "\nargument-hint: <" + hostileRaw + ">\n---\nBody " + hostileRaw + "\n",
+		".crystal/commands/evil2.md":    "---\ndescription: md " + hostileRaw + "\nargument-hint: <" + hostileRaw + ">\n---\nBody " + hostileRaw + "\n",
 		".crystal/skills/evil/SKILL.md": "---\nname: evil\ndescription: skill " + hostileRaw + "\n---\nBody\n",
 	})
 	for _, c := range commands {
