@@ -5,8 +5,11 @@
 // fmt`.
 //
 // The protocol types and method dispatch are github.com/tliron/glsp's
-// (LSP 3.16); the JSON-RPC transport is github.com/sourcegraph/jsonrpc2,
-// which glsp's own server is built on. glsp's server package is not used:
+// (LSP 3.16); the JSON-RPC connection is github.com/sourcegraph/jsonrpc2,
+// which glsp's own server is built on, over the server's own framing
+// (frameStream), which answers a malformed message instead of ending the
+// session. The server reads plugin files only from the bundle snapshot
+// activation reads (files). glsp's server package is not used:
 // it reads os.Stdin and writes os.Stdout only and logs through its own
 // logging library, and Serve must run over any stream (a test's pipe).
 package lsp
