@@ -155,10 +155,12 @@ func (f *frameStream) readFrame() ([]byte, error) {
 }
 
 // readHeader reads header lines up to the empty line and returns the
-// Content-Length.
+// Content-Length. Empty lines before the first header line (a line break
+// a client put after a body) are skipped.
 func (f *frameStream) readHeader() (int64, error) {
 	length := int64(-1)
 	var bad *badMessage
+	seen := false // a header line was read: an empty line ends the header
 	for lines := 0; ; lines++ {
 		line, err := f.r.ReadSlice('\n')
 		switch {
@@ -173,9 +175,13 @@ func (f *frameStream) readHeader() (int64, error) {
 		if f.found {
 			text, f.found = contentLength+text, false
 		}
+		if text == "" && !seen {
+			continue // a line break between messages
+		}
 		if text == "" {
 			break
 		}
+		seen = true
 		name, value, ok := strings.Cut(text, ":")
 		if !ok || !strings.EqualFold(name+":", contentLength) {
 			continue // Content-Type and unknown headers are ignored
