@@ -226,7 +226,7 @@ func (inst *instance) execute(ctx context.Context, c *bundleCompiler) error {
 		return g, nil
 	}
 	th.Load = func(_ *starlark.Thread, module string) (starlark.StringDict, error) {
-		target, err := resolveLoad(stack[len(stack)-1], module)
+		target, err := ResolveLoad(stack[len(stack)-1], module)
 		if err != nil {
 			return nil, fmt.Errorf("load(%q) %w", module, err)
 		}

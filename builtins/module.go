@@ -112,7 +112,7 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 			continue
 		}
 		module := ld.ModuleName()
-		target, err := resolveLoad(p, module)
+		target, err := ResolveLoad(p, module)
 		lp := posOf(ld.Module.TokenPos)
 		if err != nil {
 			c.report(contrib.LoadOutside, lp, "load(%q) %v; only files inside the plugin directory can be loaded", module, err)
@@ -145,7 +145,7 @@ func (c *bundleCompiler) reportCompile(code contrib.Code, err error) {
 // resolveLoad resolves module relative to the file from that loads it. Its
 // error, phrased to follow load(%q), says why the target is not a file of
 // the bundle.
-func resolveLoad(from, module string) (string, error) {
+func ResolveLoad(from, module string) (string, error) {
 	switch {
 	case module == "":
 		return "", errors.New("names no file")

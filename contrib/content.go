@@ -53,18 +53,23 @@ func (p Part) Size() int { return len(p.Text) + len(p.Data) + len(p.Blob) }
 
 // CheckPart checks one part's fields; its error says why the part is
 // invalid, nil when it is valid. Sizes are checked per result, by
-// PartsResult.
+// PartsResult and on every tool's result.
 func CheckPart(p Part) error {
 	switch p.Type {
 	case PartText:
 		return nil
 	case PartImage, PartAudio:
+		if err := CheckMediaType(p.MIME); err != nil {
+			return err
+		}
 		if !strings.HasPrefix(p.MIME, string(p.Type)+"/") {
 			return fmt.Errorf("%s needs an %s/* mime type, got %q", p.Type, p.Type, p.MIME)
 		}
 		return nil
 	case PartResource:
 		switch {
+		case p.MIME != "" && CheckMediaType(p.MIME) != nil:
+			return CheckMediaType(p.MIME)
 		case p.URI == "":
 			return errors.New("resource needs a uri")
 		case p.Text != "" && p.Blob != nil:
@@ -75,14 +80,19 @@ func CheckPart(p Part) error {
 	return fmt.Errorf("unknown part type %q", p.Type)
 }
 
-// checkContentSize checks a result's parts against the size limits; it
-// returns the error to answer instead (content_too_large), or nil.
-func checkContentSize(parts []Part) *ToolError {
+// checkContent checks a result's parts, whoever made them (a plugin, an
+// external tool, an embedder): against the size limits (content_too_large)
+// and CheckPart — a media type with a line break in it, say, from a tool
+// set (invalid_output). It returns the error to answer instead, or nil.
+func checkContent(parts []Part) *ToolError {
 	if len(parts) > maxParts {
 		return &ToolError{Code: ErrContentTooLarge, Message: fmt.Sprintf("the result has %d content parts; the limit is %d", len(parts), maxParts)}
 	}
 	total := 0
 	for i, p := range parts {
+		if err := CheckPart(p); err != nil {
+			return &ToolError{Code: ErrInvalidOutput, Message: fmt.Sprintf("content part %d: %v", i+1, err)}
+		}
 		if p.Type != PartText && p.Size() > maxPartBytes {
 			return &ToolError{Code: ErrContentTooLarge,
 				Message: fmt.Sprintf("content part %d (%s) is %d bytes; the limit is %d", i+1, p.Type, p.Size(), maxPartBytes)}
@@ -99,7 +109,7 @@ func checkContentSize(parts []Part) *ToolError {
 // Text the text parts joined by newlines, so text-only consumers (hooks,
 // text surfaces) see the text.
 func PartsResult(parts []Part) Result {
-	if e := checkContentSize(parts); e != nil {
+	if e := checkContent(parts); e != nil {
 		return Result{Err: e}
 	}
 	return Result{Text: textOf(parts), Parts: parts}

@@ -148,10 +148,10 @@ func settle(ctx context.Context, res Result, interrupted bool) Result {
 	return res
 }
 
-// checked enforces the content size limits on every result (MC1).
+// checked enforces the content limits on every result (MC1, checkContent).
 func checked(r Result) Result {
 	if len(r.Parts) > 0 {
-		if e := checkContentSize(r.Parts); e != nil {
+		if e := checkContent(r.Parts); e != nil {
 			return Result{Err: e}
 		}
 	}

@@ -115,7 +115,8 @@ const (
 	ErrCancelled        = "cancelled"
 	ErrToolInterrupted  = "tool_interrupted"
 	// ErrInvalidOutput: the tool ran but its result is not a structured
-	// value its output_schema accepts.
+	// value its output_schema accepts, or holds a content part that is not
+	// valid (CheckPart: a malformed media type, say).
 	ErrInvalidOutput = "invalid_output"
 	// ErrCallDenied: the dispatch pipeline refused the call (policy,
 	// classification, approval).

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -114,7 +115,7 @@ func (r *bundleReader) read(rel string) error {
 			data := r.data
 			if name != r.known || data == nil {
 				var err error
-				if data, err = os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+				if data, err = readCapped(filepath.Join(dir, filepath.FromSlash(name)), maxBundleBytes-r.total); err != nil {
 					return err
 				}
 			}
@@ -125,6 +126,18 @@ func (r *bundleReader) read(rel string) error {
 		}
 	}
 	return nil
+}
+
+// readCapped reads the file at name, but never more than room+1 bytes: a
+// file that grows past the bundle's cap (or a huge one) is refused after
+// reading the cap, not after reading all of it.
+func readCapped(name string, room int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(room)+1))
 }
 
 // NewBundle returns a bundle of the given files (paths slash-separated).

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -26,7 +25,7 @@ var devCmd = command{name: "dev", args: "[DIR...]",
 type console struct {
 	e    *env
 	h    *starhost.Host
-	log  io.Writer
+	log  *output // --log FILE, made safe as stdout is
 	mu   sync.Mutex
 	cond *sync.Cond
 	seen []string // every line printed, for /wait
@@ -51,7 +50,7 @@ func runDev(e *env, args []string) error {
 			return err
 		}
 		defer lf.Close()
-		c.log = lf
+		c.log = newOutput(lf)
 	}
 	e.events = c.event
 	h, err := e.start()
@@ -123,42 +122,31 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 }
 
 // printf prints one console line on stdout (and the log). Its arguments
-// are plugin-supplied as often as not (descriptions, results, notes), so
-// each is made terminal-safe; the format is the console's own.
+// are plugin-supplied as often as not (descriptions, results, notes); the
+// streams make them terminal-safe (output.go).
 func (c *console) printf(format string, args ...any) {
-	for i, a := range args {
-		switch v := a.(type) {
-		case string:
-			args[i] = safe(v)
-		case json.RawMessage:
-			args[i] = safe(string(v))
-		case fmt.Stringer:
-			args[i] = safe(v.String())
-		case error:
-			args[i] = safe(v.Error())
-		}
-	}
-	line := fmt.Sprintf(format, args...)
-	c.print(line, line)
+	c.print(line{text: fmt.Sprintf(format, args...)})
 }
 
 // printDiag prints a diagnostic the way every diagnostic is printed, with
 // colour on a coloured stdout and never in the log.
 func (c *console) printDiag(indent string, d starhost.Note) {
-	c.print(indent+formatDiag(d, c.e.style.out), indent+formatDiag(d, false))
+	l := diagLine(d)
+	l.text, l.from, l.to = indent+l.text, l.from+len(indent), l.to+len(indent)
+	c.print(l)
 }
 
-// print prints shown on stdout and plain in the log and the transcript.
-func (c *console) print(shown, plain string) {
-	line := plain
+// print prints l on stdout, coloured as stdout is, and plain in the log and
+// the transcript (/wait reads what the screen shows).
+func (c *console) print(l line) {
 	c.e.mu.Lock()
-	fmt.Fprintln(c.e.stdout, shown)
+	c.e.stdout.println(l)
 	if c.log != nil {
-		fmt.Fprintln(c.log, line)
+		c.log.println(l)
 	}
 	c.e.mu.Unlock()
 	c.mu.Lock()
-	c.seen = append(c.seen, line)
+	c.seen = append(c.seen, safe(l.text))
 	c.cond.Broadcast()
 	c.mu.Unlock()
 }

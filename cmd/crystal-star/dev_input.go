@@ -31,7 +31,7 @@ const historyFileName = "dev_history"
 func (c *console) input() (<-chan string, func()) {
 	// Both ends must be a terminal: a prompt redrawn into a pipe (dev | tee)
 	// would only be noise.
-	if f, ok := c.e.stdin.(*os.File); ok && isTerminal(f) && isTerminal(c.e.stdout) {
+	if f, ok := c.e.stdin.(*os.File); ok && isTerminal(f) && c.e.stdout.terminal() {
 		if lines, stop, err := c.terminalInput(f); err == nil {
 			return lines, stop
 		}
@@ -55,7 +55,7 @@ func (c *console) input() (<-chan string, func()) {
 func (c *console) terminalInput(in *os.File) (<-chan string, func(), error) {
 	fd := int(in.Fd())
 	outFd := fd
-	if f, ok := c.e.stdout.(*os.File); ok {
+	if f, ok := c.e.stdout.unsanitised().(*os.File); ok {
 		outFd = int(f.Fd())
 	}
 	home := c.e.global.home
@@ -74,8 +74,9 @@ func (c *console) terminalInput(in *os.File) (<-chan string, func(), error) {
 		HistorySearchFold: true,
 		AutoComplete:      completer{c},
 		Stdin:             stdin,
-		Stdout:            c.e.stdout,
-		Stderr:            c.e.stderr,
+		// readline draws the prompt with escape sequences of its own.
+		Stdout: c.e.stdout.unsanitised(),
+		Stderr: c.e.stderr.unsanitised(),
 		// readline's defaults look at the process's own stdin and stdout;
 		// the console's streams are the ones to use.
 		FuncIsTerminal: func() bool { return true },
@@ -99,10 +100,8 @@ func (c *console) terminalInput(in *os.File) (<-chan string, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c.e.mu.Lock()
-	c.e.stdout = promptWriter{rl, c.e.stdout}
-	c.e.stderr = promptWriter{rl, c.e.stderr}
-	c.e.mu.Unlock()
+	c.e.stdout.through(func(w io.Writer) io.Writer { return promptWriter{rl, w} })
+	c.e.stderr.through(func(w io.Writer) io.Writer { return promptWriter{rl, w} })
 	lines := make(chan string)
 	go func() {
 		defer close(lines)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -29,7 +30,7 @@ type env struct {
 	cmd            *command // the command running
 	style          style
 	stdin          io.Reader
-	stdout, stderr io.Writer
+	stdout, stderr *output    // every line printed goes through these (output.go)
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
 	toolSets       *toolsets.Runner       // the home config's MCP tool sets (MC7)
@@ -153,16 +154,21 @@ func (e *env) flushNotes() {
 	e.deferred, e.deferNotes = nil, false
 }
 
-// safe is applied to every plugin-supplied string the CLI writes to a
-// terminal: controls and bidi overrides are shown escaped (`\x1b`,
-// `\u202e`). --json output is left intact: its escaping is enough.
+// safe is the one sanitiser of what the CLI prints (output.Write applies
+// it to everything): controls and bidi overrides are shown escaped
+// (`\x1b`, `\u202e`).
 var safe = starhost.TerminalSafe
 
+// printJSON prints v as indented JSON (output.writeJSON).
 func (e *env) printJSON(v any) error {
-	enc := json.NewEncoder(e.stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return e.stdout.writeJSON(b.Bytes())
 }
 
 // cmdFlags separates a command's own flags from its positional arguments.

@@ -23,7 +23,7 @@ func runLSP(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return lsp.Serve(ctx, stdio{e.stdin, e.stdout}, lsp.Options{Check: e.checkHostOptions()})
+	return lsp.Serve(ctx, stdio{e.stdin, e.stdout.unsanitised()}, lsp.Options{Check: e.checkHostOptions()})
 }
 
 // checkHostOptions are the options check and the language server check

@@ -50,9 +50,10 @@ var commands = []*command{
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g, rest, err := parseGlobal(args)
-	e := &env{global: g, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{global: g, stdin: stdin, stdout: newOutput(stdout), stderr: newOutput(stderr)}
 	if err == nil {
 		e.style, err = newStyle(g.color, stdout, stderr)
+		e.stdout.colour, e.stderr.colour = e.style.out, e.style.err
 	}
 	if err == nil {
 		err = dispatch(e, rest)
@@ -68,12 +69,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				hint = fmt.Sprintf("run 'crystal-star %s --help' for usage", e.cmd.name)
 			}
 		}
-		fmt.Fprintf(stderr, "crystal-star: %s\n%s\n", e.style.errorText(err.msg), hint)
+		e.stderr.println(errorLine(err.msg))
+		fmt.Fprintln(e.stderr, hint)
 		return 2
 	case *exitError:
 		return err.code
 	default:
-		fmt.Fprintf(stderr, "crystal-star: %s\n", e.style.errorText(err.Error()))
+		e.stderr.println(errorLine(err.Error()))
 		return 1
 	}
 }

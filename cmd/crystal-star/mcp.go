@@ -85,7 +85,7 @@ func runMCP(e *env, args []string) error {
 	if useHTTP {
 		err = serveMCPHTTP(ctx, e, srv, addr, httpOpts)
 	} else {
-		err = srv.ServeStdio(ctx, e.stdin, e.stdout)
+		err = srv.ServeStdio(ctx, e.stdin, e.stdout.unsanitised())
 	}
 	cancel()
 	<-watchDone

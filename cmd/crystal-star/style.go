@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -39,13 +38,13 @@ func isTerminal(w any) bool {
 
 // ANSI escapes for the three severities, as compilers colour them.
 const (
-	ansiError   = "\x1b[1;31m"
-	ansiWarning = "\x1b[1;35m"
-	ansiNote    = "\x1b[1;36m"
-	ansiReset   = "\x1b[0m"
+	ansiError   sgr = "\x1b[1;31m"
+	ansiWarning sgr = "\x1b[1;35m"
+	ansiNote    sgr = "\x1b[1;36m"
+	ansiReset   sgr = "\x1b[0m"
 )
 
-func severityColour(s string) string {
+func severityColour(s string) sgr {
 	switch s {
 	case "error":
 		return ansiError
@@ -55,43 +54,36 @@ func severityColour(s string) string {
 	return ansiNote
 }
 
-// formatDiag is the one place a diagnostic or note becomes a line of
-// output: `path:line:col: severity: plugin: message [Code]` (unknown parts
-// left out, "; remedy" when there is a next step), with the severity
-// coloured when colour is on.
-func formatDiag(d starhost.Note, colour bool) string {
+// diagLine is the one place a diagnostic or note becomes a line of output:
+// `path:line:col: severity: plugin: message [Code]` (unknown parts left
+// out, "; remedy" when there is a next step), with the severity coloured
+// where the stream is.
+func diagLine(d starhost.Note) line {
 	if d.Plugin != "" && d.Remedy != "" {
 		d.Remedy = remedy(d.Plugin, noteAction(d.Code), d.Remedy) // the CLI's command for it
 	}
-	line := safe(d.String())
-	if !colour {
-		return line
-	}
+	text := d.String()
 	pos := ""
 	if p := d.Pos.String(); p != "" {
 		pos = p + ": "
 	}
 	sev := string(d.Severity)
-	if !strings.HasPrefix(line[len(pos):], sev+":") {
-		return line
+	if !strings.HasPrefix(text, pos+sev+":") {
+		return line{text: text}
 	}
-	return pos + severityColour(sev) + sev + ansiReset + line[len(pos)+len(sev):]
+	return line{text: text, from: len(pos), to: len(pos) + len(sev), colour: severityColour(sev)}
 }
 
-// errorText colours a CLI error message on stderr.
-func (s style) errorText(msg string) string {
-	if !s.err {
-		return msg
-	}
-	return ansiError + msg + ansiReset
+// errorLine is a CLI error message as printed on stderr, coloured red
+// where stderr is coloured.
+func errorLine(msg string) line {
+	const prefix = "crystal-star: "
+	return line{text: prefix + msg, from: len(prefix), to: len(prefix) + len(msg), colour: ansiError}
 }
 
-// printDiag prints one diagnostic on w (the env's stdout or stderr),
-// coloured as that stream is.
-func (e *env) printDiag(w io.Writer, indent string, d starhost.Note) {
-	colour := e.style.err
-	if w == e.stdout {
-		colour = e.style.out
-	}
-	fmt.Fprintln(w, indent+formatDiag(d, colour))
+// printDiag prints one diagnostic on w (the env's stdout or stderr).
+func (e *env) printDiag(w *output, indent string, d starhost.Note) {
+	l := diagLine(d)
+	l.text, l.from, l.to = indent+l.text, l.from+len(indent), l.to+len(indent)
+	w.println(l)
 }

@@ -11,7 +11,6 @@
 package check
 
 import (
-	"path"
 	"slices"
 
 	"go.starlark.net/resolve"
@@ -166,8 +165,12 @@ func (c *checker) lambda(fi *fileInfo, name string, l *syntax.LambdaExpr) *funct
 }
 
 // loadTarget resolves a load() module against the loading file, as the
-// compiler does (a target outside the bundle is the compiler's to report).
-func loadTarget(from, module string) string { return path.Join(path.Dir(from), module) }
+// compiler does (builtins.ResolveLoad); a target outside the bundle is the
+// compiler's to report and binds nothing here.
+func loadTarget(from, module string) string {
+	target, _ := builtins.ResolveLoad(from, module)
+	return target
+}
 
 // lookupFunc finds the def or lambda a name stands for in fi, following
 // load() into other files of the bundle.

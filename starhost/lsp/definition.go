@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -18,17 +17,23 @@ var (
 	loadArgRE = regexp.MustCompile(`(?:(\w+)\s*=\s*)?"([^"]+)"`)
 )
 
+// Loader resolves the module a load() in the file at from names to the
+// loaded file's path and text (the editor's unsaved text where there is
+// one); ok is false when the module names no file of the plugin's bundle.
+// The server's loader resolves exactly as activation does (loadFile).
+type Loader func(from, module string) (path, text string, ok bool)
+
 // Definition finds where the name at the cursor of the file at path is
 // defined: a top-level def or assignment of the file, or — following
-// load() — of the file it was loaded from, in as many steps as the loads
-// take. On a load() module string it is that file. read returns a file's
-// text (the editor's unsaved text where there is one); ok is false when
-// nothing is found.
-func Definition(path, text string, line, char int, read func(path string) (string, bool)) (Location, bool) {
+// load() through load — of the file it was loaded from, in as many steps as
+// the loads take. On a load() module string it is that file. ok is false
+// when nothing is found.
+func Definition(path, text string, line, char int, load Loader) (Location, bool) {
 	c := cursorAt(text, line, char)
 	for _, m := range loadRE.FindAllStringSubmatchIndex(text, -1) {
 		if c.offset >= m[2] && c.offset <= m[3] { // on the module string
-			return Location{Path: filepath.Join(filepath.Dir(path), text[m[2]:m[3]])}, true
+			target, _, ok := load(path, text[m[2]:m[3]])
+			return Location{Path: target}, ok
 		}
 	}
 	chain := c.word()
@@ -40,14 +45,14 @@ func Definition(path, text string, line, char int, read func(path string) (strin
 		if loc, ok := topLevel(path, text, name); ok {
 			return loc, true
 		}
-		next, orig, ok := loadedFrom(path, text, name)
+		module, orig, ok := loadedFrom(text, name)
 		if !ok {
 			return Location{}, false
 		}
-		if text, ok = read(next); !ok {
+		if path, text, ok = load(path, module); !ok {
 			return Location{}, false
 		}
-		path, name = next, orig
+		name = orig
 	}
 	return Location{}, false
 }
@@ -65,9 +70,9 @@ func topLevel(path, text, name string) (Location, bool) {
 	return Location{}, false
 }
 
-// loadedFrom returns the file and original name a load() of text binds
+// loadedFrom returns the module and original name a load() of text binds
 // name to.
-func loadedFrom(path, text, name string) (file, orig string, ok bool) {
+func loadedFrom(text, name string) (module, orig string, ok bool) {
 	for _, m := range loadRE.FindAllStringSubmatch(text, -1) {
 		for _, a := range loadArgRE.FindAllStringSubmatch(m[2], -1) {
 			local := a[1]
@@ -75,7 +80,7 @@ func loadedFrom(path, text, name string) (file, orig string, ok bool) {
 				local = a[2]
 			}
 			if local == name {
-				return filepath.Join(filepath.Dir(path), m[1]), a[2], true
+				return m[1], a[2], true
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,10 +10,6 @@ import (
 
 	"github.com/crystal-star/crystal-star/starhost"
 )
-
-// maxCopied bounds the size of a file copied into a check's snapshot;
-// plugins are small, and a large data file is no Starlark.
-const maxCopied = 4 << 20
 
 // check runs `crystal-star check` on the plugin in dir with the editor's
 // unsaved texts in place of the files, and publishes the diagnostics of
@@ -33,7 +28,8 @@ func (s *server) check(dir string) {
 	}
 	defer os.RemoveAll(tmp)
 	snap := filepath.Join(tmp, filepath.Base(dir))
-	open := s.snapshot(dir, snap)
+	f := s.filesIn(dir)
+	open := s.snapshot(f, snap)
 	opts := s.opts.Check
 	opts.Display = func(d string) string {
 		if rel, err := filepath.Rel(snap, d); err == nil && !strings.HasPrefix(rel, "..") {
@@ -48,7 +44,7 @@ func (s *server) check(dir string) {
 	byFile := map[string][]protocol.Diagnostic{}
 	for _, d := range r.Diagnostics {
 		path := filepath.FromSlash(d.Pos.File)
-		text, _ := s.text(path)
+		text, _ := f.text(path)
 		byFile[path] = append(byFile[path], toProtocol(d, text))
 	}
 	s.mu.Lock()
@@ -79,26 +75,19 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// snapshot copies the plugin in dir to snap with the editor's texts of its
-// files written over, and returns the paths of its open documents.
-func (s *server) snapshot(dir, snap string) []string {
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		dst := filepath.Join(snap, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		if info, err := d.Info(); err != nil || !info.Mode().IsRegular() || info.Size() > maxCopied {
-			return nil
-		}
-		if data, err := os.ReadFile(p); err == nil {
+// snapshot copies the plugin's bundle (what the host would activate,
+// files) to snap with the editor's texts of its files written over, and
+// returns the paths of its open documents.
+func (s *server) snapshot(f *files, snap string) []string {
+	dir := f.dir
+	if b, err := f.bundle(); err == nil {
+		for name, data := range b.Files() {
+			dst := filepath.Join(snap, filepath.FromSlash(name))
+			_ = os.MkdirAll(filepath.Dir(dst), 0o755)
 			_ = os.WriteFile(dst, data, 0o644)
 		}
-		return nil
-	})
+	}
+	_ = os.MkdirAll(snap, 0o755)
 	var open []string
 	s.mu.Lock()
 	defer s.mu.Unlock()

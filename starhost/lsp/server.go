@@ -5,8 +5,11 @@
 // fmt`.
 //
 // The protocol types and method dispatch are github.com/tliron/glsp's
-// (LSP 3.16); the JSON-RPC transport is github.com/sourcegraph/jsonrpc2,
-// which glsp's own server is built on. glsp's server package is not used:
+// (LSP 3.16); the JSON-RPC connection is github.com/sourcegraph/jsonrpc2,
+// which glsp's own server is built on, over the server's own framing
+// (frameStream), which answers a malformed message instead of ending the
+// session. The server reads plugin files only from the bundle snapshot
+// activation reads (files). glsp's server package is not used:
 // it reads os.Stdin and writes os.Stdout only and logs through its own
 // logging library, and Serve must run over any stream (a test's pipe).
 package lsp
@@ -73,7 +76,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		TextDocumentFormatting:         s.formatting,
 		WorkspaceDidChangeWatchedFiles: func(*glsp.Context, *protocol.DidChangeWatchedFilesParams) error { return nil },
 	}
-	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, jsonrpc2.VSCodeObjectCodec{}),
+	conn := jsonrpc2.NewConn(ctx, newFrameStream(stream),
 		jsonrpc2.HandlerWithError(func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 			return s.handle(ctx, conn, req, h)
 		}))
@@ -111,7 +114,14 @@ type server struct {
 
 // handle dispatches one request or notification through glsp's handler,
 // as glsp's own server does.
-func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request, h *protocol.Handler) (any, error) {
+// A handler that panics on input nobody foresaw answers an internal
+// error; the session goes on.
+func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request, h *protocol.Handler) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprintf("%s failed: %v", req.Method, r)}
+		}
+	}()
 	gctx := &glsp.Context{Method: req.Method,
 		Notify: func(method string, params any) { _ = conn.Notify(ctx, method, params) },
 		Call:   func(method string, params, result any) { _ = conn.Call(ctx, method, params, result) },
@@ -209,20 +219,23 @@ func (s *server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParam
 	return nil
 }
 
-// text returns the editor's text of path, else the file's.
-func (s *server) text(path string) (string, bool) {
+// doc returns the editor's text of path, if it is open.
+func (s *server) doc(path string) (string, bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	t, ok := s.docs[path]
-	s.mu.Unlock()
-	if ok {
-		return t, true
-	}
-	data, err := os.ReadFile(path)
-	return string(data), err == nil
+	return t, ok
+}
+
+// text returns the editor's text of path, else the file's in its plugin's
+// bundle (files).
+func (s *server) text(path string) string {
+	t, _ := s.filesOf(path).text(path)
+	return t
 }
 
 func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	text, _ := s.text(pathOf(p.TextDocument.URI))
+	text := s.text(pathOf(p.TextDocument.URI))
 	doc := Hover(text, int(p.Position.Line), int(p.Position.Character))
 	if doc == "" {
 		return nil, nil
@@ -236,7 +249,7 @@ var completionKinds = map[CompletionKind]protocol.CompletionItemKind{
 }
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	text, _ := s.text(pathOf(p.TextDocument.URI))
+	text := s.text(pathOf(p.TextDocument.URI))
 	items := []protocol.CompletionItem{}
 	for _, c := range Complete(text, int(p.Position.Line), int(p.Position.Character)) {
 		kind := completionKinds[c.Kind]
@@ -257,8 +270,9 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 
 func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
 	path := pathOf(p.TextDocument.URI)
-	text, _ := s.text(path)
-	loc, ok := Definition(path, text, int(p.Position.Line), int(p.Position.Character), s.text)
+	f := s.filesOf(path)
+	text, _ := f.text(path)
+	loc, ok := Definition(path, text, int(p.Position.Line), int(p.Position.Character), f.load)
 	if !ok {
 		return nil, nil
 	}
@@ -270,7 +284,7 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 // document that does not parse is left as it is.
 func (s *server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
 	path := pathOf(p.TextDocument.URI)
-	text, _ := s.text(path)
+	text := s.text(path)
 	out, err := format.Source(filepath.Base(path), []byte(text))
 	if err != nil || string(out) == text {
 		return []protocol.TextEdit{}, nil

@@ -78,6 +78,11 @@ func decodePublished(v any) []published {
 	if b, err := json.Marshal(v); err == nil {
 		_ = json.Unmarshal(b, &out) // a malformed answer publishes nothing
 	}
+	for i := range out {
+		if starhost.CheckMediaType(out[i].MIMEType) != nil {
+			out[i].MIMEType = "" // no media type rather than a malformed one (a line break for the client)
+		}
+	}
 	return out
 }
 
@@ -152,6 +157,11 @@ func (s *Server) readURI(ctx context.Context, uri string) (*mcp.ReadResourceResu
 	var c contents
 	if b, err := json.Marshal(out.Value); err != nil || json.Unmarshal(b, &c) != nil || c.Text == nil && c.Blob == "" {
 		return nil, fmt.Errorf("%s: the publisher's answer for %s is neither {text} nor {blob}", out.Entry.Origin, uri)
+	}
+	if c.MIMEType != "" {
+		if err := starhost.CheckMediaType(c.MIMEType); err != nil {
+			return nil, fmt.Errorf("%s: the answer for %s: %v", out.Entry.Origin, uri, err)
+		}
 	}
 	rc := &mcp.ResourceContents{URI: uri, MIMEType: c.MIMEType}
 	if c.Text != nil {
