@@ -39,10 +39,18 @@ func TestCodesMatchTheInternalOnes(t *testing.T) {
 		{TargetCompactable, contrib.TargetCompactable},
 		{TargetCommitMessage, contrib.TargetCommitMessage},
 		{TargetWelcome, contrib.TargetWelcome},
+		{Code(CauseStepBudget), contrib.CauseStepBudget},
+		{Code(CauseMemoryLimit), contrib.CauseMemoryLimit},
+		{Code(CauseCallbackTimeout), contrib.CauseCallbackTimeout},
+		{Code(CauseWorkerFailed), contrib.CauseWorkerFailed},
+		{Code(CauseCollateral), contrib.CauseCollateral},
 	} {
 		if string(c.own) != c.internal {
 			t.Errorf("starhost has %q where the internals have %q", c.own, c.internal)
 		}
+	}
+	if MaxMediaTypeBytes != contrib.MaxMediaTypeBytes {
+		t.Errorf("MaxMediaTypeBytes %d, contrib %d", MaxMediaTypeBytes, contrib.MaxMediaTypeBytes)
 	}
 	if DefaultModelTimeout != models.DefaultTimeout {
 		t.Errorf("DefaultModelTimeout %v, models %v", DefaultModelTimeout, models.DefaultTimeout)

@@ -4,7 +4,7 @@ import "github.com/crystal-star/crystal-star/contrib"
 
 // MaxMediaTypeBytes bounds a media type (a content part's MIME, a
 // published resource's), parameters included.
-const MaxMediaTypeBytes = contrib.MaxMediaTypeBytes
+const MaxMediaTypeBytes = 255
 
 // CheckMediaType returns nil when s is a media type of RFC 6838's shape,
 // type "/" subtype with optional `; name=value` parameters, of printable

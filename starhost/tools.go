@@ -131,26 +131,26 @@ type Cause string
 const (
 	// CauseStepBudget: the call ran out of its own step budget. Its own
 	// doing: a retry with the same arguments fails the same way.
-	CauseStepBudget Cause = contrib.CauseStepBudget
+	CauseStepBudget Cause = "step_budget"
 	// CauseMemoryLimit: the call's own allocation was refused, or it grew
 	// the heap past memory_limit (alone, or seen growing it). Its own
 	// doing: not worth a retry with the same arguments.
-	CauseMemoryLimit Cause = contrib.CauseMemoryLimit
+	CauseMemoryLimit Cause = "memory_limit"
 	// CauseCallbackTimeout: the call ran past callback_timeout. Its own
 	// doing; worth a retry only when what it waited on was slow.
-	CauseCallbackTimeout Cause = contrib.CauseCallbackTimeout
+	CauseCallbackTimeout Cause = "callback_timeout"
 	// CauseWorkerFailed: the worker process running the call (process
 	// isolation) died while the call ran — a crash, garbage on its
 	// channel, another call's timeout, or a memory kill while several
 	// calls ran — and the plugin is faulted. Not shown to be this call's
 	// doing: worth a retry once the plugin is reloaded (until then calls
 	// answer tool_unavailable).
-	CauseWorkerFailed Cause = contrib.CauseWorkerFailed
+	CauseWorkerFailed Cause = "worker_failed"
 	// CauseCollateral: the call was cancelled because the heap it shares
 	// with other runs (in the host process, or in its worker) grew past
 	// memory_limit while another run was growing it. Not its doing: worth
 	// a retry at once.
-	CauseCollateral Cause = contrib.CauseCollateral
+	CauseCollateral Cause = "collateral"
 )
 
 // Error returns "code: message".
