@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,15 +14,22 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// cmdMCPSignal runs `mcpsignal INT|TERM ARGS...`: it starts crystal-star
-// ARGS (an mcp command) with the script's environment in $WORK, sends an
-// initialize request and waits for its answer (the server is up), then
-// sends the signal with stdin still open, and fails unless the process
-// exits 0 within 10 seconds — a clean shutdown, as MCP clients that stop
-// servers with SIGTERM expect.
+// cmdMCPSignal runs `mcpsignal [-sampling TOOL] INT|TERM ARGS...`: it
+// starts crystal-star ARGS (an mcp command) with the script's environment
+// in $WORK, sends an initialize request and waits for its answer (the
+// server is up), then sends the signal with stdin still open, and fails
+// unless the process exits 0 within 10 seconds — a clean shutdown, as MCP
+// clients that stop servers with SIGTERM expect. With -sampling TOOL the
+// client declares sampling and calls TOOL (id 2), waits for the server's
+// sampling/createMessage request and never answers it; the signal comes
+// then, and the answer to the call is printed on stdout.
 func cmdMCPSignal(ts *testscript.TestScript, neg bool, args []string) {
+	tool := ""
+	if len(args) > 2 && args[0] == "-sampling" {
+		tool, args = args[1], args[2:]
+	}
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: mcpsignal INT|TERM ARGS...")
+		ts.Fatalf("usage: mcpsignal [-sampling TOOL] INT|TERM ARGS...")
 	}
 	sig := map[string]os.Signal{"INT": os.Interrupt, "TERM": syscall.SIGTERM}[args[0]]
 	if sig == nil {
@@ -35,17 +43,31 @@ func cmdMCPSignal(ts *testscript.TestScript, neg bool, args []string) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	ts.Check(cmd.Start())
-	_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}` + "\n"))
+	caps := `{}`
+	if tool != "" {
+		caps = `{"sampling":{}}`
+	}
+	_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps + `,"clientInfo":{"name":"script","version":"1"}}}` + "\n"))
 	ts.Check(err)
 	lines := bufio.NewScanner(stdout)
 	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":1,"result"`) {
 		cmd.Process.Kill()
 		ts.Fatalf("mcpsignal: no initialize answer; stderr:\n%s", stderr.String())
 	}
+	if tool != "" {
+		_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}` + "\n"))
+		ts.Check(err)
+		for lines.Scan() && !strings.Contains(lines.Text(), `"method":"sampling/createMessage"`) {
+		}
+	}
 	ts.Check(cmd.Process.Signal(sig))
 	done := make(chan error, 1)
 	go func() {
 		for lines.Scan() {
+			if tool != "" && strings.Contains(lines.Text(), `"id":2,`) {
+				fmt.Fprintln(ts.Stdout(), lines.Text())
+			}
 		}
 		done <- cmd.Wait()
 	}()

@@ -14,9 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// shutdownGrace bounds how long a shutdown waits for requests in flight.
-const shutdownGrace = 5 * time.Second
-
 // HTTPOptions configure the Streamable HTTP transport. The zero value
 // accepts loopback clients only, with no token.
 type HTTPOptions struct {
@@ -30,7 +27,20 @@ type HTTPOptions struct {
 	AllowedHosts []string
 	// Path is where the endpoint is served; "" is "/mcp".
 	Path string
+	// MaxSessions bounds the HTTP sessions held at once (0:
+	// DefaultMaxSessions). A new session past it closes the least recently
+	// used session with no request in flight, or, when all are busy, is
+	// refused with 503 and a JSON-RPC error (CodeTooManySessions).
+	MaxSessions int
+	// SessionIdleTimeout closes a session that received no request for
+	// this long (0: DefaultSessionIdleTimeout); its client gets 404 and
+	// starts a new session.
+	SessionIdleTimeout time.Duration
 }
+
+// MaxBodyBytes bounds the body of one HTTP request: a longer one is refused
+// with 413 (the SDK's default limit, set explicitly).
+const MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
 
 // Handler returns the MCP Streamable HTTP handler (the SDK's) for this
 // server at opts.Path, behind the Host/Origin checks and the bearer token.
@@ -45,10 +55,19 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	// The event store (in memory, bounded by the SDK) makes event streams
 	// resumable: a client that lost its connection reconnects with
 	// Last-Event-ID and gets what it missed (the priming event of SEP-1699).
+	// The SDK closes a session idle for SessionTimeout itself (no request
+	// in flight: a POST pauses its timer); the limiter bounds their number.
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionIdleTimeout <= 0 {
+		opts.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
-		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: mcp.NewMemoryEventStore(nil)})
+		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: mcp.NewMemoryEventStore(nil),
+			SessionTimeout: opts.SessionIdleTimeout, MaxRequestBodyBytes: MaxBodyBytes})
 	mux := http.NewServeMux()
-	mux.Handle(path, mcpHandler)
+	mux.Handle(path, newSessionLimiter(s.srv, opts.MaxSessions, methodNotFound{mcpHandler}))
 	return guard{next: mux, opts: opts}
 }
 
@@ -118,20 +137,28 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts 
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	// Shutdown stops accepting and waits for the requests in flight (their
+	// POSTs); the requests themselves get finishGrace to end, are then
+	// cancelled and answered with an error. Closing a session then ends its
+	// event streams, which Shutdown would wait for; it waits for the
+	// answers being written. Only HTTP sessions (those with an id) are
+	// closed: a stdio session of the same server goes on. All within
+	// shutdownGrace, then what is left is closed.
+	start := time.Now()
+	sctx, cancel := context.WithDeadline(context.Background(), start.Add(shutdownGrace))
 	defer cancel()
-	// Closing a session ends its event streams, which Shutdown would wait
-	// for; it waits for the session's requests in flight itself, so it runs
-	// beside Shutdown, bounded by the same grace. Only HTTP sessions (those
-	// with an id) are closed: a stdio session of the same server goes on.
+	shut := make(chan error, 1)
+	go func() { shut <- hs.Shutdown(sctx) }()
+	isHTTP := func(ss *mcp.ServerSession) bool { return ss != nil && ss.ID() != "" }
+	s.flight.end(isHTTP, start.Add(finishGrace), start.Add(shutdownGrace))
 	go func() {
 		for ss := range s.srv.Sessions() {
-			if ss.ID() != "" {
+			if isHTTP(ss) {
 				_ = ss.Close()
 			}
 		}
 	}()
-	err := hs.Shutdown(sctx)
+	err := <-shut
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = hs.Close()
 	}

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // lockedWriter serialises whole-message writes: the SDK's and guardLines'
@@ -25,6 +27,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func (*lockedWriter) Close() error { return nil }
 
+// MaxLineBytes bounds one line of the stdio transport (the newline not
+// counted). A longer line is not buffered: it is skipped to its end and
+// answered with an Invalid Request error (-32600, id null), and the session
+// goes on. It is the SDK's own frame limit (mcp.DefaultMaxLineLength),
+// which would end the whole session instead.
+const MaxLineBytes = mcp.DefaultMaxLineLength
+
 // guardLines passes the lines of r that are JSON-RPC messages on to the SDK
 // and answers every other line itself on w. The SDK's stdio transport ends
 // the whole session on one malformed line (it stops decoding at a syntax
@@ -36,14 +45,22 @@ func guardLines(r io.Reader, w io.Writer) io.ReadCloser {
 	go func() {
 		br := bufio.NewReader(r)
 		for {
-			line, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				if code, msg := checkLine(line); code != 0 {
-					if werr := writeLineError(w, code, msg); werr != nil {
-						pw.CloseWithError(werr)
-						return
-					}
-				} else if _, werr := pw.Write(line); werr != nil {
+			line, long, err := readLine(br)
+			var code int64
+			var msg string
+			switch {
+			case long:
+				code, msg = jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineBytes)
+			case len(bytes.TrimSpace(line)) > 0:
+				code, msg = checkLine(line)
+			}
+			if code != 0 {
+				if werr := writeLineError(w, code, msg); werr != nil {
+					pw.CloseWithError(werr)
+					return
+				}
+			} else if len(bytes.TrimSpace(line)) > 0 {
+				if _, werr := pw.Write(line); werr != nil {
 					return // the SDK closed its end
 				}
 			}
@@ -57,6 +74,24 @@ func guardLines(r io.Reader, w io.Writer) io.ReadCloser {
 		}
 	}()
 	return guardedReader{pr, r}
+}
+
+// readLine reads one line with its newline; a line longer than
+// MaxLineBytes is read to its end and dropped (long).
+func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			if len(line)+len(chunk) > MaxLineBytes+2 { // + "\r\n"
+				long, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, long, err
+		}
+	}
 }
 
 type guardedReader struct {

@@ -31,6 +31,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -66,6 +67,8 @@ type Server struct {
 	// its subscribers when a sync finds it changed.
 	contents map[string]string
 	closed   sync.Once
+	// flight holds the requests being handled, for a shutdown to end them.
+	flight *inFlight
 }
 
 // New returns a server for h's catalog. It follows the host's catalogs
@@ -81,7 +84,7 @@ func New(h *starhost.Host, opts Options) *Server {
 		opts.Version = starhost.Version
 	}
 	s := &Server{h: h, cat: opts.Catalog, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		mirror: newMirrors(), contents: map[string]string{}}
+		mirror: newMirrors(), contents: map[string]string{}, flight: newInFlight()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{ListChanged: true},
@@ -94,7 +97,7 @@ func New(h *starhost.Host, opts Options) *Server {
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
-	s.srv.AddReceivingMiddleware(s.cacheFieldsMiddleware, s.toolsMiddleware)
+	s.srv.AddReceivingMiddleware(s.flight.middleware, s.cacheFieldsMiddleware, s.toolsMiddleware)
 	s.sync()
 	s.unsubscribe = h.Subscribe(func(c starhost.Change) {
 		// A generation published or revoked, or the external tools changed:
@@ -153,22 +156,54 @@ func (s *Server) sync() {
 // Run serves one session over t until the client ends it or ctx ends; both
 // are a clean end (nil).
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	err := s.srv.Run(ctx, t)
-	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-		err = nil // shut down, or the client went away
-	}
-	return err
+	return cleanEnd(s.srv.Run(ctx, t))
 }
 
 // ServeStdio serves newline-delimited JSON-RPC read from r and written to w
 // (the MCP stdio transport) until the end of input or ctx ends. Every
-// request read before the end of input is answered before it returns, even
-// when two requests share an id; a request other than initialize or ping
-// before initialize gets an Invalid Request error (-32600). A line that is
-// no JSON gets a Parse error (-32700), one that is no JSON-RPC message (or
-// an empty batch) an Invalid Request error, both with id null, and the
-// session goes on.
+// request read before the end of input is answered before it returns; a
+// request of ours still waiting for the client then (sampling) fails at
+// once, as no answer can come. A request reusing the id of one in flight
+// gets an Invalid Request error (-32600) with that id, and a request the
+// client cancelled gets no answer. A request other than initialize or ping
+// before initialize gets an Invalid Request error. A line that is no JSON
+// gets a Parse error (-32700), one that is no JSON-RPC message (or an empty
+// batch) or longer than MaxLineBytes an Invalid Request error, all with id
+// null, and the session goes on.
+//
+// When ctx ends (the CLI: SIGINT, SIGTERM), requests in flight get 4 s to
+// end, are then cancelled and answered with an error, and ServeStdio
+// returns within 5 s.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	lw := &lockedWriter{w: w}
-	return s.Run(ctx, drainTransport{&mcp.IOTransport{Reader: guardLines(r, lw), Writer: lw}})
+	ss, err := s.srv.Connect(ctx, drainTransport{&mcp.IOTransport{Reader: guardLines(r, lw), Writer: lw,
+		// guardLines bounds a line; the SDK's limit counts read-ahead too.
+		MaxLineLength: 2 * MaxLineBytes}}, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return cleanEnd(err)
+	case <-ctx.Done():
+	}
+	start := time.Now()
+	s.flight.end(func(x *mcp.ServerSession) bool { return x == ss }, start.Add(finishGrace), start.Add(shutdownGrace))
+	go ss.Close() // waits for the answers being written, then closes
+	select {
+	case <-ended:
+	case <-time.After(time.Until(start.Add(shutdownGrace))):
+	}
+	return nil
+}
+
+// cleanEnd is nil for the ends of a session that are no failure: shut
+// down, or the client went away.
+func cleanEnd(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+		return nil
+	}
+	return err
 }

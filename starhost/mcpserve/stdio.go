@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -11,8 +12,11 @@ import (
 
 // drainTransport makes the stdio transport answer every request read before
 // the end of input before it reports that end (the SDK drops the
-// connection, unanswered requests included, at EOF), and answers requests
-// sent before initialize with a proper JSON-RPC error code.
+// connection, unanswered requests included, at EOF), fails our own
+// requests to the client (sampling) at that end since no answer can come,
+// answers a request reusing the id of one in flight and requests sent
+// before initialize with a proper JSON-RPC error, and leaves a request the
+// client cancelled unanswered (the SDK answers it).
 type drainTransport struct{ mcp.Transport }
 
 func (t drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -20,90 +24,173 @@ func (t drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &drainConn{Connection: c, pending: map[jsonrpc.ID]bool{}, idle: make(chan struct{}), closed: make(chan struct{})}, nil
+	return &drainConn{Connection: c, pending: map[jsonrpc.ID]bool{}, outgoing: map[jsonrpc.ID]bool{},
+		cancelled: map[jsonrpc.ID]bool{}, wake: make(chan struct{}), closed: make(chan struct{})}, nil
 }
 
 type drainConn struct {
 	mcp.Connection
 	mu sync.Mutex
 	// pending holds the ids of requests read and not yet answered. A set,
-	// not a count: a client that reuses an id gets its answer, and the
-	// answer ends the wait for both (a count would wait forever for a
-	// second answer the SDK never sends).
-	pending     map[jsonrpc.ID]bool
-	idle        chan struct{} // closed and replaced when pending empties
-	initialized bool          // an initialize request was read
-	closeOnce   sync.Once
-	closed      chan struct{}
+	// not a count: a second request with an id in flight is refused here,
+	// so each id is answered once.
+	pending map[jsonrpc.ID]bool
+	// outgoing holds the ids of our requests to the client not yet
+	// answered; cancelled the pending requests the client cancelled.
+	outgoing, cancelled map[jsonrpc.ID]bool
+	wake                chan struct{} // closed and replaced when pending or outgoing changes
+	eof                 bool          // the input ended
+	endMsg              jsonrpc.Message
+	endErr              error // how the input ended, reported again on every Read
+	initialized         bool  // an initialize request was read
+	closeOnce           sync.Once
+	closed              chan struct{}
 }
 
 // beforeInitialize are the calls a client may make before initialize.
 var beforeInitialize = map[string]bool{"initialize": true, "ping": true}
 
+// errNoAnswer answers our requests still open at the end of input.
+var errNoAnswer = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client closed its input before answering"}
+
 func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
+		c.mu.Lock()
+		eof := c.eof
+		c.mu.Unlock()
+		if eof { // the transport reports its end once; a second Read would block
+			return c.drain(ctx, c.endMsg, c.endErr)
+		}
 		msg, err := c.Connection.Read(ctx)
 		if err != nil {
-			c.wait(ctx)
-			return msg, err
+			return c.drain(ctx, msg, err)
 		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok || !req.IsCall() {
-			return msg, nil
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			c.mu.Lock()
+			delete(c.outgoing, m.ID)
+			c.mu.Unlock()
+		case *jsonrpc.Request:
+			if !m.IsCall() {
+				if m.Method == "notifications/cancelled" {
+					c.cancel(m.Params)
+				}
+				return msg, nil
+			}
+			if refusal := c.admit(m); refusal != nil {
+				if err := c.Connection.Write(ctx, refusal); err != nil {
+					return nil, err
+				}
+				continue
+			}
 		}
-		c.mu.Lock()
-		early := !c.initialized && !beforeInitialize[req.Method]
-		c.initialized = c.initialized || req.Method == "initialize"
-		if !early {
-			c.pending[req.ID] = true
-		}
-		c.mu.Unlock()
-		if !early {
-			return msg, nil
-		}
-		// The SDK would answer with error code 0, which is no JSON-RPC code.
-		resp := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: fmt.Sprintf("method %q is invalid before initialize", req.Method)}}
-		if err := c.Connection.Write(ctx, resp); err != nil {
-			return nil, err
-		}
+		return msg, nil
 	}
 }
 
-// wait blocks until every pending request was answered, ctx ended or the
-// connection closed.
-func (c *drainConn) wait(ctx context.Context) {
+// admit records a request read, or returns the error answer that refuses
+// it: before initialize, or with the id of a request in flight.
+func (c *drainConn) admit(req *jsonrpc.Request) *jsonrpc.Response {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var msg string
+	switch {
+	case !c.initialized && !beforeInitialize[req.Method]:
+		// The SDK would answer with error code 0, which is no JSON-RPC code.
+		msg = fmt.Sprintf("method %q is invalid before initialize", req.Method)
+	case c.pending[req.ID]:
+		// The SDK would answer with id null, which the client cannot match.
+		msg = fmt.Sprintf("request id %v is already in use by a request in flight", req.ID.Raw())
+	default:
+		c.initialized = c.initialized || req.Method == "initialize"
+		c.pending[req.ID] = true
+		return nil
+	}
+	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}}
+}
+
+// cancel records that the client cancelled a request in flight: MCP asks
+// the receiver not to answer it. The SDK still cancels its handler.
+func (c *drainConn) cancel(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	if c.pending[id] {
+		c.cancelled[id] = true
+	}
+	c.mu.Unlock()
+}
+
+// signal wakes drain; c.mu is held.
+func (c *drainConn) signal() {
+	close(c.wake)
+	c.wake = make(chan struct{})
+}
+
+// drain runs at the end of input: it fails our requests to the client, then
+// waits until every pending request was answered, ctx ended or the
+// connection closed, and reports the end.
+func (c *drainConn) drain(ctx context.Context, msg jsonrpc.Message, err error) (jsonrpc.Message, error) {
 	for {
 		c.mu.Lock()
-		n, idle := len(c.pending), c.idle
+		c.eof, c.endMsg, c.endErr = true, msg, err
+		for id := range c.outgoing {
+			delete(c.outgoing, id)
+			c.mu.Unlock()
+			return &jsonrpc.Response{ID: id, Error: errNoAnswer}, nil
+		}
+		n, wake := len(c.pending), c.wake
 		c.mu.Unlock()
 		if n == 0 {
-			return
+			return msg, err
 		}
 		select {
-		case <-idle:
+		case <-wake:
 		case <-ctx.Done():
-			return
+			return msg, err
 		case <-c.closed:
-			return
+			return msg, err
 		}
 	}
 }
 
 func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, msg)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		if c.pending[resp.ID] {
-			delete(c.pending, resp.ID)
-			if len(c.pending) == 0 {
-				close(c.idle)
-				c.idle = make(chan struct{})
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			c.mu.Lock()
+			c.outgoing[m.ID] = true
+			if c.eof {
+				c.signal()
 			}
+			c.mu.Unlock()
+		}
+	case *jsonrpc.Response:
+		c.mu.Lock()
+		drop := c.cancelled[m.ID]
+		delete(c.cancelled, m.ID)
+		c.mu.Unlock()
+		var err error
+		if !drop {
+			err = c.Connection.Write(ctx, msg)
+		}
+		c.mu.Lock()
+		if c.pending[m.ID] {
+			delete(c.pending, m.ID)
+			c.signal()
 		}
 		c.mu.Unlock()
+		return err
 	}
-	return err
+	return c.Connection.Write(ctx, msg)
 }
 
 func (c *drainConn) Close() error {

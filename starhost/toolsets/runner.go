@@ -41,6 +41,12 @@ type Options struct {
 	// Notes receives a set's failures (ToolSetFailed); nil discards them.
 	// Usually the host's Options.Notes.
 	Notes func(starhost.Note)
+	// CallTimeout bounds one tools/call to a set: past it the call is
+	// cancelled (the server gets notifications/cancelled) and answers
+	// ErrCallTimeout. Zero is the host's callback_timeout
+	// (Host.Config().Limits.CallbackTimeout), else
+	// starhost.DefaultCallbackTimeout.
+	CallTimeout time.Duration
 }
 
 // note delivers d, a note of the runner's own (no plugin, no place), to
@@ -76,6 +82,12 @@ func Start(ctx context.Context, h *starhost.Host, opts Options) *Runner {
 	}
 	if opts.Dial == nil {
 		opts.Dial = dial
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = h.Config().Limits.CallbackTimeout
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = starhost.DefaultCallbackTimeout
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Runner{h: h, opts: opts, cancel: cancel}
@@ -142,6 +154,11 @@ type set struct {
 
 	mu      sync.Mutex
 	session *mcp.ClientSession // nil while down
+	// refreshing is set while a refresh runs; again asks it to list once
+	// more when it ends. A server flooding tools/list_changed so costs at
+	// most one refresh in flight and one pending, never a goroutine and a
+	// tools/list per notification.
+	refreshing, again bool
 }
 
 func (s *set) report(ctx context.Context, st starhost.ToolSetState, tools []starhost.ExternalTool) {
@@ -198,7 +215,7 @@ func (s *set) run(ctx context.Context, first func()) {
 func (s *set) serve(ctx context.Context, loaded *bool, first func()) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "crystal-star", Version: starhost.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			go s.refresh(ctx) // off the session's reader: refresh makes requests on it
+			s.refreshSoon(ctx)
 		},
 	})
 	t, err := s.r.opts.Dial(ctx, s.name, s.cfg)
@@ -236,6 +253,34 @@ func (s *set) current() *mcp.ClientSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.session
+}
+
+// refreshSoon asks for a refresh after a tools/list_changed: it starts
+// one, off the session's reader (refresh makes requests on it), unless one
+// runs already; then that one lists once more when it ends, for all the
+// notifications that came meanwhile (coalesced: at most one in flight and
+// one pending per set).
+func (s *set) refreshSoon(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refreshing {
+		s.again = true
+		return
+	}
+	s.refreshing = true
+	go func() {
+		for {
+			_ = s.refresh(ctx) // a failing list is the session's end, reported by serve
+			s.mu.Lock()
+			if !s.again || ctx.Err() != nil {
+				s.refreshing, s.again = false, false
+				s.mu.Unlock()
+				return
+			}
+			s.again = false
+			s.mu.Unlock()
+		}
+	}()
 }
 
 // refresh lists the set's tools and reports them: on connect and on every

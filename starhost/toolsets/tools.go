@@ -3,6 +3,7 @@ package toolsets
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,6 +15,10 @@ import (
 // ErrToolError is the code of a tool set's answer with isError: the
 // server's text is the message.
 const ErrToolError starhost.Code = "tool_error"
+
+// ErrCallTimeout is the code of a call to a set that did not answer
+// within Options.CallTimeout (by default the host's callback_timeout).
+const ErrCallTimeout starhost.Code = "tool_set_timeout"
 
 // externalTool is the catalog entry of one MCP tool of the set. Its Run
 // calls the live session; while the set is down it answers
@@ -34,8 +39,13 @@ func (s *set) externalTool(t *mcp.Tool) starhost.ExternalTool {
 		if cs == nil {
 			return failure(starhost.ErrToolUnavailable, fmt.Sprintf("tool set %q is not running; the host is restarting it", s.name))
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		cctx, cancel := context.WithTimeoutCause(ctx, s.r.opts.CallTimeout, errCallTimeout)
+		defer cancel()
+		res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
+			if ctx.Err() == nil && errors.Is(context.Cause(cctx), errCallTimeout) {
+				return failure(ErrCallTimeout, fmt.Sprintf("tool set %q did not answer %q within %s; the call was cancelled", s.name, name, s.r.opts.CallTimeout))
+			}
 			if s.current() != cs {
 				return failure(starhost.ErrToolUnavailable, fmt.Sprintf("tool set %q went down during the call", s.name))
 			}
@@ -45,6 +55,9 @@ func (s *set) externalTool(t *mcp.Tool) starhost.ExternalTool {
 	}
 	return x
 }
+
+// errCallTimeout is the cause of a call's context past Options.CallTimeout.
+var errCallTimeout = errors.New("tool set call timeout")
 
 // result converts an MCP tool result (MC1): text stays text, images, audio
 // and embedded resources become content parts, structured content JSON.

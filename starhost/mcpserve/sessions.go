@@ -1,0 +1,297 @@
+package mcpserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bounds of the Streamable HTTP sessions (HTTPOptions; docs/mcp.md).
+const (
+	// DefaultMaxSessions is how many HTTP sessions a server holds at once
+	// when HTTPOptions.MaxSessions is zero.
+	DefaultMaxSessions = 256
+	// DefaultSessionIdleTimeout closes an HTTP session that received no
+	// request for this long when HTTPOptions.SessionIdleTimeout is zero.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+)
+
+// sessionHeader names the HTTP session of a request (the SDK's header).
+const sessionHeader = "Mcp-Session-Id"
+
+// CodeTooManySessions is the JSON-RPC error code of a new session refused
+// because every one of the MaxSessions sessions has a request in flight
+// (HTTP 503). It is in the range JSON-RPC leaves to servers.
+const CodeTooManySessions = -32001
+
+// sessionLimiter holds the number of HTTP sessions of a server at most
+// max. The SDK's handler keeps a session until its client deletes it or
+// its idle timeout closes it, so a client that initializes and goes away —
+// thousands of times — would otherwise grow the server without limit. A
+// new session past the limit closes the least recently used session with
+// no request in flight (its client gets 404 on its next request and, as
+// the protocol says, starts a new session); when every session is busy the
+// new one is refused with 503 and a JSON-RPC error (CodeTooManySessions).
+type sessionLimiter struct {
+	srv  *mcp.Server
+	max  int
+	next http.Handler
+
+	mu      sync.Mutex
+	clock   uint64 // orders uses: a higher tick is more recent
+	use     map[string]*sessionUse
+	opening int // new sessions being created, not yet listed
+}
+
+type sessionUse struct {
+	tick     uint64
+	inFlight int
+	evicted  bool
+}
+
+func newSessionLimiter(srv *mcp.Server, max int, next http.Handler) *sessionLimiter {
+	return &sessionLimiter{srv: srv, max: max, next: next, use: map[string]*sessionUse{}}
+}
+
+func (l *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get(sessionHeader); id != "" {
+		l.begin(id)
+		defer l.end(id)
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodPost { // only a POST without a session creates one
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	victim, ok := l.admit()
+	if !ok {
+		writeRPCError(w, http.StatusServiceUnavailable, CodeTooManySessions,
+			fmt.Sprintf("too many sessions: all %d have a request in flight; retry later", l.max))
+		return
+	}
+	if victim != nil {
+		_ = victim.Close() // idle: nothing in flight to wait for
+	}
+	l.next.ServeHTTP(w, r)
+	l.mu.Lock()
+	l.opening--
+	if id := w.Header().Get(sessionHeader); id != "" {
+		l.touch(id)
+	}
+	l.mu.Unlock()
+}
+
+// touch marks id used now; l.mu is held.
+func (l *sessionLimiter) touch(id string) *sessionUse {
+	u := l.use[id]
+	if u == nil {
+		u = &sessionUse{}
+		l.use[id] = u
+	}
+	l.clock++
+	u.tick = l.clock
+	return u
+}
+
+func (l *sessionLimiter) begin(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.touch(id).inFlight++
+}
+
+func (l *sessionLimiter) end(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u := l.touch(id)
+	u.inFlight--
+	if u.inFlight <= 0 && !l.live(id) {
+		delete(l.use, id) // a request for an unknown or closed session
+	}
+}
+
+// live reports whether the server still holds the HTTP session id.
+func (l *sessionLimiter) live(id string) bool {
+	for ss := range l.srv.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// admit makes room for a new session: it returns whether one may be
+// created and, when the server is full, the idle session to close first.
+func (l *sessionLimiter) admit() (*mcp.ServerSession, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.opening
+	var victim *mcp.ServerSession
+	var oldest uint64
+	live := map[string]bool{}
+	for ss := range l.srv.Sessions() {
+		id := ss.ID()
+		if id == "" { // stdio or stateless: not an HTTP session of ours
+			continue
+		}
+		live[id] = true
+		u := l.use[id]
+		if u != nil && u.evicted {
+			continue // being closed by another admit
+		}
+		n++
+		if u != nil && u.inFlight > 0 {
+			continue
+		}
+		tick := uint64(0) // never used since its initialize: the first to go
+		if u != nil {
+			tick = u.tick
+		}
+		if victim == nil || tick < oldest {
+			victim, oldest = ss, tick
+		}
+	}
+	for id, u := range l.use { // forget closed sessions
+		if !live[id] && u.inFlight == 0 {
+			delete(l.use, id)
+		}
+	}
+	if n < l.max {
+		l.opening++
+		return nil, true
+	}
+	if victim == nil {
+		return nil, false
+	}
+	if u := l.use[victim.ID()]; u != nil {
+		u.evicted = true
+	} else {
+		l.use[victim.ID()] = &sessionUse{evicted: true}
+	}
+	l.opening++
+	return victim, true
+}
+
+// writeRPCError answers with a JSON-RPC error (id null) and HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	data, _ := json.Marshal(&jsonrpcErrorAnswer{Version: "2.0", Error: &jsonrpc.Error{Code: code, Message: msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+type jsonrpcErrorAnswer struct {
+	Version string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *jsonrpc.Error  `json:"error"`
+}
+
+// methodNotFound turns the SDK's answer to a request for a method it does
+// not know — HTTP 400 with a plain-text body, before the request reaches
+// the session — into the JSON-RPC error the stdio transport gives (-32601,
+// with the request's id, HTTP 200), so a client over HTTP can match it to
+// its request like any other error. Every other answer passes unchanged.
+type methodNotFound struct{ next http.Handler }
+
+func (m methodNotFound) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.Body == nil {
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	body := &teeBody{ReadCloser: r.Body}
+	r.Body = body
+	hw := &holdBadRequest{ResponseWriter: w}
+	m.next.ServeHTTP(hw, r)
+	if !hw.holding {
+		return
+	}
+	req, ok := singleCall(body.read.Bytes())
+	if ok && strings.Contains(hw.held.String(), fmt.Sprintf("%q unsupported", req.Method)) {
+		w.Header().Del("X-Content-Type-Options")
+		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: fmt.Sprintf("method not found: %q", req.Method)}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(data)
+		return
+	}
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(hw.held.Bytes())
+}
+
+// singleCall decodes body as one JSON-RPC call (no batch).
+func singleCall(body []byte) (*jsonrpc.Request, bool) {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(body))
+	if err != nil {
+		return nil, false
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	return req, ok && req.IsCall()
+}
+
+// teeBody keeps what the handler read of a request body (at most
+// MaxBodyBytes: the SDK reads no further).
+type teeBody struct {
+	io.ReadCloser
+	read bytes.Buffer
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if t.read.Len() < MaxBodyBytes {
+		t.read.Write(p[:min(n, MaxBodyBytes-t.read.Len())])
+	}
+	return n, err
+}
+
+// holdBadRequest holds back an answer that starts with HTTP 400 (a small
+// plain-text error) so that methodNotFound can replace it; every other
+// answer goes straight through, flushes included (event streams).
+type holdBadRequest struct {
+	http.ResponseWriter
+	started, holding bool
+	held             bytes.Buffer
+}
+
+func (h *holdBadRequest) WriteHeader(code int) {
+	if !h.started {
+		h.started = true
+		if code == http.StatusBadRequest {
+			h.holding = true
+			return
+		}
+	}
+	if !h.holding {
+		h.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (h *holdBadRequest) Write(p []byte) (int, error) {
+	if !h.started {
+		h.WriteHeader(http.StatusOK)
+	}
+	if h.holding {
+		return h.held.Write(p)
+	}
+	return h.ResponseWriter.Write(p)
+}
+
+func (h *holdBadRequest) Flush() {
+	if !h.holding {
+		h.started = true
+		if f, ok := h.ResponseWriter.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (h *holdBadRequest) Unwrap() http.ResponseWriter { return h.ResponseWriter }
