@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -29,7 +28,7 @@ func runCommands(e *env, args []string) error {
 	if f.has("json") {
 		return e.printJSON(list)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(e.stdout)
 	for _, c := range list {
 		fmt.Fprintf(tw, "%s\t%s\n", commandUsage(c), commandNote(c))
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
@@ -183,7 +182,7 @@ func runTools(e *env, args []string) error {
 		}
 		return e.printJSON(list)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(e.stdout)
 	for _, t := range list {
 		owner := toolOwner(t)
 		if t.Plugin == "" {

@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
@@ -76,7 +75,7 @@ var versionCmd = command{name: "version", summary: "the version of crystal-star,
 func printCommands(e *env) error {
 	fmt.Fprintln(e.stdout, "usage: crystal-star [--home DIR] [--workspace DIR] [--dev DIR]... [--color WHEN] COMMAND [ARGS]")
 	fmt.Fprintln(e.stdout, "\ncommands:")
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(e.stdout)
 	for _, c := range commands {
 		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 	}
@@ -88,7 +87,7 @@ func printCommands(e *env) error {
 // printUsage prints one command's usage, flags and example on stdout.
 func printUsage(e *env, c *command) {
 	fmt.Fprintf(e.stdout, "usage: %s\n\n%s\n", c.usageLine(), c.summary)
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(e.stdout)
 	printFlags := func(title string, flags []flagSpec) {
 		if len(flags) == 0 {
 			return

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"unicode/utf8"
 )
 
@@ -119,4 +120,22 @@ func (o *output) unsanitised() io.Writer {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.dest
+}
+
+// table lines up columns of text a plugin or a repository may have
+// written. It escapes each row before the tabwriter measures it, so a
+// column is as wide as what the terminal shows (`\x1b` is four columns),
+// not as the raw bytes were; the output stream's own pass then finds
+// nothing left to escape.
+type table struct{ *tabwriter.Writer }
+
+// newTable returns a table writing to w, with the CLI's one spacing.
+func newTable(w io.Writer) table { return table{tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)} }
+
+// Write escapes p and hands it to the tabwriter.
+func (t table) Write(p []byte) (int, error) {
+	if _, err := t.Writer.Write([]byte(safe(string(p)))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -39,7 +38,7 @@ func runTrust(e *env, args []string) error {
 		if f.has("json") {
 			return e.printJSON(grants)
 		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		tw := newTable(e.stdout)
 		for _, g := range grants {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", g.ID, g.Fingerprint, g.GrantedAt.Format("2006-01-02 15:04:05Z07:00"))
 		}
