@@ -45,7 +45,6 @@ type guardOp uint8
 const (
 	guardConcat guardOp = iota // x + G[y]
 	guardExtend                // x += G[y]
-	guardRepeat                // G[x] * G[y]
 	guardFormat                // "…" % G[x], "…".format(G[x])
 )
 
@@ -83,7 +82,7 @@ func (g *operandGuard) Get(v starlark.Value) (starlark.Value, bool, error) {
 		return v, true, nil
 	}
 	n, unit := seqSize(v)
-	if n <= 0 || (g.op != guardRepeat && uint64(n)*unit < growthFree) {
+	if n <= 0 || uint64(n)*unit < growthFree {
 		return v, true, nil
 	}
 	return &guardedOperand{g: g, v: v}, true, nil
@@ -105,22 +104,12 @@ func (w *guardedOperand) Hash() (uint32, error) { return w.v.Hash() }
 
 // Binary performs x op y, w being x (side Left) or y (Right).
 func (w *guardedOperand) Binary(op syntax.Token, other starlark.Value, side starlark.Side) (starlark.Value, error) {
-	if o, ok := other.(*guardedOperand); ok {
-		other = o.v // both operands of a `*` were wrapped
-	}
 	x, y := w.v, other
 	if side == starlark.Right {
 		x, y = other, w.v
 	}
 	inst := w.g.inst
 	switch w.g.op {
-	case guardRepeat:
-		if err := inst.checkRepeat(x, y); err != nil {
-			return nil, err
-		}
-		if err := inst.checkRepeat(y, x); err != nil {
-			return nil, err
-		}
 	case guardConcat, guardExtend:
 		if err := inst.checkConcat(x, y); err != nil {
 			return nil, err
@@ -159,7 +148,6 @@ func operandGuards(inst *instance) map[string]*operandGuard {
 	return map[string]*operandGuard{
 		concatName:  {op: guardConcat, inst: inst},
 		extendName:  {op: guardExtend, inst: inst},
-		repeatName:  {op: guardRepeat, inst: inst},
 		nestingName: {op: guardFormat, inst: inst},
 	}
 }
