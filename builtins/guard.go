@@ -16,10 +16,10 @@ import (
 // repeat allocate up to 2^30 elements (16 GiB for a list): `[0] * 1000000000`
 // would end the process with Go's unrecoverable out-of-memory error before
 // the heap watchdog could sample anything. The interpreter has no hook on
-// its `*` operator, so the compiler puts a hidden guard (operands.go) in
-// front of the operands of every `*` whose operands are not both number
-// literals, and neither a float or an int from 0 to 2. `+` is guarded the
-// same way unless an operand is a literal (`i + 1` and `"k=" + v` stay
+// its `*` operator, so the compiler turns every `*` whose operands are not
+// both numbers, and neither a float or an int from 0 to 2, into a call of a
+// hidden guard (repeatGuard). `+` is guarded by an operand index
+// (operands.go) unless an operand is a literal (`i + 1` and `"k=" + v` stay
 // direct: a literal operand grows a value by a constant, which the
 // watchdog sees in time) or certainly a number (numeric.go): doubling a string with `s = s + s` allocates
 // twice its size in one step, and forty such steps outran the watchdog's

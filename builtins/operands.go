@@ -27,9 +27,8 @@ import (
 // Why skipping small operands keeps every refusal: `x + y` with y smaller
 // than growthFree grows x by less than growthFree, as a literal operand
 // does (never guarded); doubling needs both operands large, and the
-// second is wrapped. `*` repeats a sequence by a count, so every non-empty
-// sequence operand of `*` is wrapped, whatever its size, and a number
-// never is (a count alone allocates nothing).
+// second is wrapped. `*` is not guarded here but by a call, repeatGuard
+// (guard.go), which knows the run it credits (issue 24 point 10).
 
 // growthFree is the size (bytes, or 16 per list or tuple element) under
 // which the right operand of `+` or `+=` is not checked. A skipped step
