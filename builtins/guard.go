@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"fmt"
+	"slices"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -15,10 +16,10 @@ import (
 // repeat allocate up to 2^30 elements (16 GiB for a list): `[0] * 1000000000`
 // would end the process with Go's unrecoverable out-of-memory error before
 // the heap watchdog could sample anything. The interpreter has no hook on
-// its `*` operator, so the compiler puts a hidden guard (operands.go) in
-// front of the operands of every `*` whose operands are not both number
-// literals, and neither a float or an int from 0 to 2. `+` is guarded the
-// same way unless an operand is a literal (`i + 1` and `"k=" + v` stay
+// its `*` operator, so the compiler turns every `*` whose operands are not
+// both numbers, and neither a float or an int from 0 to 2, into a call of a
+// hidden guard (repeatGuard). `+` is guarded by an operand index
+// (operands.go) unless an operand is a literal (`i + 1` and `"k=" + v` stay
 // direct: a literal operand grows a value by a constant, which the
 // watchdog sees in time) or certainly a number (numeric.go): doubling a string with `s = s + s` allocates
 // twice its size in one step, and forty such steps outran the watchdog's
@@ -90,8 +91,28 @@ func (inst *instance) checkConcat(x, y starlark.Value) error {
 	return inst.checkAlloc(nil, x.Type()+" + "+y.Type(), uint64(n)+uint64(m), unit)
 }
 
-// checkRepeat refuses seq * n when the result is larger than the budget.
-func (inst *instance) checkRepeat(seq, n starlark.Value) error {
+// repeatGuard is x * y, refused when it would repeat a string, bytes, list
+// or tuple past the run's memory budget. Unlike the operand guards of `+`
+// (operands.go) it is a call, so it knows its thread and credits what it
+// allows to the run that asked (the heap watchdog's evidence, issue 24
+// point 10); a `*` of operands certainly numbers takes no guard at all.
+func repeatGuard(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	x, y := args[0], args[1]
+	if inst, _ := th.Local(localInstance).(*instance); inst != nil {
+		st, _ := th.Local(localRun).(*runState)
+		if err := inst.checkRepeat(st, x, y); err != nil {
+			return nil, err
+		}
+		if err := inst.checkRepeat(st, y, x); err != nil {
+			return nil, err
+		}
+	}
+	return starlark.Binary(syntax.STAR, x, y)
+}
+
+// checkRepeat refuses seq * n when the result is larger than the budget;
+// st is the run asking.
+func (inst *instance) checkRepeat(st *runState, seq, n starlark.Value) error {
 	count, ok := n.(starlark.Int)
 	if !ok {
 		return nil
@@ -104,7 +125,7 @@ func (inst *instance) checkRepeat(seq, n starlark.Value) error {
 	if !ok || c == 0 {
 		return nil // negative: empty; too large: go.starlark.net refuses it
 	}
-	return inst.checkAlloc(nil, fmt.Sprintf("%s * %s", seq.Type(), count), c, uint64(length)*unit)
+	return inst.checkAlloc(st, fmt.Sprintf("%s * %s", seq.Type(), count), c, uint64(length)*unit)
 }
 
 // seqSize returns the length of a string, bytes, list or tuple and the
@@ -152,12 +173,13 @@ func (inst *instance) checkAlloc(st *runState, what string, n, unit uint64) erro
 			}
 		}
 		// The watchdog's evidence of who grows the heap: the run itself
-		// when the guard knows it, else every run of the generation (an
-		// operator has no thread).
+		// when the guard knows it, else the generation's only run in
+		// progress, else nobody (an operand guard of `+` has no thread,
+		// and crediting every run would blame one that did not allocate).
 		if st != nil {
 			st.allocated.Add(size)
 		} else {
-			watchdog.credit(inst, size)
+			watchdog.creditSole(inst, size)
 		}
 	}
 	return nil
@@ -215,8 +237,7 @@ func (g *repeatRewriter) stmt(s syntax.Stmt) {
 		if s.Op == syntax.STAR_EQ && pure(s.LHS) && !(g.num(s.LHS) && g.num(s.RHS)) {
 			// x *= y is x = x * y; the left side is evaluated twice, so
 			// only side-effect-free targets are rewritten.
-			s.RHS = &syntax.BinaryExpr{OpPos: s.OpPos, Op: syntax.STAR,
-				X: g.repeatOperand(s.OpPos, s.LHS), Y: g.repeatOperand(s.OpPos, s.RHS)}
+			s.RHS = g.repeat(s.OpPos, s.LHS, s.RHS)
 			s.Op = syntax.EQ
 		}
 		if s.Op == syntax.PLUS_EQ && !literal(s.RHS) && !g.num(s.RHS) && !g.num(s.LHS) {
@@ -255,7 +276,7 @@ func (g *repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	case *syntax.BinaryExpr:
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 		if e.Op == syntax.STAR && !(number(e.X) && number(e.Y)) && !smallFactor(e.X) && !smallFactor(e.Y) {
-			e.X, e.Y = g.repeatOperand(e.OpPos, e.X), g.repeatOperand(e.OpPos, e.Y) // G[x] * G[y]
+			return g.repeat(e.OpPos, e.X, e.Y) // R(x, y)
 		}
 		if e.Op == syntax.PLUS && !literal(e.X) && !literal(e.Y) && !g.num(e.X) && !g.num(e.Y) {
 			e.Y = g.index(e.OpPos, concatName, e.Y) // x + G[y]
@@ -323,13 +344,17 @@ func (g *repeatRewriter) expr(e syntax.Expr) syntax.Expr {
 	return e
 }
 
-// repeatOperand is e guarded as an operand of `*`: a number literal needs
-// no guard (a count alone allocates nothing).
-func (g *repeatRewriter) repeatOperand(pos syntax.Position, e syntax.Expr) syntax.Expr {
-	if number(e) || g.num(e) {
-		return e
+// repeat is x * y guarded: a call of repeatGuard, R(x, y), which knows
+// its thread (the run it credits), unless both operands are certainly
+// numbers (a count alone allocates nothing).
+func (g *repeatRewriter) repeat(pos syntax.Position, x, y syntax.Expr) syntax.Expr {
+	if (number(x) || g.num(x)) && (number(y) || g.num(y)) {
+		return &syntax.BinaryExpr{OpPos: pos, Op: syntax.STAR, X: x, Y: y}
 	}
-	return g.index(pos, repeatName, e)
+	if !slices.Contains(g.used, repeatName) {
+		g.used = append(g.used, repeatName)
+	}
+	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: aliasPrefix + repeatName}, Lparen: pos, Args: []syntax.Expr{x, y}, Rparen: pos}
 }
 
 func stringLiteral(e syntax.Expr) bool {

@@ -137,7 +137,7 @@ func TestH26_4_NumericAnalysisKeepsGuards(t *testing.T) {
 		{"def f():\n    i = 0\n    return [i + i for i in [\"a\"]]\n", 1},
 		{"def f():\n    n = 1\n    def g(m):\n        return m + n\n    return g\n", 1},
 		{"def f():\n    a, b = 1, 2\n    return a + b\n", 1},
-		{"N = 3\n\ndef f(s):\n    return s * N\n", 2},
+		{"N = 3\n\ndef f(s):\n    return s * N\n", 1},
 		{"def f():\n    n = 0\n    for i in range(9):\n        n += i\n    n = \"s\"\n    return n + n\n", 1},
 		{"def f(s):\n    k = 2 * 3\n    return s * k\n", 1},
 	} {
@@ -148,10 +148,15 @@ func TestH26_4_NumericAnalysisKeepsGuards(t *testing.T) {
 		guardRepeats(f)
 		got := 0
 		syntax.Walk(f, func(n syntax.Node) bool {
-			if ix, ok := n.(*syntax.IndexExpr); ok {
-				if id, ok := ix.X.(*syntax.Ident); ok && strings.HasPrefix(id.Name, aliasPrefix) {
-					got++
-				}
+			var fn syntax.Expr // G[y], or R(x, y) for `*`
+			switch n := n.(type) {
+			case *syntax.IndexExpr:
+				fn = n.X
+			case *syntax.CallExpr:
+				fn = n.Fn
+			}
+			if id, ok := fn.(*syntax.Ident); ok && strings.HasPrefix(id.Name, aliasPrefix) {
+				got++
 			}
 			return true
 		})

@@ -87,6 +87,8 @@ func BenchmarkH26_4_Operators(b *testing.B) {
 		{"MulAdd", "def f():\n    n = 0\n    for i in range(1000):\n        n = n + i * 3\n    return n\n"},
 		{"StringBuild", "def f():\n    out = \"\"\n    sep = \",\"\n    for i in range(500):\n        out += \"%d\" % i\n        out = out + sep\n    return len(out)\n"},
 		{"ListAppend", "def f():\n    out = []\n    acc = []\n    for i in range(1000):\n        out.append(i * i)\n        acc += [i]\n    return len(out) + len(acc)\n"},
+		// `*` of a sequence: a guard call that knows its run (issue 24 point 10).
+		{"RepeatString", "def f():\n    n = 0\n    s = \"ab\"\n    for i in range(1000):\n        n += len(s * 3)\n    return n\n"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			host, raw, hth, rth := compiledPair(b, c.src)

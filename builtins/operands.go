@@ -27,9 +27,8 @@ import (
 // Why skipping small operands keeps every refusal: `x + y` with y smaller
 // than growthFree grows x by less than growthFree, as a literal operand
 // does (never guarded); doubling needs both operands large, and the
-// second is wrapped. `*` repeats a sequence by a count, so every non-empty
-// sequence operand of `*` is wrapped, whatever its size, and a number
-// never is (a count alone allocates nothing).
+// second is wrapped. `*` is not guarded here but by a call, repeatGuard
+// (guard.go), which knows the run it credits (issue 24 point 10).
 
 // growthFree is the size (bytes, or 16 per list or tuple element) under
 // which the right operand of `+` or `+=` is not checked. A skipped step
@@ -45,7 +44,6 @@ type guardOp uint8
 const (
 	guardConcat guardOp = iota // x + G[y]
 	guardExtend                // x += G[y]
-	guardRepeat                // G[x] * G[y]
 	guardFormat                // "…" % G[x], "…".format(G[x])
 )
 
@@ -83,7 +81,7 @@ func (g *operandGuard) Get(v starlark.Value) (starlark.Value, bool, error) {
 		return v, true, nil
 	}
 	n, unit := seqSize(v)
-	if n <= 0 || (g.op != guardRepeat && uint64(n)*unit < growthFree) {
+	if n <= 0 || uint64(n)*unit < growthFree {
 		return v, true, nil
 	}
 	return &guardedOperand{g: g, v: v}, true, nil
@@ -105,22 +103,12 @@ func (w *guardedOperand) Hash() (uint32, error) { return w.v.Hash() }
 
 // Binary performs x op y, w being x (side Left) or y (Right).
 func (w *guardedOperand) Binary(op syntax.Token, other starlark.Value, side starlark.Side) (starlark.Value, error) {
-	if o, ok := other.(*guardedOperand); ok {
-		other = o.v // both operands of a `*` were wrapped
-	}
 	x, y := w.v, other
 	if side == starlark.Right {
 		x, y = other, w.v
 	}
 	inst := w.g.inst
 	switch w.g.op {
-	case guardRepeat:
-		if err := inst.checkRepeat(x, y); err != nil {
-			return nil, err
-		}
-		if err := inst.checkRepeat(y, x); err != nil {
-			return nil, err
-		}
 	case guardConcat, guardExtend:
 		if err := inst.checkConcat(x, y); err != nil {
 			return nil, err
@@ -159,7 +147,6 @@ func operandGuards(inst *instance) map[string]*operandGuard {
 	return map[string]*operandGuard{
 		concatName:  {op: guardConcat, inst: inst},
 		extendName:  {op: guardExtend, inst: inst},
-		repeatName:  {op: guardRepeat, inst: inst},
 		nestingName: {op: guardFormat, inst: inst},
 	}
 }

@@ -168,17 +168,25 @@ func (w *runWatchdog) fits(inst *instance, size uint64) (uint64, bool) {
 	return heap - min(heap, base), false
 }
 
-// credit counts size as allocated by every run of inst in progress: the
-// evidence of an allocation whose guard cannot tell which of inst's runs
-// asked (an operator has no thread). With one run of a generation in
-// progress, as is usual, it is exact.
-func (w *runWatchdog) credit(inst *instance, size uint64) {
+// creditSole counts size as allocated by the one run of inst in progress:
+// the evidence of an allocation whose guard cannot tell which of inst's
+// runs asked (an operand guard of `+` has no thread). With several runs of
+// inst in progress it credits none: evidence given to a run that did not
+// allocate could blame it (docs/isolation.md, "Whose fault it was").
+func (w *runWatchdog) creditSole(inst *instance, size uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var sole *runState
 	for _, r := range w.running {
 		if r.st.owner == inst {
-			r.st.allocated.Add(size)
+			if sole != nil {
+				return
+			}
+			sole = r.st
 		}
+	}
+	if sole != nil {
+		sole.allocated.Add(size)
 	}
 }
 

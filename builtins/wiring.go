@@ -68,7 +68,7 @@ var predeclaredTable = []struct {
 	// are not identifiers, so plugin source cannot name them (guard.go,
 	// operands.go). Each generation gets its own, bound to its memory
 	// budget (instancePredeclared).
-	{repeatName, operandGuards(nil)[repeatName]},
+	{repeatName, starlark.NewBuiltin(repeatName, repeatGuard)},
 	{nestingName, operandGuards(nil)[nestingName]},
 	{concatName, operandGuards(nil)[concatName]},
 	{extendName, operandGuards(nil)[extendName]},
