@@ -237,7 +237,7 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 		code, cause = contrib.TooManySteps, contrib.CauseStepBudget
 		reason = fmt.Sprintf("step budget of %d exhausted", inst.steps)
 		msg = fmt.Sprintf("too many steps: the run exceeded its step_budget of %d steps and was cancelled; "+
-			"raise step_budget in config.toml (or under [plugins.%q]) to allow more", inst.steps, inst.req.Plugin)
+			"raise step_budget in the home config.toml (globally or under [plugins.%q]) to allow more", inst.steps, inst.req.Plugin)
 	case errors.As(err, new(*allocError)):
 		code, reason, cause = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded", contrib.CauseMemoryLimit
 	case cancelled:

@@ -77,23 +77,36 @@ func mergeLimits(dst *Config, l *layer, workspace bool, note func(contrib.Diagno
 }
 
 // mergeStepBudget applies one layer's step_budget, global and per plugin.
-// A workspace may only lower a budget: its global step_budget lowers every
-// plugin's to at most that, and its [plugins."id"] step_budget may not
-// exceed the plugin's budget in effect.
+// A workspace may only lower a budget: its global step_budget is a cap,
+// lowering the global budget and every plugin's to at most its value
+// (effective = min(home budget, cap) per plugin), and is refused with a
+// warning only when it would lower none of them; its [plugins."id"]
+// step_budget may not exceed the plugin's budget in effect. A value that
+// is not positive is refused and changes nothing.
 func mergeStepBudget(dst *Config, l *layer, workspace bool, bad func(key, format string, args ...any)) {
 	if l.md.IsDefined("step_budget") {
 		n := l.cfg.StepBudget
+		highest := dst.Limits.StepBudget
+		for _, cur := range dst.PluginStepBudget {
+			highest = max(highest, cur)
+		}
 		switch {
 		case n <= 0:
-			bad("step_budget", "%d is not a positive number of steps; %d stays in effect", n, dst.Limits.StepBudget)
-		case workspace && uint64(n) > dst.Limits.StepBudget:
-			bad("step_budget", "a workspace config may lower the budget, not raise it; %d stays in effect", dst.Limits.StepBudget)
-		default:
+			bad("step_budget", "%d is not a positive number of steps; the value is ignored", n)
+		case !workspace:
 			dst.StepBudget, dst.Limits.StepBudget = n, uint64(n)
-			if workspace {
-				for id, cur := range dst.PluginStepBudget {
-					dst.PluginStepBudget[id] = min(cur, uint64(n))
-				}
+		case uint64(n) > highest:
+			also := ""
+			if len(dst.PluginStepBudget) > 0 {
+				also = ", and each plugin's own step_budget"
+			}
+			bad("step_budget", "a workspace config may lower the budget, not raise it; %d stays in effect%s", dst.Limits.StepBudget, also)
+		default:
+			if uint64(n) < dst.Limits.StepBudget {
+				dst.StepBudget, dst.Limits.StepBudget = n, uint64(n)
+			}
+			for id, cur := range dst.PluginStepBudget {
+				dst.PluginStepBudget[id] = min(cur, uint64(n))
 			}
 		}
 	}
@@ -106,7 +119,7 @@ func mergeStepBudget(dst *Config, l *layer, workspace bool, bad func(key, format
 		cur := dst.stepBudget(id)
 		switch {
 		case s.StepBudget <= 0:
-			bad(key, "%d is not a positive number of steps; %d stays in effect", s.StepBudget, cur)
+			bad(key, "%d is not a positive number of steps; the value is ignored", s.StepBudget)
 		case workspace && uint64(s.StepBudget) > cur:
 			bad(key, "a workspace config may lower the budget, not raise it; %d stays in effect", cur)
 		default:

@@ -42,6 +42,9 @@ func TestLimitsLayering(t *testing.T) {
 		{name: "workspace cannot raise step_budget", work: "step_budget = 300_000_000\n",
 			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000},
 			note: "step_budget: a workspace config may lower the budget, not raise it; 100000000 stays in effect [ConfigValueInvalid]"},
+		{name: "workspace step_budget not positive", home: "step_budget = 1_000_000\n", work: "step_budget = -5\n",
+			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 1_000_000},
+			note: "step_budget: -5 is not a positive number of steps; the value is ignored [ConfigValueInvalid]"},
 		{name: "zero duration", home: "callback_timeout = \"0s\"\n",
 			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000}, note: `callback_timeout: "0s" is not a positive duration such as "30s" or "2m"; 30s stays in effect`},
 	} {
@@ -118,5 +121,43 @@ func TestH26_7_PluginStepBudgetLayering(t *testing.T) {
 	all := strings.Join(notes, "\n")
 	if !strings.Contains(all, `plugins."acme.mid".step_budget: a workspace config may lower the budget, not raise it; 500 stays in effect [ConfigValueInvalid]`) {
 		t.Errorf("notes %q: want the refused raise of acme.mid", all)
+	}
+}
+
+// Issue 26 point 7: a workspace step_budget between the home global budget
+// and a plugin's own home budget is a cap, not a raise: the plugin runs
+// under the cap, the others keep the home global budget, and nothing is
+// warned.
+func TestH26_7_WorkspaceCapBelowPluginBudget(t *testing.T) {
+	dir := t.TempDir()
+	for path, data := range map[string]string{
+		filepath.Join(dir, "home", "config.toml"):             "step_budget = 1_000_000\n\n[plugins.\"acme.loop\"]\nstep_budget = 5_000_000\n",
+		filepath.Join(dir, "work", ".crystal", "config.toml"): "step_budget = 2_000_000\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var notes []string
+	var mu sync.Mutex
+	h, err := starhost.New(starhost.Options{Home: filepath.Join(dir, "home"), Workspace: filepath.Join(dir, "work"),
+		Notes: func(n starhost.Note) { mu.Lock(); notes = append(notes, n.String()); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h.Config()
+	if got := c.PluginStepBudget["acme.loop"]; got != 2_000_000 {
+		t.Errorf("acme.loop: step budget %d, want 2000000", got)
+	}
+	if c.Limits.StepBudget != 1_000_000 {
+		t.Errorf("global step budget %d, want 1000000", c.Limits.StepBudget)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notes) != 0 {
+		t.Errorf("unexpected notes: %q", notes)
 	}
 }
