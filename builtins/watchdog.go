@@ -111,6 +111,7 @@ func (w *runWatchdog) loop() {
 			clear(batch) // hold no finished run: it keeps its generation alive
 			batch = w.snapshot(batch[:0], sampleValue(samples[1]))
 			if len(batch) == 0 {
+				clear(seen) // hold no finished run: its owner pins its generation
 				break
 			}
 			cancelLate(batch, time.Now())
