@@ -52,6 +52,11 @@ type RegistryOptions struct {
 	// is not): a call naming a tool of its revoked generation answers
 	// tool_unavailable with that reason instead of unknown_tool.
 	Unavailable func(plugin string) string
+	// Settle, when set, runs after a plugin tool's call failed with
+	// CauseWorkerFailed, before the call returns: the host records the
+	// faults of every plugin the dead worker served first, so the caller
+	// sees them faulted (docs/isolation.md).
+	Settle func()
 }
 
 // Registry is the one registry of published contributions. Publishing or

@@ -123,6 +123,9 @@ func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any
 		}
 		ran, interrupted := gate.Call(ctx, func(ctx context.Context) { res = checkOutput(tool, guard(ctx, tool.Run, value)) })
 		if ran {
+			if res.Err != nil && res.Err.Cause == CauseWorkerFailed && s.reg.opts.Settle != nil {
+				s.reg.opts.Settle()
+			}
 			return settle(ctx, res, interrupted)
 		}
 	}

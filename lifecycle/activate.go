@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 	"weak"
 
@@ -71,7 +72,7 @@ func (m *Manager) requestFor(p *plugin, c *Candidate, b *Bundle, gen string) con
 		Bundle: b, Entry: mf.Entry, SourceRoot: c.Display, Directory: filepath.Base(c.Dir),
 		Capabilities: mf.Capabilities, Exports: mf.Exports,
 		Providers: m.providerExports(p), Rules: m.opts.Rules, Services: m.opts.Services,
-		Fault: func(d contrib.Diagnostic) { go m.fault(p, gen, d) },
+		Fault: func(d contrib.Diagnostic) { m.faultLater(p, gen, d) },
 	}
 }
 
@@ -251,6 +252,47 @@ func (m *Manager) fault(p *plugin, gen string, d contrib.Diagnostic) {
 	}
 	m.deactivate(p)
 	m.fail(p, d)
+}
+
+// faultLater records a fault reported by a generation's own machinery
+// (a dead worker reports every plugin it served before the failing call
+// returns) without blocking the reporter: the fault waits for m.op and
+// for the generation's calls to drain. SettleFaults waits for it.
+func (m *Manager) faultLater(p *plugin, gen string, d contrib.Diagnostic) {
+	m.mu.Lock()
+	m.faulting++
+	m.mu.Unlock()
+	go func() {
+		defer func() {
+			m.mu.Lock()
+			m.faulting--
+			if m.faulting == 0 {
+				m.settledCond().Broadcast()
+			}
+			m.mu.Unlock()
+		}()
+		m.fault(p, gen, d)
+	}()
+}
+
+// SettleFaults returns once every fault reported so far is recorded: after
+// a call failed because its worker died (CauseWorkerFailed), the plugins
+// that worker served are faulted, their notes sent, before the caller
+// looks (issue 26, point 2). It must not be called under an operation.
+func (m *Manager) SettleFaults() {
+	m.mu.Lock()
+	for m.faulting > 0 {
+		m.settledCond().Wait()
+	}
+	m.mu.Unlock()
+}
+
+// settledCond is the condition SettleFaults waits on. m.mu is held.
+func (m *Manager) settledCond() *sync.Cond {
+	if m.settled == nil {
+		m.settled = sync.NewCond(&m.mu)
+	}
+	return m.settled
 }
 
 // cancelGrace is how long cancelled work has to stop before its teardown

@@ -85,7 +85,11 @@ type Manager struct {
 	byID    map[string]*plugin // the active-eligible plugin of each id (find)
 	retired []*retiredGen
 	pending sync.WaitGroup // teardowns past the cleanup timeout
-	overdue []string       // generations that missed the cleanup timeout (Overdue)
+	// faulting counts the faults reported and not yet recorded
+	// (SettleFaults); settled is broadcast when it drops to zero.
+	faulting int
+	settled  *sync.Cond
+	overdue  []string // generations that missed the cleanup timeout (Overdue)
 
 	// Reclaim bookkeeping (reclaim.go).
 	retiredPruned int           // len(retired) after the last prune

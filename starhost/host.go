@@ -271,7 +271,7 @@ func (h *Host) activator() contrib.Activator {
 func (h *Host) build() {
 	h.reloadConfig()
 	h.registry = contrib.NewRegistry(contrib.RegistryOptions{External: externalTools(h.opts.External), Skill: h.skillTool(), Notes: h.note,
-		Defaults: h.pointDefaults(), Unavailable: h.faultedWhy})
+		Defaults: h.pointDefaults(), Unavailable: h.faultedWhy, Settle: h.settleFaults})
 	h.registry.Subscribe(h.points.invalidate) // first: captured state goes before embedders rebuild (DC12)
 	h.registry.Subscribe(h.pointsChanged)
 	h.board.Subscribe(h.statusChanged)
@@ -293,6 +293,14 @@ func (h *Host) build() {
 		BeforeAttach:   func() { h.attached.Store(true) },
 		Attached:       h.attachedForSession,
 	})
+}
+
+// settleFaults waits until the faults of a dead worker's plugins are
+// recorded (contrib.RegistryOptions.Settle).
+func (h *Host) settleFaults() {
+	if h.manager != nil {
+		h.manager.SettleFaults()
+	}
 }
 
 // roots lists the plugin roots by priority: project, dev, home, built-in.

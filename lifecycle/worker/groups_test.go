@@ -98,7 +98,7 @@ func TestH26_2_GroupFaultNamesEveryPlugin(t *testing.T) {
 	// acme.a and acme.c share a worker; acme.b has the other.
 	res := call(insts[0], "exit")
 	if res.Err == nil || !strings.Contains(res.Err.Message, "panic: fake crash") ||
-		!strings.Contains(res.Err.Message, "the worker served the isolation group acme.a, acme.c: all 2 went down with it") {
+		!strings.Contains(res.Err.Message, "; it served the isolation group acme.a, acme.c: all 2 went down with it") {
 		t.Fatalf("the call in flight = %+v, want the cause naming the group", res)
 	}
 	var got []string
@@ -220,3 +220,15 @@ func TestH26_3_ClampSaidOnce(t *testing.T) {
 }
 
 func timeAfterMs(ms int) <-chan time.Time { return time.After(time.Duration(ms) * time.Millisecond) }
+
+// A call in flight when a memory kill took its isolation group down reads
+// the limit and the group once, in one set of parentheses.
+func TestH26_2_GroupCallMessageReadsOnce(t *testing.T) {
+	group := "; it served the isolation group acme.bomb, acme.p01: all 2 went down with it"
+	f := &Failure{Code: contrib.ResourceExhausted, Message: "memory_limit 64MiB exceeded: the worker was killed" + group, group: group}
+	got := (&process{}).blame(f, "tool boom2", context.Background())
+	want := "tool boom2: the worker running this call was killed (memory_limit 64MiB exceeded; it served the isolation group acme.bomb, acme.p01: all 2 went down with it)"
+	if got.Message != want || got.Cause != contrib.CauseWorkerFailed {
+		t.Fatalf("blame = %q (%s), want %q (worker_failed)", got.Message, got.Cause, want)
+	}
+}

@@ -29,6 +29,7 @@ type Failure struct {
 	// Cause is the contrib.Cause* of a tool call that failed with it.
 	Cause string
 	by    context.Context // the call whose own deadline killed the worker
+	group string          // the isolation group's suffix of Message ("; it served …")
 }
 
 func (f *Failure) Error() string { return f.Message }
@@ -237,8 +238,8 @@ func (p *process) run() {
 	if ids := p.plugins(); len(ids) > 1 && !p.closing {
 		// An isolation group: every plugin it ran went down with it, and
 		// each one's fault says which (docs/isolation.md).
-		f = &Failure{Code: f.Code, Message: fmt.Sprintf("%s (the worker served the isolation group %s: all %d went down with it)",
-			f.Message, strings.Join(ids, ", "), len(ids))}
+		group := fmt.Sprintf("; it served the isolation group %s: all %d went down with it", strings.Join(ids, ", "), len(ids))
+		f = &Failure{Code: f.Code, Message: f.Message + group, by: f.by, group: group}
 		p.cause = f
 	}
 	closing := p.closing
@@ -376,12 +377,15 @@ func (p *process) blame(f *Failure, what string, cctx context.Context) *Failure 
 	if f.by != nil && f.by == cctx {
 		return &Failure{Code: f.Code, Message: f.Message, Cause: contrib.CauseCallbackTimeout}
 	}
-	msg := f.Message
+	msg := strings.TrimSuffix(f.Message, f.group)
 	switch {
 	case f.Code == contrib.ResourceExhausted || f.Code == contrib.CallbackTimeout:
-		msg = what + ": the worker running this call was killed (" + strings.TrimSuffix(msg, ": the worker was killed") + ")"
+		// One set of parentheses: the limit, then the group it took down.
+		msg = what + ": the worker running this call was killed (" + strings.TrimSuffix(msg, ": the worker was killed") + f.group + ")"
 	case !strings.HasPrefix(msg, what+": "):
-		msg = what + ": " + msg
+		msg = what + ": " + msg + f.group
+	default:
+		msg += f.group
 	}
 	return &Failure{Code: f.Code, Message: msg, Cause: contrib.CauseWorkerFailed}
 }
