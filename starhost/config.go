@@ -75,7 +75,7 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 			continue
 		}
 		if err != nil {
-			note(contrib.Diag(contrib.ConfigUnreadable, "", contrib.Pos{File: path}, "config %s is unreadable and is ignored: %v", path, err))
+			note(contrib.Diag(contrib.ConfigUnreadable, "", contrib.Pos{File: path}, "config %s is unreadable: %v; a host does not start while it is, and a running host ignores it", path, err))
 			continue
 		}
 		for _, k := range l.md.Undecoded() {
