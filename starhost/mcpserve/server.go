@@ -176,12 +176,14 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // returns within 5 s.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	lw := &lockedWriter{w: w}
-	ss, err := s.srv.Connect(ctx, drainTransport{&mcp.IOTransport{Reader: guardLines(r, lw), Writer: lw,
+	conn := make(chan *drainConn, 1)
+	ss, err := s.srv.Connect(ctx, drainTransport{Transport: &mcp.IOTransport{Reader: guardLines(r, lw), Writer: lw,
 		// guardLines bounds a line; the SDK's limit counts read-ahead too.
-		MaxLineLength: 2 * MaxLineBytes}}, nil)
+		MaxLineLength: 2 * MaxLineBytes}, conn: conn}, nil)
 	if err != nil {
 		return err
 	}
+	dc := <-conn
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
 	select {
@@ -191,6 +193,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	}
 	start := time.Now()
 	s.flight.end(func(x *mcp.ServerSession) bool { return x == ss }, start.Add(finishGrace), start.Add(shutdownGrace))
+	dc.answered(start.Add(shutdownGrace)) // a returned handler's answer may not be written yet
 	go ss.Close() // waits for the answers being written, then closes
 	select {
 	case <-ended:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,15 +18,45 @@ import (
 // answers a request reusing the id of one in flight and requests sent
 // before initialize with a proper JSON-RPC error, and leaves a request the
 // client cancelled unanswered (the SDK answers it).
-type drainTransport struct{ mcp.Transport }
+type drainTransport struct {
+	mcp.Transport
+	// conn, when set, receives the connection made, so a shutdown can
+	// wait for its answers to be written (answered).
+	conn chan<- *drainConn
+}
 
 func (t drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &drainConn{Connection: c, pending: map[jsonrpc.ID]bool{}, outgoing: map[jsonrpc.ID]bool{},
-		cancelled: map[jsonrpc.ID]bool{}, wake: make(chan struct{}), closed: make(chan struct{})}, nil
+	dc := &drainConn{Connection: c, pending: map[jsonrpc.ID]bool{}, outgoing: map[jsonrpc.ID]bool{},
+		cancelled: map[jsonrpc.ID]bool{}, wake: make(chan struct{}), closed: make(chan struct{})}
+	if t.conn != nil {
+		t.conn <- dc
+	}
+	return dc, nil
+}
+
+// answered waits until every request read was answered (its answer
+// written, or dropped as cancelled), or the deadline: a handler that
+// returned has not necessarily had its answer written yet.
+func (c *drainConn) answered(deadline time.Time) {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		n, wake := len(c.pending), c.wake
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return
+		}
+	}
 }
 
 type drainConn struct {
