@@ -194,7 +194,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	start := time.Now()
 	s.flight.end(func(x *mcp.ServerSession) bool { return x == ss }, start.Add(finishGrace), start.Add(shutdownGrace))
 	dc.answered(start.Add(shutdownGrace)) // a returned handler's answer may not be written yet
-	go ss.Close() // waits for the answers being written, then closes
+	go ss.Close()                         // waits for the answers being written, then closes
 	select {
 	case <-ended:
 	case <-time.After(time.Until(start.Add(shutdownGrace))):
