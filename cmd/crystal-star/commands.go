@@ -59,7 +59,7 @@ func runPlugins(e *env, args []string) error {
 			e.printDiag(e.stdout, "  ", d)
 			for _, line := range strings.Split(strings.TrimSpace(d.Detail), "\n") {
 				if line != "" {
-					fmt.Fprintf(e.stdout, "    %s\n", safe(line))
+					fmt.Fprintf(e.stdout, "    %s\n", line)
 				}
 			}
 		}
@@ -81,10 +81,10 @@ func byPosition(ds []starhost.Note) []starhost.Note {
 // and its blockers, one indented line each.
 func printReasons(w io.Writer, p starhost.PluginInfo) {
 	if r := p.StopReason; r != nil {
-		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", safe(r.Message), r.Code, safe(remedy(p.ID, r.Action, r.Remedy)))
+		fmt.Fprintf(w, "  stopped: %s [%s]; %s\n", r.Message, r.Code, remedy(p.ID, r.Action, r.Remedy))
 	}
 	for _, b := range p.Blockers {
-		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", safe(b.Message), b.Code, safe(remedy(p.ID, b.Action, b.Remedy)))
+		fmt.Fprintf(w, "  blocked: %s [%s]; %s\n", b.Message, b.Code, remedy(p.ID, b.Action, b.Remedy))
 	}
 }
 
@@ -188,7 +188,7 @@ func runTools(e *env, args []string) error {
 		if t.Plugin == "" {
 			owner = "(" + owner + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, safe(t.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, owner, t.Catalogs, t.Description)
 	}
 	return tw.Flush()
 }
@@ -230,10 +230,10 @@ func runCall(e *env, args []string) error {
 	} else if res.OK() {
 		if len(res.Parts) > 0 {
 			for _, line := range partLines(res.Parts) {
-				fmt.Fprintln(e.stdout, safe(line))
+				fmt.Fprintln(e.stdout, line)
 			}
 		} else {
-			fmt.Fprintln(e.stdout, safe(starhost.ResultText(res)))
+			fmt.Fprintln(e.stdout, starhost.ResultText(res))
 		}
 	} else {
 		hint := ""
@@ -244,7 +244,7 @@ func runCall(e *env, args []string) error {
 			}
 			hint = didYouMean(f.args[0], names, "")
 		}
-		fmt.Fprintf(e.stderr, "%s%s\n", safe(starhost.ResultText(res)), hint)
+		fmt.Fprintf(e.stderr, "%s%s\n", starhost.ResultText(res), hint)
 	}
 	if !res.OK() {
 		return &exitError{code: 1}
@@ -285,7 +285,7 @@ func runExpand(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "%s produced no input: every command passed\n", name)
 		return &exitError{code: 1}
 	}
-	fmt.Fprintln(e.stdout, safe(text))
+	fmt.Fprintln(e.stdout, text)
 	return nil
 }
 
@@ -312,7 +312,7 @@ func runRender(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, safe(h.Bind(e.ctx, f.args[0], site)))
+	fmt.Fprintln(e.stdout, h.Bind(e.ctx, f.args[0], site))
 	return nil
 }
 

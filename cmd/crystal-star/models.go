@@ -24,7 +24,7 @@ func (e *env) modelCall(m starhost.ModelCall) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if m.Err != "" {
-		fmt.Fprintf(e.stderr, "model call: %s %s %s/%s failed in %s: %s\n", m.Plugin, m.Role, m.Provider, m.Model, round(m.Elapsed), safe(m.Err))
+		fmt.Fprintf(e.stderr, "model call: %s %s %s/%s failed in %s: %s\n", m.Plugin, m.Role, m.Provider, m.Model, round(m.Elapsed), m.Err)
 		return
 	}
 	fmt.Fprintf(e.stderr, "model call: %s %s %s/%s in %s (%d in, %d out)\n", m.Plugin, m.Role, m.Provider, m.Model, round(m.Elapsed), m.InputTokens, m.OutputTokens)
