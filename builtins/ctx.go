@@ -45,8 +45,10 @@ type ctxField struct {
 
 func (inst *instance) newCtx(ctx context.Context, kind ctxKind) *callCtx {
 	c := &callCtx{inst: inst, kind: kind, ctx: ctx}
-	if inst.req.Services != nil {
-		c.facts = inst.req.Services.Facts()
+	if sc := contrib.SessionFrom(ctx); sc != nil {
+		c.facts = sc.Facts() // the session this call serves
+	} else if inst.req.Services != nil {
+		c.facts = inst.req.Services.Facts() // no session served: the host-wide facts
 	}
 	return c
 }

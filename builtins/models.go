@@ -36,9 +36,36 @@ func modelsCtx(c *callCtx) starlark.Value {
 	if src == nil {
 		return nil
 	}
-	cache := featureState(c.inst, "models", func() *modelCache { return &modelCache{clients: map[contrib.ModelRole]*clientValue{}} })
-	return &modelsValue{c: c, src: src, cache: cache}
+	mk := func() *modelCache { return &modelCache{clients: map[contrib.ModelRole]*clientValue{}} }
+	if sc := contrib.SessionFrom(c.ctx); sc != nil {
+		// A session's clients are the session's: another session may use
+		// another model. Its epochs say when they are discarded.
+		if epochs, ok := sc.(ModelEpochs); ok {
+			src = scopedModels{ModelSource: src, epochs: epochs}
+		}
+		key := modelsKey{c.inst.req.Plugin, c.inst.req.Generation}
+		cache := sc.Locals().Get(key, func() any { return mk() }).(*modelCache)
+		return &modelsValue{c: c, src: src, cache: cache}
+	}
+	return &modelsValue{c: c, src: src, cache: featureState(c.inst, "models", mk)}
 }
+
+// ModelEpochs is implemented by a contrib.SessionScope whose session has model
+// clients of its own: the epochs of its session and review clients.
+type ModelEpochs interface {
+	ModelEpoch(role contrib.ModelRole) uint64
+}
+
+// scopedModels is the host's model source with a session's epochs.
+type scopedModels struct {
+	ModelSource
+	epochs ModelEpochs
+}
+
+func (s scopedModels) ModelEpoch(role contrib.ModelRole) uint64 { return s.epochs.ModelEpoch(role) }
+
+// modelsKey keys a generation's client cache in a session's locals.
+type modelsKey struct{ plugin, generation string }
 
 // noteModelAccess is CC24: the host names each plugin that can call the
 // models, once per generation, when it loads.

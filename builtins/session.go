@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"go.starlark.net/starlark"
+
+	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // ModelFacts are the facts of one model as plugins see them (CC21). They are
@@ -52,7 +54,12 @@ func sessionCtx(c *callCtx) starlark.Value { return &sessionView{src: c.sessionS
 
 func reviewCtx(c *callCtx) starlark.Value { return &reviewView{src: c.sessionSource()} }
 
+// sessionSource is the session the call serves when its scope publishes
+// the views, else the host's.
 func (c *callCtx) sessionSource() SessionSource {
+	if src, ok := contrib.SessionFrom(c.ctx).(SessionSource); ok {
+		return src
+	}
 	src, _ := c.inst.req.Services.(SessionSource)
 	return src
 }

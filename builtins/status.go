@@ -20,6 +20,38 @@ type StatusSink interface {
 	Retire()
 }
 
+// ScopedSink is implemented by a StatusSink that keeps a session's values
+// apart (statusline.Sink): a value set while a callback serves a session
+// goes to that session's overlay instead of the host-wide line.
+type ScopedSink interface {
+	SetIn(o StatusOverlay, name, text string)
+	ClearIn(o StatusOverlay, name string)
+}
+
+// StatusOverlay is a session's own status values (statusline.Overlay); a
+// contrib.SessionScope that has one implements StatusScope.
+type StatusOverlay = any
+
+// StatusScope is implemented by a contrib.SessionScope with status values of its
+// own.
+type StatusScope interface {
+	StatusOverlay() StatusOverlay
+}
+
+// overlayOf returns the overlay of the session th serves, when sink keeps
+// sessions apart; nil means host-wide.
+func overlayOf(th *starlark.Thread, sink StatusSink) (ScopedSink, StatusOverlay) {
+	ss, ok := sink.(ScopedSink)
+	if !ok {
+		return nil, nil
+	}
+	sc, ok := contrib.SessionFrom(threadContext(th)).(StatusScope)
+	if !ok {
+		return nil, nil
+	}
+	return ss, sc.StatusOverlay()
+}
+
 // StatusSource is implemented by Services that keep a status line. It
 // returns the sink of one generation, or nil when none of the plugin's
 // fields was accepted (then attach_status is not called, CC17).
@@ -64,18 +96,26 @@ func retireStatus(inst *instance) {
 // statusValue is the status object: set(name, text) and clear(name).
 func statusValue(sink StatusSink) starlark.Value {
 	return record("status", starlark.StringDict{
-		"set": starlark.NewBuiltin("status.set", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"set": starlark.NewBuiltin("status.set", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name, text string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &name, &text); err != nil {
 				return nil, err
 			}
+			if ss, o := overlayOf(th, sink); o != nil {
+				ss.SetIn(o, name, text) // serving a session: that session's line
+				return starlark.None, nil
+			}
 			sink.Set(name, text)
 			return starlark.None, nil
 		}),
-		"clear": starlark.NewBuiltin("status.clear", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"clear": starlark.NewBuiltin("status.clear", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
 				return nil, err
+			}
+			if ss, o := overlayOf(th, sink); o != nil {
+				ss.ClearIn(o, name)
+				return starlark.None, nil
 			}
 			sink.Clear(name)
 			return starlark.None, nil

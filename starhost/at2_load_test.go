@@ -40,7 +40,7 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range calls {
-				res := h.Dispatch(context.Background(), "thread-1", call, nil)
+				res := h.Session().Thread("thread-1").Dispatch(context.Background(), call, nil)
 				if !res.Result.OK() {
 					failures <- string(res.Result.Error.Code) + ": " + res.Result.Error.Message
 				}
@@ -65,7 +65,7 @@ func TestAT2_ReloadUnderLoadLosesNoCall(t *testing.T) {
 	if n > 0 {
 		t.Errorf("%d of %d calls failed during %d reloads; first: %s", n, workers*calls, reloads, first)
 	}
-	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+	res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 	if res.Text != "v50:X" {
 		t.Errorf("after %d reloads: %+v, want v50:X", reloads, res)
 	}
@@ -132,7 +132,7 @@ func TestAT3_FailedReloadKeepsServing(t *testing.T) {
 	} {
 		testkit.WriteTree(t, dir, map[string]string{"plugin.star": c.src})
 		h.Reload(context.Background(), dir)
-		res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+		res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 		if res.Text != "v1:X" {
 			t.Errorf("%s: echo answered %+v, want g1 still serving", c.name, res)
 		}
@@ -167,7 +167,7 @@ func TestAT2_ModifiedInstalledPluginStopsOnReload(t *testing.T) {
 	if p := pluginState(t, h, "acme.sample"); p.State != starhost.StateActive {
 		t.Fatalf("granted plugin: %s %v", p.State, p.Blockers)
 	}
-	snap := h.Tools(context.Background(), "", starhost.Work)
+	snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
 	testkit.WriteTree(t, dir, map[string]string{"lib/a.star": "x = \"tampered\"\n"})
 	h.Reload(context.Background(), dir)
 	p := pluginState(t, h, "acme.sample")

@@ -210,7 +210,7 @@ func (p pair) run(b *testing.B) {
 // Starlark, JSON out) with starlark.Call of the same function, from the same
 // source, on a prebuilt args dict and a reused thread (ctx is None).
 func invokePair(b *testing.B, h *starhost.Host, files map[string][]byte, tool, fn string, args map[string]any) pair {
-	snap := h.Tools(context.Background(), "", starhost.Work)
+	snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
 	raw, err := json.Marshal(args)
 	if err != nil {
 		b.Fatal(err)
@@ -262,7 +262,7 @@ func BenchmarkInvoke(b *testing.B) {
 func BenchmarkInvokeSteps(b *testing.B) {
 	h := startHost(b, reviewDir)
 	var params json.RawMessage
-	for _, t := range h.Tools(context.Background(), "", starhost.Work).List() {
+	for _, t := range h.Session().Thread("").Tools(context.Background(), starhost.Work).List() {
 		if t.Name == "review_summary" {
 			params = t.Parameters
 		}
@@ -414,7 +414,7 @@ func BenchmarkStart100(b *testing.B) {
 		testkit.Plugin{ID: fmt.Sprintf("bench.p%03d", i), Source: generatedSource(i)}.Write(b, filepath.Join(root, fmt.Sprintf("p%03d", i)))
 	}
 	h := startHost(b, root)
-	if got := h.Tools(context.Background(), "", starhost.Work).Len(); got != n+1 { // and skill
+	if got := h.Session().Thread("").Tools(context.Background(), starhost.Work).Len(); got != n+1 { // and skill
 		b.Fatalf("%d tools, want %d", got, n+1)
 	}
 	h.Close(context.Background())

@@ -28,19 +28,13 @@ func ParseSite(s string) (Site, error) {
 	return Site(site), err
 }
 
-// Bind replaces each {{name}} token in template (CC12, CC13). Host-owned
-// names come from the current facts; plugin placeholders are resolved on
-// every call, never cached. A result is inserted verbatim: tokens inside it
-// are not expanded again. A failing resolve, or one that returns nothing,
-// leaves the original token in place and records an English note. Unknown
-// tokens stay as they are. Once ctx has ended no plugin code runs: plugin
-// tokens stay in place (host-owned names are still bound).
-func (h *Host) Bind(ctx context.Context, template string, site Site) string {
+// bind is Session.Bind's work.
+func (h *Host) bind(ctx context.Context, template string, site Site) string {
 	if !strings.Contains(template, "{{") {
 		return template
 	}
 	view := h.registry.View()
-	facts := h.Session().Facts()
+	facts := h.factsOf(ctx)
 	var b strings.Builder
 	rest := template
 	for {

@@ -38,16 +38,8 @@ type Classified struct {
 	Plugin string
 }
 
-// Classify assigns risk and permission to one call of tool (CC10). The
-// host's built-in classification (Options.Classifications) answers first;
-// only when it misses are plugin classifiers asked, in catalog load order,
-// the first non-None answer winning. A built-in tool name
-// (Options.BuiltinTools) is never sent to a classifier, so plugins cannot
-// reclassify read, bash or any other built-in tool. A failing classifier
-// is a note and the next one is asked. args is the call's JSON arguments
-// ("" or null for none); the error, wrapping ErrInvalidArguments, is only
-// for args that are not JSON.
-func (h *Host) Classify(ctx context.Context, tool string, args json.RawMessage) (Classified, error) {
+// classify is Session.Classify's work.
+func (h *Host) classify(ctx context.Context, tool string, args json.RawMessage) (Classified, error) {
 	args = contrib.Arguments(args)
 	if !json.Valid(args) {
 		err := json.Unmarshal(args, new(any)) // says what is wrong, and where

@@ -31,7 +31,7 @@ func TestCC18_ManualClockRunsTimersWithoutSleeping(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(ctx)
-	if res := h.Tools(context.Background(), "", starhost.Work).Invoke(ctx, "queue_add", json.RawMessage(`{"item":"a"}`)); !res.OK() {
+	if res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(ctx, "queue_add", json.RawMessage(`{"item":"a"}`)); !res.OK() {
 		t.Fatal(res.Error)
 	}
 	if got := clock.Advance(999 * time.Millisecond); got != 0 {
@@ -40,7 +40,7 @@ func TestCC18_ManualClockRunsTimersWithoutSleeping(t *testing.T) {
 	if got := clock.Advance(2001 * time.Millisecond); got != 3 {
 		t.Fatalf("Advance to 3s ran %d ticks, want 3", got)
 	}
-	if line := h.StatusLine(); line != "oldest waited 3 ticks" {
+	if line := h.Session().StatusLine(); line != "oldest waited 3 ticks" {
 		t.Fatalf("status line %q, want the third tick's text", line)
 	}
 	h.Close(ctx)

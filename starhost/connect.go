@@ -18,7 +18,7 @@ import (
 // host; calls are not reported to Options.ModelCalls, which is for plugins'
 // calls. A fresh client reflects the current selection: build one per turn.
 func (s *Session) Client(ctx context.Context, role ModelRole) (ModelClient, error) {
-	c, err := s.h.modelClient(ctx, "", role)
+	c, err := s.h.modelClient(s.bind(ctx), "", role)
 	if err != nil {
 		return nil, err
 	}
@@ -37,14 +37,14 @@ func (s *Session) Connect(ctx context.Context) error {
 	h := s.h
 	var errs []error
 	roles := []ModelRole{RoleSession}
-	if r := h.models.review.Load(); r != nil && r.Independent {
+	if r := s.review.Load(); r != nil && r.Independent {
 		roles = append(roles, RoleReview)
 	}
-	if h.models.session.Load() == nil {
+	if s.model.Load() == nil {
 		return nil
 	}
 	for _, role := range roles {
-		f, err := h.roleFacts(role)
+		f, err := s.roleFacts(role)
 		if err == nil {
 			if h.opts.Models != nil {
 				_, err = h.opts.Models.NewClient(ctx, ClientSpec{Role: role, Facts: f})
@@ -67,9 +67,10 @@ func (s *Session) Connect(ctx context.Context) error {
 
 // reconnect connects again once the host has started (before that,
 // plugins' factories are not loaded yet).
-func (h *Host) reconnect(ctx context.Context) {
+func (s *Session) reconnect(ctx context.Context) {
+	h := s.h
 	if h.models.started.Load() && !h.models.closing.Load() {
-		_ = h.Session().Connect(ctx)
+		_ = s.Connect(ctx)
 	}
 }
 
@@ -80,7 +81,7 @@ func (h *Host) startModels() { h.startSession() }
 func (h *Host) finishModels(ctx context.Context) {
 	h.models.started.Store(true)
 	h.rememberFactories()
-	_ = h.Session().Connect(ctx)
+	_ = h.base.Connect(ctx)
 }
 
 // modelsEvent rebuilds the session and review clients when the plugin that
@@ -96,9 +97,11 @@ func (h *Host) modelsEvent(e Event) {
 		return
 	}
 	if h.rememberFactories() {
-		h.models.sessionEpoch.Add(1)
-		h.models.reviewEpoch.Add(1)
-		_ = h.Session().Connect(context.Background())
+		h.eachSession(func(s *Session) {
+			s.sessionEpoch.Add(1)
+			s.reviewEpoch.Add(1)
+		})
+		_ = h.base.Connect(context.Background()) // the host's defaults; a session connects on its own
 	}
 }
 
@@ -107,8 +110,13 @@ func (h *Host) modelsEvent(e Event) {
 func (h *Host) rememberFactories() bool {
 	owners := map[string]string{}
 	view := h.registry.View()
-	for _, f := range []*ModelFacts{h.models.session.Load(), reviewModel(h.models.review.Load())} {
+	var used []*ModelFacts
+	h.eachSession(func(s *Session) { used = append(used, s.model.Load(), reviewModel(s.review.Load())) })
+	for _, f := range used {
 		if f == nil || contrib.IsReservedProtocol(f.Protocol) || f.Protocol == "" {
+			continue
+		}
+		if _, seen := owners[f.Protocol]; seen {
 			continue
 		}
 		_, owner, _ := view.ClientFactoryFor(f.Protocol)

@@ -1,6 +1,8 @@
 package starhost
 
 import (
+	"context"
+
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
@@ -38,30 +40,13 @@ const (
 	PartResource PartType = "resource"
 )
 
-// ForModel adapts a tool result to the session model before it goes into a
-// model request (MC1): a model that takes no image input gets no image
-// parts, one without declared audio input no audio parts; the text parts
-// and resources stay. What was dropped is reported in one note (nil when
-// nothing was). Dispatch applies it; an embedder calling
-// ToolSnapshot.Invoke directly calls it before building the request.
-func (h *Host) ForModel(res ToolResult, tool string) (ToolResult, *Note) {
-	if len(res.Parts) == 0 {
-		return res, nil
-	}
-	out, note := h.forModel(toResult(res), tool)
-	if note == nil {
-		return res, nil
-	}
-	return fromResult(out), note
-}
-
 // forModel is ForModel on the registry's result.
-func (h *Host) forModel(res contrib.Result, tool string) (contrib.Result, *Note) {
+func (h *Host) forModel(ctx context.Context, res contrib.Result, tool string) (contrib.Result, *Note) {
 	if len(res.Parts) == 0 {
 		return res, nil
 	}
 	var drop []contrib.PartType
-	s := h.Session().Model()
+	s := h.sessionOf(ctx).Model()
 	if s == nil || !s.ImageInput {
 		drop = append(drop, contrib.PartImage)
 	}

@@ -65,9 +65,6 @@ func externalTools(tools []ExternalTool) []contrib.ExternalTool {
 	return out
 }
 
-// snapshot wraps a registry snapshot for the embedder.
-func snapshot(s *contrib.ToolSnapshot) *ToolSnapshot { return &ToolSnapshot{snap: s} }
-
 // partOf is a registry content part as the embedder sees it.
 func partOf(p contrib.Part) ContentPart {
 	return ContentPart{Type: PartType(p.Type), Text: p.Text, Data: p.Data, MIME: p.MIME, URI: p.URI, Blob: p.Blob}

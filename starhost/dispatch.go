@@ -69,45 +69,8 @@ type DispatchResult struct {
 	Notes []Note
 }
 
-// Dispatch calls a tool with the host's policy: one tool call of thread runs
-// through hooks, policy and approval — the one difference from
-// ToolSnapshot.Invoke, which calls the same tool bare. The pipeline is the
-// same for built-in, plugin and external tools (HK1):
-//
-//  0. a call that cannot run is answered before any stage or hook: a done
-//     ctx (cancelled; nothing runs), a name that is neither in the catalog
-//     the session's mode offers (Tools(ctx, thread, CatalogFor(mode)): Plan
-//     in plan mode, Work otherwise — offer the model that catalog, so a
-//     tool it was never offered never runs) nor one of Options.BuiltinTools
-//     (unknown_tool; with no BuiltinTools and a non-nil invoke, the invoker
-//     answers other names, but never a plugin or external tool the snapshot
-//     leaves out; a built-in tool with a nil invoke is unknown_tool too,
-//     saying the host's Invoker runs it),
-//     arguments that are not JSON or break the tool's schema
-//     (invalid_arguments). The approver is asked only about calls that can
-//     run;
-//  1. classify (Classify; an unknown tool is medium risk and asks), then the
-//     policy stage (dispatch_policy: the host's policy and plugin entries;
-//     any reason denies), then the approval hooks (raise the risk, require a
-//     prompt) and rewrite_approval raw hooks, then the approval stage
-//     (dispatch_approval: plugin entries first, the host's approver last;
-//     the first answer decides);
-//  2. the tool_call hooks, which may replace the name or arguments; a
-//     rewritten call is classified and approved again (HK2);
-//  3. invoke (nil: the thread's tool snapshot);
-//  4. the tool_result hooks, which may replace a successful result's text;
-//  5. the recorder stage (dispatch_recorder, observers);
-//  6. the normalizer stage (dispatch_normalizer, a fold): authoritative, so
-//     a failing entry fails the call with point_failed or the entry's own
-//     error(code, message) (DC3).
-//
-// Empty or null arguments are {} for every stage, the approver and the
-// invoker (Arguments). A refused call returns error call_denied and is
-// recorded, not invoked. A
-// stage that fails because ctx ended yields cancelled.
-// Every stage is resolved when Dispatch starts: the call finishes with the
-// entries it started with (DC12).
-func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
+// dispatch is Thread.Dispatch's work for thread.
+func (h *Host) dispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
 	call.Arguments = contrib.Arguments(call.Arguments) // one rule: hooks, approver and invoker see {}
 	res := DispatchResult{Call: call}
 	if ctx.Err() != nil {
@@ -115,7 +78,7 @@ func (h *Host) Dispatch(ctx context.Context, thread string, call ToolCall, invok
 		return res
 	}
 	rn := &runNotes{h: h}
-	catalog := contrib.Catalog(CatalogFor(h.Session().Facts().Mode))
+	catalog := contrib.Catalog(CatalogFor(h.factsOf(ctx).Mode))
 	stages := h.points.stages.get(thread, func() (*dispatchStages, bool) {
 		return &dispatchStages{
 			policy:     h.registry.Resolve(contrib.PointDispatchPolicy, thread),
@@ -250,7 +213,7 @@ func (d *dispatch) hooks(event contrib.HookEvent, payload map[string]any) map[st
 // the approval stage. A refusal comes with its call_denied result.
 func (d *dispatch) decide(res *DispatchResult, args any) (bool, contrib.Result) {
 	call := res.Call
-	cl, err := d.h.Classify(d.ctx, call.Name, call.Arguments)
+	cl, err := d.h.classify(d.ctx, call.Name, call.Arguments)
 	if err != nil || !cl.Known {
 		cl.Classification = Classification{Risk: "medium", Permission: "ask"}
 	}
@@ -325,7 +288,7 @@ func (d *dispatch) invoke(call ToolCall, args any, invoke Invoker) contrib.Resul
 	if !res.OK() {
 		return res
 	}
-	if adapted, note := d.h.forModel(res, call.Name); note != nil { // MC1: only what the model takes
+	if adapted, note := d.h.forModel(d.ctx, res, call.Name); note != nil { // MC1: only what the model takes
 		res = adapted
 		d.rn.add(diagOf(*note))
 	}

@@ -28,11 +28,11 @@ func BenchmarkDispatchVsInvoke(b *testing.B) {
 	var invoke, dispatch time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		if res := h.Tools(context.Background(), "", starhost.Work).Invoke(ctx, "echo", benchCall.Arguments); !res.OK() {
+		if res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(ctx, "echo", benchCall.Arguments); !res.OK() {
 			b.Fatal(res.Error)
 		}
 		t1 := time.Now()
-		if res := h.Dispatch(ctx, "t", benchCall, nil); !res.Result.OK() {
+		if res := h.Session().Thread("t").Dispatch(ctx, benchCall, nil); !res.Result.OK() {
 			b.Fatal(res.Result.Error)
 		}
 		dispatch += time.Since(t1)
@@ -76,7 +76,7 @@ func BenchmarkDispatchUnderReload(b *testing.B) {
 			var failed atomic.Int64
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if res := h.Dispatch(context.Background(), "t", benchCall, nil); !res.Result.OK() {
+					if res := h.Session().Thread("t").Dispatch(context.Background(), benchCall, nil); !res.Result.OK() {
 						failed.Add(1)
 					}
 				}

@@ -66,7 +66,7 @@ func TestHK1_DispatchAnswersCallsThatCannotRunFirst(t *testing.T) {
 		{starhost.ToolCall{ID: "2", Name: "echo", Arguments: json.RawMessage(`{"text":`)}, starhost.ErrInvalidArguments},
 		{starhost.ToolCall{ID: "3", Name: "echo", Arguments: json.RawMessage(`{"text": 1}`)}, starhost.ErrInvalidArguments},
 	} {
-		res := h.Dispatch(bg, "t", c.call, nil)
+		res := h.Session().Thread("t").Dispatch(bg, c.call, nil)
 		if res.Approved || res.Result.Error == nil || res.Result.Error.Code != c.code {
 			t.Errorf("%s %s: %+v, want %s", c.call.Name, c.call.Arguments, res.Result, c.code)
 		}
@@ -74,7 +74,7 @@ func TestHK1_DispatchAnswersCallsThatCannotRunFirst(t *testing.T) {
 	if asked := log.All(); len(asked) != 0 {
 		t.Fatalf("asked about calls that cannot run: %v", asked)
 	}
-	res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "4", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
+	res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "4", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
 	if res.Result.Text != "hi" || strings.Join(log.All(), ",") != "policy echo,approve echo" {
 		t.Fatalf("a valid call: %+v, asked %v", res.Result, log.All())
 	}
@@ -89,32 +89,32 @@ func TestDC26_CancelledContextRunsNoPluginCode(t *testing.T) {
 	h := orderHost(t, log)
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := h.Dispatch(done, "t", starhost.ToolCall{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
+	res := h.Session().Thread("t").Dispatch(done, starhost.ToolCall{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"text": "hi"}`)}, nil)
 	if res.Approved || res.Result.Error == nil || res.Result.Error.Code != starhost.ErrCancelled || len(log.All()) != 0 {
 		t.Errorf("Dispatch on a done context: %+v, asked %v; want cancelled, nobody asked", res.Result, log.All())
 	}
-	if _, ok, err := h.Expand(done, "hello", "x"); ok || !errors.Is(err, starhost.ErrCancelled) || !errors.Is(err, context.Canceled) {
+	if _, ok, err := h.Session().Expand(done, "hello", "x"); ok || !errors.Is(err, starhost.ErrCancelled) || !errors.Is(err, context.Canceled) {
 		t.Errorf("Expand on a done context: ok=%v err=%v, want ErrCancelled", ok, err)
 	}
-	if got := h.Bind(done, "by {{who}}", starhost.SitePrompt); got != "by {{who}}" {
+	if got := h.Session().Bind(done, "by {{who}}", starhost.SitePrompt); got != "by {{who}}" {
 		t.Errorf("Bind on a done context resolved a plugin placeholder: %q", got)
 	}
-	if _, err := h.RunHook(done, "user_message", map[string]any{"thread": "t", "text": "x"}); !errors.Is(err, starhost.ErrCancelled) {
+	if _, err := h.Session().RunHook(done, "user_message", map[string]any{"thread": "t", "text": "x"}); !errors.Is(err, starhost.ErrCancelled) {
 		t.Errorf("RunHook on a done context: %v, want ErrCancelled", err)
 	}
-	if got := h.UserMessage(done, "t", "hi"); got != "hi" {
+	if got := h.Session().Thread("t").UserMessage(done, "hi"); got != "hi" {
 		t.Errorf("UserMessage on a done context ran its hook: %q", got)
 	}
-	if got := h.UserMessage(context.Background(), "t", "hi"); got != "HI" {
+	if got := h.Session().Thread("t").UserMessage(context.Background(), "hi"); got != "HI" {
 		t.Errorf("UserMessage on a live context: %q, want the hook's HI", got)
 	}
-	if text, ok, err := h.Expand(context.Background(), "hello", "x"); !ok || err != nil || text != "hello x" {
+	if text, ok, err := h.Session().Expand(context.Background(), "hello", "x"); !ok || err != nil || text != "hello x" {
 		t.Errorf("Expand on a live context: %q %v %v", text, ok, err)
 	}
 
 	ctx, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer stop()
-	res = h.Dispatch(ctx, "t", starhost.ToolCall{ID: "2", Name: "spin"}, nil)
+	res = h.Session().Thread("t").Dispatch(ctx, starhost.ToolCall{ID: "2", Name: "spin"}, nil)
 	if res.Result.Error == nil || res.Result.Error.Code != starhost.ErrCancelled {
 		t.Errorf("deadline during the call: %+v, want cancelled", res.Result)
 	}

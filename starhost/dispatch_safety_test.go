@@ -32,7 +32,7 @@ contribute(tools = [tool(name = "spoof", catalogs = "work", read_only = True, ru
 `})
 	call := func(code string) starhost.ToolResult {
 		args, _ := json.Marshal(map[string]string{"code": code})
-		return h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "spoof", Arguments: args}, nil).Result
+		return h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "spoof", Arguments: args}, nil).Result
 	}
 	for _, code := range reservedCodes {
 		res := call(string(code))
@@ -69,11 +69,11 @@ contribute(
     dispatch_normalizers = [dispatch_normalizer(run = normalize)],
 )
 `})
-	res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "ok"}, nil).Result
+	res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "ok"}, nil).Result
 	if errors.Is(res.Err(), starhost.ErrToolUnavailable) || !errors.Is(res.Err(), starhost.ErrPointFailed) {
 		t.Errorf("a normalizer claiming tool_unavailable: %+v; want point_failed", res)
 	}
-	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "2", Name: "unk"}, nil).Result; res.Error == nil || res.Error.Code != "mine" {
+	if res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "2", Name: "unk"}, nil).Result; res.Error == nil || res.Error.Code != "mine" {
 		t.Errorf("a normalizer passing the call's own code on: %+v; want mine", res)
 	}
 }
@@ -102,7 +102,7 @@ contribute(tools = [
 `})
 	offered := func() []string {
 		var names []string
-		for _, ti := range h.Tools(bg, "t", starhost.CatalogFor(h.Session().Facts().Mode)).List() {
+		for _, ti := range h.Session().Thread("t").Tools(bg, starhost.CatalogFor(h.Session().Facts().Mode)).List() {
 			if ti.Plugin == "acme.cat" {
 				names = append(names, ti.Name)
 			}
@@ -119,23 +119,23 @@ contribute(tools = [
 			t.Fatalf("mode %q offers %s; want %s", mode, got, run)
 		}
 		asked = nil
-		if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: skip}, nil); res.Approved || !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
+		if res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: skip}, nil); res.Approved || !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
 			t.Errorf("mode %q: %s, never offered, ran: %+v; want unknown_tool", mode, skip, res.Result)
 		}
 		// An Invoker that would run any catalog's tool is not asked either.
 		invoked := false
 		loose := func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
 			invoked = true
-			return h.Tools(ctx, "t", starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
+			return h.Session().Thread("t").Tools(ctx, starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
 		}
-		res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: skip}, loose)
+		res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: skip}, loose)
 		if invoked || !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) || !strings.Contains(res.Result.Error.Message, "is not offered in this mode") {
 			t.Errorf("mode %q: %s through an Invoker: invoked %v, %+v; want unknown_tool, not offered", mode, skip, invoked, res.Result)
 		}
 		if len(asked) != 0 {
 			t.Errorf("mode %q: asked about %s, never offered: %v", mode, skip, asked)
 		}
-		if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "2", Name: run}, nil); res.Result.Text != "ran" {
+		if res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "2", Name: run}, nil); res.Result.Text != "ran" {
 			t.Errorf("mode %q: %s: %+v; want ran", mode, run, res.Result)
 		}
 	}
@@ -150,12 +150,12 @@ func TestHK1_BuiltinToolWithoutInvoker(t *testing.T) {
 			return starhost.Approval{Approved: true}
 		},
 	}}, map[string]string{"x": `contribute()`})
-	res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)}, nil)
+	res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)}, nil)
 	if !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) || !strings.Contains(res.Result.Error.Message, `"bash" is one of the host's built-in tools`) ||
 		!strings.Contains(res.Result.Error.Message, "Invoker") {
 		t.Fatalf("bash with a nil Invoker: %+v; want unknown_tool naming the built-in tool and the Invoker", res.Result)
 	}
-	ran := h.Dispatch(bg, "t", starhost.ToolCall{ID: "2", Name: "bash"}, func(context.Context, starhost.ToolCall) starhost.ToolResult {
+	ran := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "2", Name: "bash"}, func(context.Context, starhost.ToolCall) starhost.ToolResult {
 		return starhost.ToolResult{Text: "ran"}
 	})
 	if ran.Result.Text != "ran" {
@@ -168,12 +168,12 @@ func TestHK1_BuiltinToolWithoutInvoker(t *testing.T) {
 func TestCC10_ClassifyRejectsNonJSON(t *testing.T) {
 	h, _, _ := pointsHost(t, starhost.Options{}, map[string]string{"x": `contribute()`})
 	for _, args := range []string{"not json at all", `{"a": 1} trailing`, `{"a":`} {
-		if _, err := h.Classify(bg, "lint", json.RawMessage(args)); !errors.Is(err, starhost.ErrInvalidArguments) {
+		if _, err := h.Session().Classify(bg, "lint", json.RawMessage(args)); !errors.Is(err, starhost.ErrInvalidArguments) {
 			t.Errorf("Classify(lint, %q) = %v; want invalid_arguments", args, err)
 		}
 	}
 	for _, args := range []string{"", "null", `{"a": 1}`} {
-		if cl, err := h.Classify(bg, "lint", json.RawMessage(args)); err != nil || cl.Known {
+		if cl, err := h.Session().Classify(bg, "lint", json.RawMessage(args)); err != nil || cl.Known {
 			t.Errorf("Classify(lint, %q) = %+v, %v; want unknown, nil", args, cl, err)
 		}
 	}

@@ -71,7 +71,7 @@ func TestNotStartedIsAnError(t *testing.T) {
 	}
 	bg := context.Background()
 	// The methods without an error answer as a host with no plugins (Host).
-	for _, tool := range h.Tools(bg, "", starhost.PlanAndWork).List() {
+	for _, tool := range h.Session().Thread("").Tools(bg, starhost.PlanAndWork).List() {
 		if tool.Name == "v" {
 			t.Error("Tools before Start lists a plugin tool")
 		}
@@ -79,17 +79,17 @@ func TestNotStartedIsAnError(t *testing.T) {
 	if len(h.Plugins()) != 0 {
 		t.Errorf("Plugins before Start = %v", h.Plugins())
 	}
-	res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "v"}, nil)
+	res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "v"}, nil)
 	if !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
 		t.Errorf("Dispatch before Start: %v; want unknown_tool", res.Result.Err())
 	}
 	shaped(t, "Reload before Start", h.Reload(bg, dir), starhost.ErrNotStarted)
 	shaped(t, "Rescan before Start", h.Rescan(bg), starhost.ErrNotStarted)
-	_, err = h.ExecuteCommand(bg, "go", "")
+	_, err = h.Session().ExecuteCommand(bg, "go", "")
 	shaped(t, "ExecuteCommand before Start", err, starhost.ErrNotStarted)
-	_, err = h.RunHook(bg, "user_message", map[string]any{"text": "hi"})
+	_, err = h.Session().RunHook(bg, "user_message", map[string]any{"text": "hi"})
 	shaped(t, "RunHook before Start", err, starhost.ErrNotStarted)
-	_, err = h.Compact(bg, "t", "Summarize.", "body")
+	_, err = h.Session().Thread("t").Compact(bg, "Summarize.", "body")
 	shaped(t, "Compact before Start", err, starhost.ErrNotStarted)
 
 	if err := h.Start(bg); err != nil {
@@ -118,12 +118,12 @@ func TestErrorsReadWhatHappenedThenCode(t *testing.T) {
 	h, _ := hostkit.Start(t, starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{dir}})
 	bg := context.Background()
 	shaped(t, "Start twice", h.Start(bg), starhost.ErrHostStarted)
-	_, err := h.ExecuteCommand(bg, "deploy", "")
+	_, err := h.Session().ExecuteCommand(bg, "deploy", "")
 	shaped(t, "unknown command", err, starhost.ErrUnknownCommand)
 	shaped(t, "Reload of no plugin", h.Reload(bg, filepath.Join(dir, "nowhere")), starhost.ErrNoPlugin)
 	_, err = h.SkillText("nobody")
 	shaped(t, "unknown skill", err, starhost.ErrNoSkill)
-	_, err = h.RunHook(bg, "no_such_event", nil)
+	_, err = h.Session().RunHook(bg, "no_such_event", nil)
 	shaped(t, "unknown hook event", err, starhost.ErrUnknownHookEvent)
 
 	op := h.Operator()
@@ -229,8 +229,8 @@ def summarize(ctx, req):
 
 contribute(compaction_summarizers = [compaction_summarizer(run = summarize)])
 `})
-	_, err := h.Compact(context.Background(), "t", "Summarize.", "body")
+	_, err := h.Session().Thread("t").Compact(context.Background(), "Summarize.", "body")
 	shaped(t, "Compact with a failing summarizer", err, starhost.ErrPointFailed)
-	_, err = h.Resolve(starhost.PointCompactionSummary, "t").Collect(context.Background(), map[string]any{"thread": "t", "prompt": "p", "body": "b"}, nil)
+	_, err = h.Session().Thread("t").Resolve(starhost.PointCompactionSummary).Collect(context.Background(), map[string]any{"thread": "t", "prompt": "p", "body": "b"}, nil)
 	shaped(t, "Resolution.Collect with a failing summarizer", err, starhost.ErrPointFailed)
 }

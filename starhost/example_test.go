@@ -128,7 +128,8 @@ contribute(tools = [tool(
 	defer cleanup()
 	ctx := context.Background()
 
-	snap := h.Tools(ctx, "", starhost.Work)
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	snap := s.Thread("").Tools(ctx, starhost.Work)
 	for _, t := range snap.List() {
 		fmt.Printf("%s (%s) from %q\n", t.Name, t.Catalogs, t.Plugin)
 	}
@@ -171,7 +172,7 @@ contribute(tools = [tool(
 // Binding a template: host-owned names come from the facts set with
 // SetFacts; plugin placeholders are resolved on every bind and inserted
 // verbatim; unknown tokens stay as they are.
-func ExampleHost_Bind() {
+func ExampleSession_Bind() {
 	h, cleanup := startExampleHost(starhost.Options{
 		HostPlaceholders: []string{"mode", "model"},
 	}, map[string]string{
@@ -191,11 +192,12 @@ contribute(placeholders = [
 	defer cleanup()
 	ctx := context.Background()
 
-	h.Session().SetFacts(starhost.Facts{Mode: "plan", Model: "small-1"})
-	fmt.Println(h.Bind(ctx, "Model {{model}}, ticket {{TICKET}}, raw {{raw}}, other {{unknown}}", starhost.SitePrompt))
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	s.SetFacts(starhost.Facts{Mode: "plan", Model: "small-1"})
+	fmt.Println(s.Bind(ctx, "Model {{model}}, ticket {{TICKET}}, raw {{raw}}, other {{unknown}}", starhost.SitePrompt))
 
-	h.Session().SetFacts(starhost.Facts{Mode: "work", Model: "large-2"})
-	fmt.Println(h.Bind(ctx, "Model {{model}}, ticket {{ticket}}", starhost.SiteReview))
+	s.SetFacts(starhost.Facts{Mode: "work", Model: "large-2"})
+	fmt.Println(s.Bind(ctx, "Model {{model}}, ticket {{ticket}}", starhost.SiteReview))
 	// Output:
 	// Model small-1, ticket T-42 (prompt, plan), raw {{model}}, other {{unknown}}
 	// Model large-2, ticket T-42 (review, work)
@@ -204,7 +206,7 @@ contribute(placeholders = [
 // Expanding a slash command: built-in verbs belong to the embedder, a
 // workspace markdown command shadows plugin commands, and a plugin command
 // returns this turn's input (or None to pass). ctx.out.write becomes a note.
-func ExampleHost_Expand() {
+func ExampleSession_Expand() {
 	var notes []string
 	h, cleanup := startExampleHost(starhost.Options{
 		BuiltinCommands: []string{"help"},
@@ -223,16 +225,17 @@ contribute(commands = [command(name = "triage", aliases = ["tri"], run = triage)
 	defer cleanup()
 	ctx := context.Background()
 
-	text, ok, err := h.Expand(ctx, "/tri", "inbox")
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	text, ok, err := s.Expand(ctx, "/tri", "inbox")
 	fmt.Printf("%q %v %v\n", text, ok, err)
 
-	_, ok, err = h.Expand(ctx, "/triage", "")
+	_, ok, err = s.Expand(ctx, "/triage", "")
 	fmt.Println("empty args:", ok, err)
 
-	_, _, err = h.Expand(ctx, "/help", "")
+	_, _, err = s.Expand(ctx, "/help", "")
 	fmt.Println("help:", errors.Is(err, starhost.ErrBuiltinCommand))
 
-	_, _, err = h.Expand(ctx, "/deploy", "")
+	_, _, err = s.Expand(ctx, "/deploy", "")
 	fmt.Println("deploy:", errors.Is(err, starhost.ErrUnknownCommand))
 
 	fmt.Println(notes)

@@ -14,16 +14,9 @@ func cancelled(ctx context.Context) error {
 	return codeErrorf(ErrCancelled, "the context ended: %w", context.Cause(ctx))
 }
 
-// Expand produces this turn's input for /name args (CC11, DC8). Resolution:
-// the embedder's built-in verbs (ErrBuiltinCommand), then workspace markdown
-// commands (.crystal/commands/NAME.md with $ARGUMENTS substituted), then
-// plugin commands by ascending order, load order and registration order.
-// A plugin command returning None passes to the next; ok is false when every
-// candidate passed. A failing command is a note and passes too. When ctx
-// has already ended, nothing runs and the error is ErrCancelled; before
-// Start it is ErrNotStarted.
-func (h *Host) Expand(ctx context.Context, name, args string) (text string, ok bool, err error) {
-	r, err := h.ExecuteCommand(ctx, name, args)
+// expand is Session.Expand's work.
+func (h *Host) expand(ctx context.Context, name, args string) (text string, ok bool, err error) {
+	r, err := h.executeCommand(ctx, name, args)
 	return r.Input, r.Produced, err
 }
 
@@ -37,10 +30,8 @@ type CommandResult struct {
 	Plugin   string        `json:"plugin"` // the producing plugin, for origin plugin
 }
 
-// ExecuteCommand runs /name args by the resolution of Expand and says which
-// command produced the input: the command/execute surface (MC6) beside the
-// Commands listing. Errors are those of Expand.
-func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandResult, error) {
+// executeCommand is Session.ExecuteCommand's work.
+func (h *Host) executeCommand(ctx context.Context, name, args string) (CommandResult, error) {
 	name = strings.TrimPrefix(name, "/")
 	if err := h.serving("/" + name); err != nil {
 		return CommandResult{}, err

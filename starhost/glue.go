@@ -183,3 +183,34 @@ func ToolCallsFromAnthropic(blocks []AnthropicToolUse) []ToolCall {
 	}
 	return out
 }
+
+// OpenAIToolMessage is the "tool" message of the OpenAI Chat Completions
+// API that answers one tool call.
+type OpenAIToolMessage struct {
+	Role       string `json:"role"` // "tool"
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+}
+
+// ToolMessageForOpenAI is a dispatch result as the "tool" message that
+// answers its call: the call's id and the text a model sees (ResultText,
+// "CODE: message" for an error).
+func ToolMessageForOpenAI(res DispatchResult) OpenAIToolMessage {
+	return OpenAIToolMessage{Role: "tool", ToolCallID: res.Call.ID, Content: ResultText(res.Result)}
+}
+
+// AnthropicToolResult is the "tool_result" content block of an Anthropic
+// user message that answers one tool_use block.
+type AnthropicToolResult struct {
+	Type      string `json:"type"` // "tool_result"
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// ToolResultForAnthropic is a dispatch result as the tool_result block
+// that answers its tool_use block: the text a model sees (ResultText) and
+// is_error for a failed call.
+func ToolResultForAnthropic(res DispatchResult) AnthropicToolResult {
+	return AnthropicToolResult{Type: "tool_result", ToolUseID: res.Call.ID, Content: ResultText(res.Result), IsError: !res.Result.OK()}
+}

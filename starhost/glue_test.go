@@ -108,18 +108,18 @@ func TestDC4_DispatchNullArgumentsAreTheEmptyObject(t *testing.T) {
 	invoke := func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
 		invoked = append(invoked, string(call.Arguments))
 		if call.Name == "echo" {
-			return h.Tools(ctx, "t", starhost.Work).Invoke(ctx, call.Name, call.Arguments)
+			return h.Session().Thread("t").Tools(ctx, starhost.Work).Invoke(ctx, call.Name, call.Arguments)
 		}
 		return starhost.ToolResult{Text: "read"}
 	}
 	for _, raw := range []string{"", " ", "null"} {
 		for _, name := range []string{"read", "echo"} {
-			res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: name, Arguments: json.RawMessage(raw)}, invoke)
+			res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: name, Arguments: json.RawMessage(raw)}, invoke)
 			if !res.Approved || !res.Result.OK() || string(res.Call.Arguments) != "{}" {
 				t.Errorf("%s(%q): %+v", name, raw, res)
 			}
 		}
-		if res := h.Tools(bg, "t", starhost.Work).Invoke(bg, "echo", json.RawMessage(raw)); res.Text != "{}" {
+		if res := h.Session().Thread("t").Tools(bg, starhost.Work).Invoke(bg, "echo", json.RawMessage(raw)); res.Text != "{}" {
 			t.Errorf("Invoke(echo, %q) = %+v, want {}", raw, res)
 		}
 	}

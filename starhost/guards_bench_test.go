@@ -60,7 +60,7 @@ contribute(tools = [
 // With goJSON the arguments are decoded as internal/scalegen/rawstar does
 // instead: encoding/json into any, then builtins.FromJSON.
 func rawJSONPair(b *testing.B, h *starhost.Host, tool string, args map[string]any, goJSON ...bool) pair {
-	snap := h.Tools(context.Background(), "", starhost.Work)
+	snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
 	raw, err := json.Marshal(args)
 	if err != nil {
 		b.Fatal(err)

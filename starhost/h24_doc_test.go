@@ -91,7 +91,7 @@ func TestH24_12_UnknownCommandReadsAsDocumented(t *testing.T) {
 		t.Fatalf("docs/embedding.md no longer shows %q; update this test with it", want)
 	}
 	h, _ := hostkit.Start(t, starhost.Options{Home: t.TempDir(), Workspace: t.TempDir(), Dev: []string{onePlugin(t)}})
-	_, err = h.ExecuteCommand(context.Background(), "deploy", "")
+	_, err = h.Session().ExecuteCommand(context.Background(), "deploy", "")
 	if err == nil || err.Error() != want {
 		t.Errorf("ExecuteCommand(deploy) = %v; want %q", err, want)
 	}

@@ -33,7 +33,7 @@ func TestH24_4_MediaTypesChecked(t *testing.T) {
 			{Type: starhost.PartImage, Data: []byte("x"), MIME: "image/png\r\nX-Injected: 1"}}}
 	}}
 	h, notes, _ := pointsHost(t, starhost.Options{External: []starhost.ExternalTool{ext}}, map[string]string{"media": h24MediaPlugin})
-	snap := h.Tools(context.Background(), "", starhost.Work)
+	snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
 	for name, want := range map[string]string{
 		"crlf":          `image: mime type "image/png\r\nX-Injected: 1" is not a media type (type/subtype, RFC 6838)`,
 		"huge":          `audio: mime type of 100006 bytes ("audio/aaaa`,

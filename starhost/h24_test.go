@@ -45,7 +45,7 @@ contribute(
     context_transforms = [context_transform(replace = TARGET_MEMORY, run = memory)],
 )`})
 	var offered []string
-	for _, ti := range h.Tools(bg, "t", starhost.Work).List() {
+	for _, ti := range h.Session().Thread("t").Tools(bg, starhost.Work).List() {
 		offered = append(offered, ti.Name)
 	}
 	if slices.Contains(offered, "dyn") || slices.Contains(offered, "stat") ||
@@ -53,7 +53,7 @@ contribute(
 		t.Errorf("Tools offers %v; want kept and other, neither dyn nor stat", offered)
 	}
 	for name, want := range map[string]string{"dyn": "", "stat": "", "kept": "kept ran"} {
-		res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: name}, nil).Result
+		res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: name}, nil).Result
 		if want == "" && (res.Error == nil || res.Error.Code != starhost.ErrUnknownTool) {
 			t.Errorf("Dispatch %s = %+v; want unknown_tool: the restriction withholds it", name, res)
 		}
@@ -61,7 +61,7 @@ contribute(
 			t.Errorf("Dispatch %s = %+v; want %q", name, res, want)
 		}
 	}
-	text, ok := strings.CutPrefix(h.AssemblePrompt(bg, "t").Text, "TOOLS ")
+	text, ok := strings.CutPrefix(h.Session().Thread("t").AssemblePrompt(bg).Text, "TOOLS ")
 	var tools []string
 	if err := json.Unmarshal([]byte(text), &tools); !ok || err != nil {
 		t.Fatalf("prompt %q: %v", text, err)
@@ -127,14 +127,14 @@ contribute(
 			}
 			h, _, _ := pointsHost(t, starhost.Options{Isolation: iso, Steps: 100000, Points: starhost.PointDefaults{Approve: approve}},
 				map[string]string{"a": src})
-			snap := h.Tools(bg, "t", starhost.Work)
+			snap := h.Session().Thread("t").Tools(bg, starhost.Work)
 			if res := snap.Invoke(bg, "spin", nil); res.Error == nil || res.Error.Cause != starhost.CauseStepBudget {
 				t.Errorf("spin: %+v; want cause step_budget", res.Error)
 			}
 			if res := snap.Invoke(bg, "raise", nil); res.Error == nil || res.Error.Code != starhost.ErrToolFailed || res.Error.Cause != "" {
 				t.Errorf("raise: %+v; want tool_failed without a cause", res.Error)
 			}
-			res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "spin"}, nil).Result
+			res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "spin"}, nil).Result
 			if res.Error == nil || res.Error.Cause != starhost.CauseStepBudget || !strings.HasPrefix(res.Error.Message, "normalized: ") {
 				t.Errorf("Dispatch spin: %+v; want the normalized message with cause step_budget", res.Error)
 			}

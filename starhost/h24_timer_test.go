@@ -79,7 +79,7 @@ func TestH24_9_TimerFailingEveryTickFaults(t *testing.T) {
 	if got := clock.Advance(10 * time.Second); got != 0 {
 		t.Errorf("a faulted plugin's timer ran %d more times", got)
 	}
-	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "ping", nil)
+	res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "ping", nil)
 	if !errors.Is(res.Err(), starhost.ErrToolUnavailable) {
 		t.Errorf("ping after the fault: %v; want tool_unavailable", res.Err())
 	}
@@ -103,7 +103,7 @@ def tick(ctx):
 		t.Fatalf("faulted although every fifth run succeeded: %+v", e)
 	default:
 	}
-	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "ping", nil)
+	res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "ping", nil)
 	if !res.OK() {
 		t.Errorf("ping: %v", res.Err())
 	}

@@ -126,6 +126,13 @@ type Options struct {
 	// ManualClock to run timer ticks without sleeping.
 	Clock Clock
 
+	// Defaults are the host's session defaults: the facts (mode,
+	// approval mode, ...) and models callbacks see where no session is
+	// served (attach, timers), and what every new session starts from
+	// (Host.NewSession). A Model here stands for the model config.toml
+	// would select.
+	Defaults SessionOptions
+
 	// Points are the host's own entries of the contribution points' named
 	// defaults and of the dispatch pipeline (DC1, docs/points.md).
 	Points PointDefaults
@@ -148,14 +155,14 @@ type Host struct {
 	config   atomic.Pointer[Config]
 	registry *contrib.Registry
 	manager  *lifecycle.Manager
-	facts    atomic.Pointer[Facts]
 	board    *statusline.Board
 	sinkMu   sync.Mutex
 	sinks    map[string]*statusline.Sink // live sink per plugin
 	attached atomic.Bool                 // the first attach has begun: ctx.env is filled
-	models   sessionState                // session and review views, model clients (session.go)
+	models   sessionState                // providers, adapters and saved model settings (session.go)
+	base     *Session                    // the host's defaults: facts and models where no session is served
 	points   pointsState                 // per-thread state captured from the points (points.go)
-	session  sessionOrder                // attach before session_started (sessionorder.go)
+	order    sessionOrder                // live sessions; attach before session_started (sessionorder.go)
 	router   *isolationRouter            // in-process or worker, per plugin (isolation.go)
 	toolSets toolSetTable                // external tool sets and their tools (toolsets.go)
 
@@ -198,7 +205,14 @@ func New(opts Options) (*Host, error) {
 		opts.Display = relativeDisplay
 	}
 	h := &Host{opts: opts, board: newBoard(opts.BuiltinStatusFields)}
-	h.facts.Store(&Facts{Workspace: opts.Workspace})
+	h.base = h.newSession()
+	h.base.SetFacts(opts.Defaults.Facts)
+	if opts.Defaults.Model != nil {
+		h.base.SetModel(*opts.Defaults.Model)
+	}
+	if opts.Defaults.Review != nil {
+		h.base.SetReview(*opts.Defaults.Review)
+	}
 	if err := h.initAdapters(); err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func BenchmarkIsolationInvoke(b *testing.B) {
 		}
 		ctx := context.Background()
 		for _, mode := range []string{starhost.IsolationProcess, starhost.IsolationInProcess} {
-			snap := startIsolated(b, mode, w.dir).Tools(context.Background(), "", starhost.Work)
+			snap := startIsolated(b, mode, w.dir).Session().Thread("").Tools(context.Background(), starhost.Work)
 			b.Run(w.name+"/"+mode, func(b *testing.B) {
 				latency(b, func(tb testing.TB) {
 					if res := snap.Invoke(ctx, w.tool, raw); res.Error != nil {
@@ -132,7 +132,7 @@ func startLoop(b *testing.B, mode, dir string, tools int) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if got := h.Tools(context.Background(), "", starhost.Work).Len(); got < tools {
+		if got := h.Session().Thread("").Tools(context.Background(), starhost.Work).Len(); got < tools {
 			b.Fatalf("%d tools, want %d", got, tools)
 		}
 		h.Close(context.Background())

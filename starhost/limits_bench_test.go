@@ -22,7 +22,7 @@ func BenchmarkInvokeLimits(b *testing.B) {
 	off := startHostWith(b, starhost.Options{MemoryLimit: -1, CallbackTimeout: -1}, reviewDir, trivialDir)
 	call := func(h *starhost.Host, tool string, args map[string]any) func(testing.TB) {
 		raw, _ := json.Marshal(args)
-		snap := h.Tools(context.Background(), "", starhost.Work)
+		snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
 		return func(tb testing.TB) {
 			if res := snap.Invoke(context.Background(), tool, raw); res.Error != nil {
 				tb.Fatal(res.Error)

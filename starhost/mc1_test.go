@@ -33,7 +33,7 @@ contribute(tools = [
 // model without image input only the text and resources, with a note.
 func TestMC1_ContentParts(t *testing.T) {
 	h, notes, _ := pointsHost(t, starhost.Options{}, map[string]string{"a": mc1Plugin})
-	snap := h.Tools(context.Background(), "", starhost.Work)
+	snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
 	res := snap.Invoke(bg, "shot", nil)
 	if !res.OK() || len(res.Parts) != 4 || res.Text != "a red square" {
 		t.Fatalf("shot = %+v", res)
@@ -72,7 +72,7 @@ func TestMC1_ContentParts(t *testing.T) {
 	}
 
 	// A model without images: the text and the resource reach it.
-	d := h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: "shot"}, nil)
+	d := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "shot"}, nil)
 	if len(d.Result.Parts) != 2 || d.Result.Parts[0].Type != starhost.PartText || d.Result.Parts[1].Type != starhost.PartResource {
 		t.Errorf("dispatch without image input: parts %+v", d.Result.Parts)
 	}
@@ -80,7 +80,7 @@ func TestMC1_ContentParts(t *testing.T) {
 		t.Errorf("dispatch notes = %v; want one ContentDropped", d.Notes)
 	}
 	h.Session().SetModel(starhost.ModelFacts{Provider: "p", Model: "m", ImageInput: true})
-	if d := h.Dispatch(bg, "t", starhost.ToolCall{ID: "2", Name: "shot"}, nil); len(d.Result.Parts) != 3 || d.Result.Parts[1].Type != starhost.PartImage {
+	if d := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "2", Name: "shot"}, nil); len(d.Result.Parts) != 3 || d.Result.Parts[1].Type != starhost.PartImage {
 		t.Errorf("dispatch with image input: parts %+v; want text, image, resource", d.Result.Parts)
 	}
 }

@@ -36,7 +36,7 @@ contribute(
 func TestMC2_ToolsPerPlanning(t *testing.T) {
 	h, notes, root := pointsHost(t, starhost.Options{}, map[string]string{"a": mc2Source})
 	h.Session().SetFacts(starhost.Facts{Mode: "work"})
-	plan := h.Tools(bg, "t", starhost.Work)
+	plan := h.Session().Thread("t").Tools(bg, starhost.Work)
 	names := []string{}
 	for _, ti := range plan.List() {
 		names = append(names, ti.Name+"/"+ti.Plugin)
@@ -59,7 +59,7 @@ func TestMC2_ToolsPerPlanning(t *testing.T) {
 	}
 	// A new planning asks again, with its own context.
 	h.Session().SetFacts(starhost.Facts{Mode: "plan"})
-	if r := h.Tools(bg, "t", starhost.Plan).Invoke(bg, "for_plan", nil); r.Text != "planning 2, mode plan, v1" {
+	if r := h.Session().Thread("t").Tools(bg, starhost.Plan).Invoke(bg, "for_plan", nil); r.Text != "planning 2, mode plan, v1" {
 		t.Errorf("second planning: %+v", r)
 	}
 	// Reload: the old planning's proxy answers tool_unavailable.

@@ -42,7 +42,7 @@ contribute(
 	os.MkdirAll(filepath.Join(h.Session().Facts().Workspace, ".crystal", "skills", "lint"), 0o755)
 	os.WriteFile(filepath.Join(h.Session().Facts().Workspace, ".crystal", "skills", "lint", "SKILL.md"), []byte("---\ndescription: lints\n---\n"), 0o644)
 
-	p := h.AssemblePrompt(bg, "t")
+	p := h.Session().Thread("t").AssemblePrompt(bg)
 	text, ok := strings.CutPrefix(p.Text, "PROMPT ")
 	if !ok || p.Memory != "acme.a" || len(p.Sections) != 1 || p.Sections[0].Target != contrib.TargetMemory {
 		t.Fatalf("prompt %+v; want the memory replacement's text as the whole prompt", p)
@@ -63,18 +63,18 @@ contribute(
 	}
 	// It took over the prompt, so it is not asked again as context; the
 	// host memory does not run beside it.
-	if got := h.PrepareModelCall(bg, "t", starhost.OutboundCall{Purpose: "turn"}).Context; len(got) != 0 {
+	if got := h.Session().Thread("t").PrepareModelCall(bg, starhost.OutboundCall{Purpose: "turn"}).Context; len(got) != 0 {
 		t.Errorf("context %q; want none while the replacement owns the prompt", got)
 	}
 
 	// None gives up: the host's sections and memory are back.
-	h.Tools(context.Background(), "", starhost.Work).Invoke(bg, "give_up", nil)
-	h.ThreadEnded(bg, "t")
-	p = h.AssemblePrompt(bg, "t")
+	h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(bg, "give_up", nil)
+	h.Session().Thread("t").End(bg)
+	p = h.Session().Thread("t").AssemblePrompt(bg)
 	if p.Memory != "" || strings.HasPrefix(p.Text, "PROMPT") || len(p.Sections) < 2 {
 		t.Errorf("after giving up: %+v; want the host's prompt", p)
 	}
-	if got := h.PrepareModelCall(bg, "t", starhost.OutboundCall{Purpose: "turn"}).Context; !slices.Equal(got, []string{"host memory"}) {
+	if got := h.Session().Thread("t").PrepareModelCall(bg, starhost.OutboundCall{Purpose: "turn"}).Context; !slices.Equal(got, []string{"host memory"}) {
 		t.Errorf("context %q; want the host memory back", got)
 	}
 }

@@ -28,7 +28,7 @@ contribute(tools = [
 ])`,
 	})
 	infos := map[string]starhost.ToolInfo{}
-	for _, ti := range h.Tools(context.Background(), "", starhost.PlanAndWork).List() {
+	for _, ti := range h.Session().Thread("").Tools(context.Background(), starhost.PlanAndWork).List() {
 		infos[ti.Name] = ti
 	}
 	if ti := infos["look"]; ti.CanonicalName != "acme.fs.look" || ti.Namespace != "acme.fs" || !ti.ReadOnly || ti.RequiresApproval {
@@ -40,26 +40,26 @@ contribute(tools = [
 
 	// No approver: the default approver approves exactly what needs no prompt.
 	for name, approved := range map[string]bool{"look": true, "change": false, "sensitive": false, "trusted": true, "classified": false} {
-		res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: name}, nil)
+		res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c", Name: name}, nil)
 		if res.Approved != approved {
 			t.Errorf("%s: approved %v (%+v); want %v", name, res.Approved, res.Result.Error, approved)
 		}
 	}
-	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "look"}, nil); res.Classification.Risk != "low" || res.Result.Text != "ok" {
+	if res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c", Name: "look"}, nil); res.Classification.Risk != "low" || res.Result.Text != "ok" {
 		t.Errorf("look: %+v; want low risk and the result", res)
 	}
 
 	// Plan mode: read-only tools only.
 	h.Session().SetFacts(starhost.Facts{Mode: starhost.PlanMode})
-	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "trusted"}, nil); res.Approved || res.Result.Error == nil ||
+	if res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c", Name: "trusted"}, nil); res.Approved || res.Result.Error == nil ||
 		res.Result.Error.Code != starhost.ErrCallDenied || res.Result.Error.Message != "plan mode runs only read-only tools; acme.a.trusted is not read_only" {
 		t.Errorf("trusted in plan mode: %+v; want call_denied", res.Result)
 	}
 	// A tool plan mode does not offer (catalogs "work") is not called at all.
-	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "change"}, nil); !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
+	if res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c", Name: "change"}, nil); !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) {
 		t.Errorf("change (work only) in plan mode: %+v; want unknown_tool", res.Result)
 	}
-	if res := h.Dispatch(bg, "t", starhost.ToolCall{ID: "c", Name: "look"}, nil); !res.Approved {
+	if res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c", Name: "look"}, nil); !res.Approved {
 		t.Errorf("look in plan mode refused: %+v", res.Result.Error)
 	}
 }

@@ -56,15 +56,15 @@ func TestMC6_CommandsListedInResolutionOrder(t *testing.T) {
 		t.Errorf("triage = %+v", got[3])
 	}
 
-	r, err := h.ExecuteCommand(bg, "tri", "backend")
+	r, err := h.Session().ExecuteCommand(bg, "tri", "backend")
 	if err != nil || !r.Produced || r.Input != "triage backend" || r.Origin != starhost.OriginPlugin || r.Plugin != "acme.a" {
 		t.Fatalf("ExecuteCommand(tri) = %+v, %v", r, err)
 	}
-	r, err = h.ExecuteCommand(bg, "/notes", "x")
+	r, err = h.Session().ExecuteCommand(bg, "/notes", "x")
 	if err != nil || r.Input != "Notes on x\n" || r.Origin != starhost.OriginMarkdown {
 		t.Fatalf("ExecuteCommand(notes) = %+v, %v; the markdown body without its front matter", r, err)
 	}
-	if _, err := h.ExecuteCommand(bg, "exit", ""); !errors.Is(err, starhost.ErrBuiltinCommand) {
+	if _, err := h.Session().ExecuteCommand(bg, "exit", ""); !errors.Is(err, starhost.ErrBuiltinCommand) {
 		t.Fatalf("ExecuteCommand(exit) err = %v, want ErrBuiltinCommand", err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // ones left out, as Tools and Dispatch see them.
 func (h *Host) memoryInputs(ctx context.Context, thread string) map[string]any {
 	tools := []any{}
-	catalog := contrib.Catalog(CatalogFor(h.Session().Facts().Mode))
+	catalog := contrib.Catalog(CatalogFor(h.factsOf(ctx).Mode))
 	for _, t := range h.toolsFor(ctx, thread, catalog).List() {
 		tools = append(tools, t.Name)
 	}
@@ -29,7 +29,7 @@ func (h *Host) memoryInputs(ctx context.Context, thread string) map[string]any {
 		servers = append(servers, s)
 	}
 	subagents := []any{}
-	for _, s := range h.Subagents(ctx, thread) {
+	for _, s := range h.subagents(ctx, thread) {
 		subagents = append(subagents, map[string]any{"name": s.Name, "plugin": s.Plugin,
 			"section": "## " + s.Name + "\n" + s.Description + "\n\n" + s.Instructions})
 	}
@@ -57,7 +57,7 @@ func (h *Host) memoryTakeover(ctx context.Context, thread string, rn *runNotes) 
 	if res == nil {
 		return PromptSection{}, false
 	}
-	in := map[string]any{"thread": thread, "purpose": "system_prompt", "mode": h.Session().Facts().Mode,
+	in := map[string]any{"thread": thread, "purpose": "system_prompt", "mode": h.factsOf(ctx).Mode,
 		"inputs": h.memoryInputs(ctx, thread)}
 	out, ok, _ := res.First(ctx, in, textAnswer)
 	if !ok {

@@ -19,7 +19,7 @@ import (
 func (s *Session) Save() error {
 	h := s.h
 	h.models.mu.Lock()
-	sessionKey, reviewKey := h.models.sessionKey, h.models.reviewKey
+	sessionKey, reviewKey := s.sessionKey, s.reviewKey
 	saved := h.models.saved[sessionKey]
 	h.models.mu.Unlock()
 	if sessionKey == "" {

@@ -122,7 +122,7 @@ type ModelCall struct {
 // session is not published, when review is not independent (review), when
 // the model takes no images (images), or when the client cannot be built.
 func (h *Host) modelClient(ctx context.Context, plugin string, role ModelRole) (contrib.ModelClient, error) {
-	facts, err := h.roleFacts(role)
+	facts, err := h.sessionOf(ctx).roleFacts(role)
 	if err != nil {
 		return nil, err
 	}
@@ -140,21 +140,21 @@ func (h *Host) modelClient(ctx context.Context, plugin string, role ModelRole) (
 	return &reportingClient{h: h, plugin: plugin, role: role, facts: facts, client: c}, nil
 }
 
-func (h *Host) roleFacts(role ModelRole) (ModelFacts, error) {
-	s := h.models.session.Load()
-	if s == nil {
+func (s *Session) roleFacts(role ModelRole) (ModelFacts, error) {
+	m := s.model.Load()
+	if m == nil {
 		return ModelFacts{}, codeErrorf(ErrNoModel, "the session has no model yet")
 	}
 	switch role {
 	case RoleSession:
-		return *s, nil
+		return *m, nil
 	case RoleImages:
-		if !s.ImageInput {
-			return ModelFacts{}, codeErrorf(ErrNotSupported, "%s/%s takes no image input", s.Provider, s.Model)
+		if !m.ImageInput {
+			return ModelFacts{}, codeErrorf(ErrNotSupported, "%s/%s takes no image input", m.Provider, m.Model)
 		}
-		return *s, nil
+		return *m, nil
 	case RoleReview:
-		r := h.models.review.Load()
+		r := s.review.Load()
 		if r == nil || !r.Independent {
 			return ModelFacts{}, codeErrorf(ErrNoModel, "review is not independent: it uses the session model")
 		}

@@ -41,12 +41,13 @@ contribute(tools = [tool(name = "shout", catalogs = "work", run = shout)])
 	})
 	defer cleanup()
 
-	h.Session().SetModel(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-x", Thinking: "High"})
-	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "shout", json.RawMessage(`{"text": "hello"}`))
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	s.SetModel(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-x", Thinking: "High"})
+	res := s.Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "shout", json.RawMessage(`{"text": "hello"}`))
 	fmt.Println(res.Text)
 
-	h.Session().SetModel(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-y"})
-	res = h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "shout", json.RawMessage(`{"text": "again"}`))
+	s.SetModel(starhost.ModelFacts{Provider: "acme", Protocol: "openai", Model: "gpt-y"})
+	res = s.Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "shout", json.RawMessage(`{"text": "again"}`))
 	fmt.Println(res.Text)
 	// Output:
 	// model call by acme.shout: acme/gpt-x

@@ -58,7 +58,7 @@ func modelsHost(t *testing.T, url string, plugins map[string]map[string]string, 
 
 func invoke(t *testing.T, h *starhost.Host, tool, args string) string {
 	t.Helper()
-	res := h.Tools(context.Background(), "", starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
+	res := h.Session().Thread("").Tools(context.Background(), starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
 	if res.Error != nil {
 		return "error " + res.Error.Error()
 	}
@@ -352,7 +352,7 @@ contribute(classifiers = [classifier(classify = classify)])
 		{"deploy", ``, "risk=high permission=ask (plugin acme.classify)"},
 		{"other", `{}`, "unknown: no classifier answered"},
 	} {
-		got, err := h.Classify(ctx, tc.tool, json.RawMessage(tc.args))
+		got, err := h.Session().Classify(ctx, tc.tool, json.RawMessage(tc.args))
 		if err != nil || got.String() != tc.want {
 			t.Errorf("%s %s = %s, %v; want %s", tc.tool, tc.args, got, err, tc.want)
 		}
@@ -360,7 +360,7 @@ contribute(classifiers = [classifier(classify = classify)])
 	if n := notes.String(); strings.Contains(n, "asked about read") || strings.Contains(n, "asked about bash") {
 		t.Errorf("a classifier was asked about a built-in tool:\n%s", n)
 	}
-	if _, err := h.Classify(ctx, "deploy", json.RawMessage(`{`)); err == nil {
+	if _, err := h.Session().Classify(ctx, "deploy", json.RawMessage(`{`)); err == nil {
 		t.Errorf("invalid JSON accepted")
 	}
 }
@@ -403,7 +403,7 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	res := h.Tools(context.Background(), "", starhost.Work).Invoke(ctx, "wait", json.RawMessage(`{}`))
+	res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(ctx, "wait", json.RawMessage(`{}`))
 	if res.Error == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("res = %+v after %s", res, time.Since(start))
 	}
@@ -419,7 +419,7 @@ func TestCC24_ToolBlockedInHTTPHonoursCancellation(t *testing.T) {
 		t.Fatal(err)
 	}
 	start = time.Now()
-	if res := h2.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "wait", json.RawMessage(`{}`)); res.Error == nil || time.Since(start) > 5*time.Second {
+	if res := h2.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "wait", json.RawMessage(`{}`)); res.Error == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("with ModelTimeout: %+v after %s", res, time.Since(start))
 	}
 }

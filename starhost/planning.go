@@ -6,21 +6,9 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// Tools returns the tools of catalog c that thread may offer the model, as
-// one tool planning (MC2, DC5) — the same list Dispatch checks calls
-// against and the memory target receives (toolsFor). It is every tool of c
-// in catalog order (CC6) plus the tools each tool_provider entry offers for
-// this planning — every provider is asked once, with {catalog, thread,
-// mode, workspace} (its ctx carries the session view); its tools are
-// validated like static ones and join after the plugin tools, before
-// external tools, through the same proxies — without the names the
-// tool_restriction entries withhold for thread, provided tools included.
-// A failing provider is skipped with a note. Keep the snapshot for the
-// model call it plans and take a new one for the next. Call a tool of it
-// bare with ToolSnapshot.Invoke, or with the host's hooks, policy and
-// approval with Dispatch. A host with no threads passes "".
-func (h *Host) Tools(ctx context.Context, thread string, c Catalog) *ToolSnapshot {
-	return snapshot(h.toolsFor(ctx, thread, contrib.Catalog(c)))
+// tools is Thread.Tools's work for thread.
+func (h *Host) tools(ctx context.Context, thread string, c Catalog) *ToolSnapshot {
+	return &ToolSnapshot{snap: h.toolsFor(ctx, thread, contrib.Catalog(c)), session: h.sessionOf(ctx)}
 }
 
 // toolsFor is the one list of the tools thread may use in catalog c for
@@ -39,7 +27,7 @@ func (h *Host) toolsFor(ctx context.Context, thread string, c contrib.Catalog) *
 	res := rn.resolve(contrib.PointToolProvider, thread)
 	var provided []contrib.Output
 	if len(res.Entries) > 0 {
-		in := map[string]any{"catalog": c.String(), "thread": thread, "mode": h.Session().Facts().Mode, "workspace": h.Session().Facts().Workspace}
+		in := map[string]any{"catalog": c.String(), "thread": thread, "mode": h.factsOf(ctx).Mode, "workspace": h.factsOf(ctx).Workspace}
 		provided, _ = res.Collect(ctx, in, nil)
 	}
 	if len(provided) == 0 {
@@ -50,16 +38,16 @@ func (h *Host) toolsFor(ctx context.Context, thread string, c contrib.Catalog) *
 		return withProvided(h.staticTools(ctx, thread, c, rn), provided, c, h.note)
 	}
 	snap := withProvided(h.registry.Tools(c), provided, c, h.note)
-	return snap.Without(withheld(ctx, thread, h.Session().Facts().Mode, restrictions, snap))
+	return snap.Without(withheld(ctx, thread, h.factsOf(ctx).Mode, restrictions, snap))
 }
 
 // staticTools is the static tools of c less those the restrictions
 // withhold, as captured for thread.
 func (h *Host) staticTools(ctx context.Context, thread string, c contrib.Catalog, rn *runNotes) *contrib.ToolSnapshot {
-	return h.points.tools.get(thread+"\x00"+c.String(), func() (*contrib.ToolSnapshot, bool) {
+	return h.points.tools.get(thread+h.sessionOf(ctx).tag+"\x00"+c.String(), func() (*contrib.ToolSnapshot, bool) {
 		snap := h.registry.Tools(c)
 		res := rn.resolve(contrib.PointToolRestriction, thread)
-		return snap.Without(withheld(ctx, thread, h.Session().Facts().Mode, res, snap)), ctx.Err() == nil
+		return snap.Without(withheld(ctx, thread, h.factsOf(ctx).Mode, res, snap)), ctx.Err() == nil
 	})
 }
 

@@ -27,7 +27,7 @@ contribute(tools = [tool(name = "t", catalogs = "work", run = lambda ctx, args: 
 			h, _, _ := pointsHost(b, starhost.Options{}, map[string]string{"a": c.src})
 			b.ReportAllocs()
 			for b.Loop() {
-				if h.Tools(bg, "t", starhost.Work).Len() == 0 {
+				if h.Session().Thread("t").Tools(bg, starhost.Work).Len() == 0 {
 					b.Fatal("no tools")
 				}
 			}

@@ -98,7 +98,7 @@ func (h *Host) pointDefaults() []contrib.Default {
 	}
 	for target, text := range d.Sections {
 		add(contrib.PointPromptSection, target, true, func(ctx context.Context, _ contrib.PointCall) (any, error) {
-			return h.Bind(ctx, text, SitePrompt), nil
+			return h.bind(ctx, text, SitePrompt), nil
 		})
 	}
 	add(contrib.PointContextTransform, contrib.TargetMemory, d.Memory != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
@@ -178,16 +178,6 @@ func (h *Host) hostApproval(ctx context.Context, req ApprovalRequest) Approval {
 	return a
 }
 
-// Resolve returns the resolved list of a point for thread at this moment
-// (DC1, DC9–DC11): defaults and appended entries by ascending order, ties by
-// registration order, each replaced default's place taken by the winning
-// replacement, workspace entries plus those of thread. Run it with its
-// Collect, First, Fold or Last, which apply the point's failure policy
-// (DC3); an operation that holds it finishes with these entries (DC12).
-func (h *Host) Resolve(point PointName, thread string) *Resolution {
-	return resolutionOf(h.registry.Resolve(contrib.PointName(point), thread))
-}
-
 // PointInfo is one point of the table (DC2, docs/points.md) with its
 // current entries for one thread.
 type PointInfo struct {
@@ -226,9 +216,8 @@ type PointEntry struct {
 	Empty bool
 }
 
-// Points lists every contribution point of the table (DC2), in table
-// order, with the entries it resolves to for thread.
-func (h *Host) Points(thread string) []PointInfo {
+// pointsFor is Thread.Points's work for thread.
+func (h *Host) pointsFor(thread string) []PointInfo {
 	out := make([]PointInfo, len(contrib.Points))
 	for i := range contrib.Points {
 		out[i] = pointInfoOf(&contrib.Points[i], h.registry.Resolve(contrib.Points[i].Name, thread).Entries)
@@ -297,6 +286,24 @@ func (c *threadCache[T]) invalidate(inv contrib.Invalidation, points ...contrib.
 	c.epoch++
 	for k := range c.m {
 		if thread, _, _ := strings.Cut(k, "\x00"); inv.Thread == "" || thread == inv.Thread {
+			delete(c.m, k)
+		}
+	}
+}
+
+// forgetSession drops what was captured for the threads of the session of
+// tag (it ended).
+func (s *pointsState) forgetSession(tag string) {
+	s.prompts.drop(tag)
+	s.tools.drop(tag)
+}
+
+// drop deletes the keys of the session of tag.
+func (c *threadCache[T]) drop(tag string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.m {
+		if strings.Contains(k+"\x00", tag+"\x00") {
 			delete(c.m, k)
 		}
 	}

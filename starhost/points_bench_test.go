@@ -49,7 +49,7 @@ func BenchmarkDispatch(b *testing.B) {
 			h := dispatchHost(b, c.source)
 			b.ReportAllocs()
 			for b.Loop() {
-				if res := h.Dispatch(context.Background(), "thread-1", call, invoke); !res.Approved || res.Result.Text != "ok" {
+				if res := h.Session().Thread("thread-1").Dispatch(context.Background(), call, invoke); !res.Approved || res.Result.Text != "ok" {
 					b.Fatalf("dispatch: %+v", res)
 				}
 			}

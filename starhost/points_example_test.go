@@ -15,7 +15,7 @@ const exampleManifest = "id = \"acme.guard\"\nversion = \"1.0.0\"\ndisplay_name 
 // Assembling the system prompt of a thread: the host's default sections,
 // with a plugin's replacement standing where the default it shadows stood.
 // The result is captured per thread until an invalidation (DC12).
-func ExampleHost_AssemblePrompt() {
+func ExampleThread_AssemblePrompt() {
 	h, cleanup := startExampleHost(starhost.Options{
 		HostPlaceholders: []string{"mode"},
 		Points: starhost.PointDefaults{Sections: map[string]string{
@@ -32,9 +32,10 @@ contribute(prompt_sections = [
 ])`,
 	})
 	defer cleanup()
-	h.Session().SetFacts(starhost.Facts{Mode: "work"})
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	s.SetFacts(starhost.Facts{Mode: "work"})
 
-	p := h.AssemblePrompt(context.Background(), "thread-1")
+	p := s.Thread("thread-1").AssemblePrompt(context.Background())
 	for _, s := range p.Sections {
 		origin := "host"
 		if s.Origin != "" {
@@ -52,7 +53,7 @@ contribute(prompt_sections = [
 // Dispatching a tool call: classification, policy, approval hooks and the
 // approval stage, the tool_call hooks (a rewritten call is approved again),
 // the tool itself, the tool_result hooks, the recorder and the normalizer.
-func ExampleHost_Dispatch() {
+func ExampleThread_Dispatch() {
 	h, cleanup := startExampleHost(starhost.Options{
 		BuiltinTools:    []string{"bash"},
 		Classifications: map[string]starhost.Classification{"bash": {Risk: "high", Permission: "ask"}},
@@ -84,7 +85,8 @@ contribute(hooks = [hook("tool_call", guard)])`,
 		json.Unmarshal(call.Arguments, &args)
 		return starhost.ToolResult{Text: "ran: " + args.Command}
 	}
-	res := h.Dispatch(context.Background(), "thread-1",
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	res := s.Thread("thread-1").Dispatch(context.Background(),
 		starhost.ToolCall{ID: "call-1", Name: "bash", Arguments: json.RawMessage(`{"command": "rm -rf /"}`)}, bash)
 	fmt.Println(res.Approved, res.Call.ID, res.Result.Text)
 	// Output:
@@ -97,7 +99,7 @@ contribute(hooks = [hook("tool_call", guard)])`,
 // Running one hook stage: hooks in plugin load order, each seeing the
 // previous replacement; one that exceeds its event's powers is skipped
 // with a note.
-func ExampleHost_RunHook() {
+func ExampleSession_RunHook() {
 	h, cleanup := startExampleHost(starhost.Options{}, map[string]string{
 		"plugin.toml": exampleManifest,
 		"plugin.star": `
@@ -108,7 +110,8 @@ contribute(hooks = [
 	})
 	defer cleanup()
 
-	res, err := h.RunHook(context.Background(), "approval",
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	res, err := s.RunHook(context.Background(), "approval",
 		map[string]any{"id": "call-1", "name": "write", "risk": "medium", "prompt": true})
 	if err != nil {
 		fmt.Println(err)
@@ -125,7 +128,7 @@ contribute(hooks = [
 
 // A turn observer registers a thread-scoped entry with ctx.contributions
 // (DC11): it applies to that thread only, and goes when the thread ends.
-func ExampleHost_TurnStarted() {
+func ExampleThread_TurnStarted() {
 	h, cleanup := startExampleHost(starhost.Options{}, map[string]string{
 		"plugin.toml": exampleManifest,
 		"plugin.star": `
@@ -139,11 +142,12 @@ contribute(turn_observers = [turn_observer(run = on_turn)])`,
 	defer cleanup()
 	ctx := context.Background()
 
-	h.TurnStarted(ctx, "thread-1", "turn-1", "fix the bug")
-	fmt.Printf("thread-1: %q\n", h.ChatContext(ctx, "thread-1", "turn-2"))
-	fmt.Printf("thread-2: %q\n", h.ChatContext(ctx, "thread-2", "turn-1"))
-	h.ThreadEnded(ctx, "thread-1")
-	fmt.Printf("thread-1 after its end: %q\n", h.ChatContext(ctx, "thread-1", "turn-3"))
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	s.Thread("thread-1").TurnStarted(ctx, "turn-1", "fix the bug")
+	fmt.Printf("thread-1: %q\n", s.Thread("thread-1").ChatContext(ctx, "turn-2"))
+	fmt.Printf("thread-2: %q\n", s.Thread("thread-2").ChatContext(ctx, "turn-1"))
+	s.Thread("thread-1").End(ctx)
+	fmt.Printf("thread-1 after its end: %q\n", s.Thread("thread-1").ChatContext(ctx, "turn-3"))
 	// Output:
 	// thread-1: ["Remember the style guide."]
 	// thread-2: []
@@ -171,8 +175,9 @@ contribute(thread_observers = [thread_observer(run = on_thread)])`,
 	})
 	defer cancel()
 
-	h.ThreadStarted(context.Background(), "thread-1")
-	h.ThreadEnded(context.Background(), "thread-1")
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	s.StartThread(context.Background(), "thread-1")
+	s.Thread("thread-1").End(context.Background())
 	// Output:
 	// rebuild [tool_restriction] of thread "thread-1" at generation +1
 	// rebuild [tool_restriction] of thread "thread-1" at generation +2
@@ -180,7 +185,7 @@ contribute(thread_observers = [thread_observer(run = on_thread)])`,
 
 // Resolving a point: the resolved list with each entry's origin, order and
 // the default it replaces.
-func ExampleHost_Resolve() {
+func ExampleThread_Resolve() {
 	h, cleanup := startExampleHost(starhost.Options{}, map[string]string{
 		"plugin.toml": exampleManifest,
 		"plugin.star": `
@@ -191,7 +196,8 @@ contribute(dispatch_approvals = [
 	})
 	defer cleanup()
 
-	for _, e := range h.Resolve(starhost.PointDispatchApproval, "thread-1").Entries {
+	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
+	for _, e := range s.Thread("thread-1").Resolve(starhost.PointDispatchApproval).Entries {
 		origin := e.Origin
 		if origin == "" {
 			origin = "host"

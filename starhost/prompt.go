@@ -23,8 +23,8 @@ type PromptSection struct {
 	Text     string
 }
 
-// Prompt is an assembled system prompt (AssemblePrompt). It is shared and
-// must not be modified.
+// Prompt is an assembled system prompt (Thread.AssemblePrompt): the
+// caller's own copy, to keep or change.
 type Prompt struct {
 	Thread   string
 	Text     string
@@ -39,21 +39,9 @@ type Prompt struct {
 	Notes []Note
 }
 
-// AssemblePrompt returns the system prompt of thread: the prompt_section
-// entries in order — the host's sections (Options.Points.Sections) where no
-// plugin replaced them, a replacement where one did and answered, nothing
-// where one answered None — then the thread_context entries, joined by
-// blank lines; then the last prompt_assembler takes over if there is one
-// (DC10); then the prompt hooks append and the rewrite_prompt raw hooks
-// rewrite (HK2, HK3). A failing section is skipped with a note (DC3).
-//
-// The result is captured per thread (DC12): later calls return it until an
-// invalidation of prompt_section, thread_context or prompt_assembler (a
-// plugin reload, an entry added or released for the thread) or the end of
-// the thread. Call it when a thread starts and whenever Subscribe
-// reports a change.
-func (h *Host) AssemblePrompt(ctx context.Context, thread string) *Prompt {
-	return h.points.prompts.get(thread, func() (*Prompt, bool) {
+// promptFor is Thread.AssemblePrompt's work for thread.
+func (h *Host) promptFor(ctx context.Context, thread string) *Prompt {
+	return h.points.prompts.get(thread+h.sessionOf(ctx).tag, func() (*Prompt, bool) {
 		p := h.assemblePrompt(ctx, thread)
 		return p, ctx.Err() == nil
 	})
@@ -66,7 +54,7 @@ func (h *Host) assemblePrompt(ctx context.Context, thread string) *Prompt {
 		p.Sections, p.Text, p.Memory = []PromptSection{s}, s.Text, s.Origin
 		return h.promptHooks(ctx, p, rn)
 	}
-	req := map[string]any{"thread": thread, "mode": h.Session().Facts().Mode}
+	req := map[string]any{"thread": thread, "mode": h.factsOf(ctx).Mode}
 	var texts []string
 	sections := []any{}
 	for _, point := range []contrib.PointName{contrib.PointPromptSection, contrib.PointThreadContext} {
@@ -119,19 +107,12 @@ type OutboundCall struct {
 	Context []string
 }
 
-// PrepareModelCall runs what stands between the host and one outbound model
-// call of thread: the pre-send context transforms (context_transform, the
-// memory default among them; per call) add their text to req.Context — a
-// memory replacement that took over the system prompt (MC3) is not asked
-// again here; each gets {thread, purpose, inputs} with the prompt's inputs
-// (docs/points.md); the chat middleware pipeline (captured per thread) folds over the items; the
-// transform_model hooks change item text and the rebuild_model raw hooks may
-// rebuild the items (HK2, HK3). Failing entries are skipped with a note.
-func (h *Host) PrepareModelCall(ctx context.Context, thread string, req OutboundCall) OutboundCall {
+// prepareModelCall is Thread.PrepareModelCall's work for thread.
+func (h *Host) prepareModelCall(ctx context.Context, thread string, req OutboundCall) OutboundCall {
 	rn := &runNotes{h: h}
 	in := map[string]any{"thread": thread, "purpose": req.Purpose, "inputs": h.memoryInputs(ctx, thread)}
 	transforms := rn.resolve(contrib.PointContextTransform, thread)
-	if h.AssemblePrompt(ctx, thread).Memory != "" {
+	if h.promptFor(ctx, thread).Memory != "" {
 		transforms = transforms.WithoutTarget(contrib.TargetMemory)
 	}
 	outs, _ := transforms.Collect(ctx, in, textAnswer)
@@ -149,14 +130,13 @@ func (h *Host) PrepareModelCall(ctx context.Context, thread string, req Outbound
 	return req
 }
 
-// ChatContext returns the chat context entries of one turn of thread (per
-// call): the text each chat_context entry adds, in order.
-func (h *Host) ChatContext(ctx context.Context, thread, turn string) []string {
+// chatContext is Thread.ChatContext's work for thread.
+func (h *Host) chatContext(ctx context.Context, thread, turn string) []string {
 	return h.texts(ctx, contrib.PointChatContext, thread, map[string]any{"thread": thread, "turn": turn})
 }
 
-// Signals returns the runtime signals of thread (thread_signal, per call).
-func (h *Host) Signals(ctx context.Context, thread string) []string {
+// signals is Thread.Signals's work for thread.
+func (h *Host) signals(ctx context.Context, thread string) []string {
 	return h.texts(ctx, contrib.PointThreadSignal, thread, map[string]any{"thread": thread})
 }
 

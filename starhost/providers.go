@@ -183,25 +183,34 @@ func (h *Host) reloadProviders(ctx context.Context) {
 		return
 	}
 	defer h.providersEvent(EventProvidersReloaded, start)
+	h.eachSession(func(s *Session) { h.reselect(ctx, s) })
+}
+
+// reselect looks the models of s up again in the reloaded providers.json.
+// Only the host's defaults report what is no longer usable: a session
+// hears it from Connect.
+func (h *Host) reselect(ctx context.Context, s *Session) {
 	h.models.mu.Lock()
-	sessionKey, reviewKey := h.models.sessionKey, h.models.reviewKey
+	sessionKey, reviewKey := s.sessionKey, s.reviewKey
 	h.models.mu.Unlock()
 	switch {
 	case sessionKey != "":
-		if err := h.Session().SelectModel(sessionKey); err != nil {
+		if err := s.SelectModel(sessionKey); err != nil && s == h.base {
 			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the session model is no longer usable: %v", err))
 		}
-	case h.models.session.Load() == nil:
+	case s == h.base && s.model.Load() == nil:
 		h.selectConfigured() // providers.json was missing or invalid at start
 	}
 	if reviewKey != "" {
-		if err := h.Session().SelectReviewModel(reviewKey); err != nil {
+		if err := s.SelectReviewModel(reviewKey); err != nil && s == h.base {
 			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.paths().Providers()},
 				"the review model is no longer usable: %v", err))
 		}
 	}
-	h.models.sessionEpoch.Add(1)
-	h.models.reviewEpoch.Add(1)
-	h.reconnect(ctx)
+	s.sessionEpoch.Add(1)
+	s.reviewEpoch.Add(1)
+	if s == h.base {
+		s.reconnect(ctx)
+	}
 }

@@ -60,7 +60,7 @@ func TestDC28_QuiesceFailedLeavesTheBundleUntouched(t *testing.T) {
 	if _, err := h.Operator().Grant(ctx, "acme.p"); err != nil {
 		t.Fatal(err)
 	}
-	go h.Tools(context.Background(), "", Work).Invoke(ctx, "stuck", nil)
+	go h.Session().Thread("").Tools(context.Background(), Work).Invoke(ctx, "stuck", nil)
 	<-a.entered
 	if _, err := h.Operator().Disable(ctx, "acme.p", false); err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestCloseReportsUndrainedGenerations(t *testing.T) {
 	if err := h.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	go h.Tools(ctx, "", Work).Invoke(ctx, "stuck", nil)
+	go h.Session().Thread("").Tools(ctx, Work).Invoke(ctx, "stuck", nil)
 	<-a.entered
 	closed := make(chan error, 1)
 	go func() { closed <- h.Close(ctx) }()

@@ -56,7 +56,7 @@ func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
 					return
 				default:
 				}
-				snap := h.Tools(context.Background(), "", starhost.Work)
+				snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
 				res := snap.Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 				switch {
 				case res.OK():
@@ -78,7 +78,7 @@ func TestDC12_ConcurrentCallsDuringReloads(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
+	res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"x"}`))
 	if res.Text != "v200:X" {
 		t.Fatalf("after 200 reloads: %+v, want v200:X", res)
 	}
@@ -108,7 +108,7 @@ func TestDC27_SoakReloadsLeakNothing(t *testing.T) {
 	cycle := func(i int) {
 		testkit.WriteTree(t, dir, map[string]string{"plugin.star": reloadSource(i)})
 		h.Reload(context.Background(), dir)
-		if res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"a"}`)); !res.OK() {
+		if res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "echo", json.RawMessage(`{"text":"a"}`)); !res.OK() {
 			t.Fatalf("cycle %d: %+v", i, res.Error)
 		}
 	}

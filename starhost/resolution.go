@@ -20,6 +20,15 @@ type Resolution struct {
 	Thread  string
 	Entries []PointEntry
 	r       *contrib.Resolution
+	session *Session // the session its runs serve (Thread.Resolve)
+}
+
+// serve binds the resolution's session to ctx, unless ctx serves one.
+func (r *Resolution) serve(ctx context.Context) context.Context {
+	if r.session != nil && contrib.SessionFrom(ctx) == nil {
+		return r.session.bind(ctx)
+	}
+	return ctx
 }
 
 // PointOutput is one entry's answer: the entry and the JSON-like value it
@@ -29,37 +38,40 @@ type PointOutput struct {
 	Value any
 }
 
+// The runs of a Resolution serve the session of the thread that resolved
+// it: its callbacks see that session's facts.
+
 // Collect runs every entry in order with in and returns the answers of
 // those that answered (None is no answer).
 func (r *Resolution) Collect(ctx context.Context, in any, check func(in, out any) (any, error)) ([]PointOutput, error) {
-	outs, err := r.r.Collect(ctx, in, checkOf(check))
+	outs, err := r.r.Collect(r.serve(ctx), in, checkOf(check))
 	return convertAll(outs, r.output), pointError(err)
 }
 
 // First runs the entries in order until one answers, and returns that
 // answer; ok is false when none did.
 func (r *Resolution) First(ctx context.Context, in any, check func(in, out any) (any, error)) (out PointOutput, ok bool, err error) {
-	o, ok, err := r.r.First(ctx, in, checkOf(check))
+	o, ok, err := r.r.First(r.serve(ctx), in, checkOf(check))
 	return r.output(o), ok, pointError(err)
 }
 
 // Fold runs the entries in order, each on the previous answer (in for the
 // first), and returns the last value; an entry answering None leaves it.
 func (r *Resolution) Fold(ctx context.Context, in any, check func(in, out any) (any, error)) (any, error) {
-	out, err := r.r.Fold(ctx, in, checkOf(check))
+	out, err := r.r.Fold(r.serve(ctx), in, checkOf(check))
 	return out, pointError(err)
 }
 
 // Last runs only the last entry (the one that takes over) and returns its
 // answer; ok is false when there is none or it answered None.
 func (r *Resolution) Last(ctx context.Context, in any, check func(in, out any) (any, error)) (PointOutput, bool, error) {
-	o, ok, err := r.r.Last(ctx, in, checkOf(check))
+	o, ok, err := r.r.Last(r.serve(ctx), in, checkOf(check))
 	return r.output(o), ok, pointError(err)
 }
 
 // resolutionOf is the embedder's view of a registry resolution.
-func resolutionOf(r *contrib.Resolution) *Resolution {
-	return &Resolution{Point: PointName(r.Point.Name), Thread: r.Thread, Entries: entriesOf(r.Entries), r: r}
+func resolutionOf(r *contrib.Resolution, s *Session) *Resolution {
+	return &Resolution{Point: PointName(r.Point.Name), Thread: r.Thread, Entries: entriesOf(r.Entries), r: r, session: s}
 }
 
 // output converts an answer; its entry is found by identity in r.

@@ -86,7 +86,7 @@ func benchScale(b *testing.B, n int) {
 	before := liveHeap()
 	h := newHost()
 	heapPer := float64(liveHeap()-before) / float64(n) / 1024
-	if got := h.Tools(context.Background(), "", starhost.Work).Len(); got < n {
+	if got := h.Session().Thread("").Tools(context.Background(), starhost.Work).Len(); got < n {
 		b.Fatalf("%d tools for %d plugins", got, n)
 	}
 	p50, p99 := reloadLatency(b, h, filepath.Join(root, scalegen.Dir(0)))
@@ -239,7 +239,7 @@ func BenchmarkScaleInstalled(b *testing.B) {
 				}
 				h.Start(context.Background())
 				start += time.Since(t)
-				if got := h.Tools(context.Background(), "", starhost.Work).Len(); got < n {
+				if got := h.Session().Thread("").Tools(context.Background(), starhost.Work).Len(); got < n {
 					b.Fatalf("%d tools for %d granted plugins", got, n)
 				}
 				t = time.Now()

@@ -25,34 +25,20 @@ var (
 )
 
 // Facts implements contrib.Services: the facts on every callback's ctx.
-func (s services) Facts() contrib.Facts { return internalHostFacts(s.h.Session().Facts()) }
+// Where no session is served (attach, timers) callbacks see the host's
+// defaults; a call serving a session carries it on its context
+// (contrib.SessionScope, sessions.go), which builtins asks first.
+func (s services) Facts() contrib.Facts { return s.h.base.scope.Facts() }
 
 // Session implements builtins.SessionSource: ctx.session.
-func (s services) Session() *builtins.ModelFacts {
-	if f := s.h.models.session.Load(); f != nil {
-		c := internalFacts(*f)
-		return &c
-	}
-	return nil
-}
+func (s services) Session() *builtins.ModelFacts { return s.h.base.scope.Session() }
 
 // Review implements builtins.SessionSource: ctx.review.
-func (s services) Review() *builtins.ReviewFacts {
-	if r := s.h.models.review.Load(); r != nil {
-		c := internalReview(*r)
-		return &c
-	}
-	return nil
-}
+func (s services) Review() *builtins.ReviewFacts { return s.h.base.scope.Review() }
 
 // ModelEpoch implements builtins.ModelSource: session and images share the
 // session client's epoch, review has its own.
-func (s services) ModelEpoch(role contrib.ModelRole) uint64 {
-	if ModelRole(role) == RoleReview {
-		return s.h.models.reviewEpoch.Load()
-	}
-	return s.h.models.sessionEpoch.Load()
-}
+func (s services) ModelEpoch(role contrib.ModelRole) uint64 { return s.h.base.scope.ModelEpoch(role) }
 
 // ModelClient implements builtins.ModelSource: a fresh client of role for
 // plugin (ctx.models, CC25).

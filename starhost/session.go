@@ -75,35 +75,21 @@ const (
 	ThinkingOff     = "off"
 )
 
-// Session is the host's live session: the facts plugins see on ctx, the
-// session and review models with their settings, and the session's start
-// and end. Get it with Host.Session; it is a view of the host, so every
-// Session of one host is the same session. All methods are safe for
-// concurrent use.
-type Session struct{ h *Host }
-
-// Session returns the host's session.
-func (h *Host) Session() *Session { return &Session{h: h} }
-
-// sessionState is the live session the host publishes to plugins, and the
-// per-model settings behind it when the host manages models itself
-// (providers.json). Reads are lock-free; writers hold mu.
+// sessionState is the host-wide model plumbing behind every session:
+// providers.json, the adapters, the saved per-model settings and the
+// client factories' owners. Each Session has its own facts, model views
+// and epochs (Session). Reads are lock-free; writers hold mu.
 type sessionState struct {
-	session atomic.Pointer[ModelFacts]
-	review  atomic.Pointer[ReviewFacts]
-	// Epochs identify the current build of the session and review clients;
-	// plugins' cached clients of an older epoch are discarded (CC27).
-	sessionEpoch, reviewEpoch atomic.Uint64
-	providers                 atomic.Pointer[models.Providers]
-	adapters                  *models.Adapters // registered (linked) and Options.Adapters, by protocol
-	providersData             []byte           // providers.json as last used (guarded by mu)
-	started                   atomic.Bool
-	closing                   atomic.Bool
-	secrets                   atomic.Pointer[[]string] // API keys to redact
+	providers     atomic.Pointer[models.Providers]
+	adapters      *models.Adapters // registered (linked) and Options.Adapters, by protocol
+	providersData []byte           // providers.json as last used (guarded by mu)
+	started       atomic.Bool
+	closing       atomic.Bool
+	secrets       atomic.Pointer[[]string] // API keys to redact
 
+	// mu guards saved, factoryOwner and every Session's sessionKey and
+	// reviewKey.
 	mu           sync.Mutex
-	sessionKey   string // "provider/model" selected from providers.json, or ""
-	reviewKey    string // "" when review is not independent
 	saved        map[string]modelSettings
 	factoryOwner map[string]string // protocol → plugin@generation last built with
 	factoryNotes sync.Map          // ClientFactoryTaken notes already given
@@ -125,22 +111,23 @@ func (h *Host) initAdapters() error {
 // thinking, tier and speed are the ones saved for that model).
 type modelSettings struct{ thinking, tier, speed string }
 
-// Facts returns the current host facts.
-func (s *Session) Facts() Facts { return *s.h.facts.Load() }
+// Facts returns the session's facts as callbacks serving it see them.
+func (s *Session) Facts() Facts { return *s.facts.Load() }
 
-// SetFacts publishes new host facts; callbacks see them on their next call.
-// An empty Workspace keeps the host's workspace.
+// SetFacts publishes new facts for this session; callbacks serving it see
+// them on their next call, other sessions never. An empty Workspace keeps
+// the host's workspace.
 func (s *Session) SetFacts(f Facts) {
 	if f.Workspace == "" {
 		f.Workspace = s.h.opts.Workspace
 	}
-	s.h.facts.Store(&f)
+	s.facts.Store(&f)
 }
 
 // Model returns the session model's facts as published, or nil before the
 // session model is published (CC20, CC23).
 func (s *Session) Model() *ModelFacts {
-	if f := s.h.models.session.Load(); f != nil {
+	if f := s.model.Load(); f != nil {
 		c := *f
 		return &c
 	}
@@ -150,53 +137,52 @@ func (s *Session) Model() *ModelFacts {
 // Review returns the review facts as published, or nil before the session
 // model is published.
 func (s *Session) Review() *ReviewFacts {
-	if r := s.h.models.review.Load(); r != nil {
+	if r := s.review.Load(); r != nil {
 		c := *r
 		return &c
 	}
 	return nil
 }
 
-// SetModel publishes the session model's facts (CC20). Plugins see them
-// on their next read of ctx.session; attach_session is not called again.
-// Facts().Provider and Model (ctx.provider, ctx.model) follow them.
-// Thinking is stored lowercase ("" means default); ServiceTier and Speed
-// "" mean unset. When the provider, model, protocol, input kinds, tier or
-// speed change, the session client counts as rebuilt: plugins' session and
-// images clients are discarded (CC27).
+// SetModel publishes the session model's facts (CC20) for this session.
+// Plugins serving it see them on their next read of ctx.session;
+// attach_session is not called again. Facts().Provider and Model
+// (ctx.provider, ctx.model) follow them. Thinking is stored lowercase (""
+// means default); ServiceTier and Speed "" mean unset. When the provider,
+// model, protocol, input kinds, tier or speed change, the session client
+// counts as rebuilt: plugins' session and images clients of this session
+// are discarded (CC27).
 func (s *Session) SetModel(f ModelFacts) {
-	h := s.h
 	normalize(&f)
 	for { // ctx.provider and ctx.model follow the session (CC13)
-		cur := h.facts.Load()
+		cur := s.facts.Load()
 		next := *cur
 		next.Provider, next.Model = f.Provider, f.Model
-		if h.facts.CompareAndSwap(cur, &next) {
+		if s.facts.CompareAndSwap(cur, &next) {
 			break
 		}
 	}
-	old := h.models.session.Swap(&f)
+	old := s.model.Swap(&f)
 	if old == nil || clientKey(*old) != clientKey(f) {
-		h.models.sessionEpoch.Add(1)
-		h.reconnect(context.Background())
+		s.sessionEpoch.Add(1)
+		s.reconnect(context.Background())
 	}
 }
 
 // SetReview publishes the review facts (CC22). When Independent is false,
 // review uses the session model and Model is cleared: plugins see no review
 // model. Switching independence off, or changing the review model's client
-// settings, discards plugins' review clients (CC27).
+// settings, discards plugins' review clients of this session (CC27).
 func (s *Session) SetReview(r ReviewFacts) {
-	h := s.h
 	if r.Independent {
 		normalize(&r.Model)
 	} else {
 		r.Model = ModelFacts{}
 	}
-	old := h.models.review.Swap(&r)
+	old := s.review.Swap(&r)
 	if old == nil || old.Independent != r.Independent || clientKey(old.Model) != clientKey(r.Model) {
-		h.models.reviewEpoch.Add(1)
-		h.reconnect(context.Background())
+		s.reviewEpoch.Add(1)
+		s.reconnect(context.Background())
 	}
 }
 
@@ -223,22 +209,23 @@ func (h *Host) providers() *models.Providers {
 	return &models.Providers{}
 }
 
-// startSession reads providers.json and publishes the session and review
-// selected by config.toml (model, review_model, thinking, service_tier,
+// startSession reads providers.json and publishes, as the host's defaults,
+// the session and review models selected by config.toml (model, review_model, thinking, service_tier,
 // speed), before any plugin attaches, unless the embedder already
 // published a session model with SetModel. Problems are notes.
 func (h *Host) startSession() {
 	h.loadProviders(false)
-	if h.models.session.Load() != nil {
-		return // the embedder published its own session before Start
+	if h.base.model.Load() != nil {
+		return // the embedder published its own model before Start
 	}
 	h.selectConfigured()
 }
 
-// selectConfigured selects the session and review models config.toml
-// names, with the session model's thinking, tier and speed.
+// selectConfigured selects the models config.toml names, with the session
+// model's thinking, tier and speed, as the host's defaults (new sessions
+// start from them).
 func (h *Host) selectConfigured() {
-	cfg, s := h.Config(), h.Session()
+	cfg, s := h.Config(), h.base
 	if cfg.Model != "" {
 		if err := s.SelectModel(cfg.Model); err != nil {
 			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config model: %s", message(err)))
@@ -258,7 +245,7 @@ func (h *Host) selectConfigured() {
 			h.note(contrib.Diag(contrib.ModelUnknown, "", contrib.Pos{File: h.configPath(false)}, "config review_model: %s", message(err)))
 		}
 	}
-	if h.models.review.Load() == nil && h.models.session.Load() != nil {
+	if s.review.Load() == nil && s.model.Load() != nil {
 		s.SetReview(ReviewFacts{})
 	}
 }

@@ -48,7 +48,7 @@ func (h *Host) lookup(spec string) (*models.Provider, *models.ProviderModel, err
 // tier and speed apply. Plugins see it on their next read. A model
 // providers.json does not list is ErrUnknownModel.
 func (s *Session) SelectModel(spec string) error {
-	f, err := s.h.selectKey(spec, &s.h.models.sessionKey)
+	f, err := s.h.selectKey(spec, &s.sessionKey)
 	if err == nil {
 		s.SetModel(f)
 	}
@@ -64,12 +64,12 @@ func (s *Session) SelectReviewModel(spec string) error {
 	switch strings.TrimSpace(spec) {
 	case "", ThinkingOff, "session":
 		h.models.mu.Lock()
-		h.models.reviewKey = ""
+		s.reviewKey = ""
 		h.models.mu.Unlock()
 		s.SetReview(ReviewFacts{})
 		return nil
 	}
-	f, err := h.selectKey(spec, &h.models.reviewKey)
+	f, err := h.selectKey(spec, &s.reviewKey)
 	if err == nil {
 		s.SetReview(ReviewFacts{Independent: true, Model: f})
 	}
@@ -103,32 +103,33 @@ const (
 // lowercase and forwarded unchanged ("max" and "maximum" are different
 // tokens, CC21). Without a model from providers.json it is ErrNoModel; a
 // token the model does not list is ErrNotOffered.
-func (s *Session) SetThinking(token string) error { return s.h.change(false, settingThinking, token) }
+func (s *Session) SetThinking(token string) error { return s.change(false, settingThinking, token) }
 
 // SetServiceTier sets the session model's service tier (/tier); "" unsets
 // it. A listed "default" tier is a tier token, not the thinking sentinel.
 // The session client is rebuilt, so a factory's not_supported shows now.
 // Its errors are SetThinking's.
-func (s *Session) SetServiceTier(token string) error { return s.h.change(false, settingTier, token) }
+func (s *Session) SetServiceTier(token string) error { return s.change(false, settingTier, token) }
 
 // SetSpeed sets the session model's speed (/speed); "" unsets it. Its
 // errors are SetThinking's.
-func (s *Session) SetSpeed(token string) error { return s.h.change(false, settingSpeed, token) }
+func (s *Session) SetSpeed(token string) error { return s.change(false, settingSpeed, token) }
 
 // SetReviewThinking sets the independent review model's stored effort
 // (/approval thinking). Without an independent review model it is
 // ErrNoModel; a token the model does not list is ErrNotOffered.
 func (s *Session) SetReviewThinking(token string) error {
-	return s.h.change(true, settingThinking, token)
+	return s.change(true, settingThinking, token)
 }
 
 // change validates a token against the model's list, saves it for that
 // model and republishes the facts.
-func (h *Host) change(review bool, what setting, token string) error {
+func (s *Session) change(review bool, what setting, token string) error {
+	h := s.h
 	h.models.mu.Lock()
-	key := h.models.sessionKey
+	key := s.sessionKey
 	if review {
-		key = h.models.reviewKey
+		key = s.reviewKey
 	}
 	h.models.mu.Unlock()
 	if key == "" {
@@ -149,25 +150,25 @@ func (h *Host) change(review bool, what setting, token string) error {
 	if h.models.saved == nil {
 		h.models.saved = map[string]modelSettings{}
 	}
-	s := h.models.saved[key]
+	set := h.models.saved[key]
 	switch what {
 	case settingThinking:
-		s.thinking = tok
+		set.thinking = tok
 	case settingTier:
-		s.tier = tok
+		set.tier = tok
 	case settingSpeed:
-		s.speed = tok
+		set.speed = tok
 	}
-	h.models.saved[key] = s
-	sessionKey, reviewKey := h.models.sessionKey, h.models.reviewKey
+	h.models.saved[key] = set
+	sessionKey, reviewKey := s.sessionKey, s.reviewKey
 	h.models.mu.Unlock()
-	f := factsFor(p, m, s)
+	f := factsFor(p, m, set)
 	// The same model may serve both roles: both views follow its settings.
 	if key == sessionKey {
-		h.Session().SetModel(f)
+		s.SetModel(f)
 	}
 	if key == reviewKey {
-		h.Session().SetReview(ReviewFacts{Independent: true, Model: f})
+		s.SetReview(ReviewFacts{Independent: true, Model: f})
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ contribute(tools = [tool(name = "ask", catalogs = "work", run = ask)])
 	if err := h.Session().SelectModel("acme/a1"); err != nil {
 		t.Fatal(err)
 	}
-	res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "ask", json.RawMessage(`{}`))
+	res := h.Session().Thread("").Tools(context.Background(), starhost.Work).Invoke(context.Background(), "ask", json.RawMessage(`{}`))
 	if res.Text != "rate_limited|acme/a1" {
 		t.Errorf("plugin saw %q (%+v)", res.Text, res.Error)
 	}

@@ -2,84 +2,80 @@ package starhost
 
 import (
 	"context"
-	"sync"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // The host, not the embedder, guarantees that a plugin's attach runs
-// before its session_started hooks (CC3, MC8). Session.Start only marks
-// the session as started; the hooks of a generation run once its attach
-// stages have finished — at once for generations already attached, later
-// for generations attached afterwards (the first Start, a reload, an
-// enable). So every generation sees session_started exactly once, after
-// its own attach, whether the embedder calls Session.Start before Host.Start,
-// after it, or while plugins reload.
+// before its session_started hooks (CC3, MC8), for every session. A new
+// session is started at once; the hooks of a generation run for it once
+// that generation's attach stages have finished — at once for generations
+// already attached, later for generations attached afterwards (the first
+// Start, a reload, an enable). So every generation sees session_started
+// exactly once per session, after its own attach, whether the embedder
+// creates the session before Host.Start, after it, or while plugins
+// reload. The hooks run with the session bound: they see its facts.
 
-// sessionOrder is the bookkeeping of that guarantee.
-type sessionOrder struct {
-	mu       sync.Mutex
-	started  bool              // between Session.Start and Session.End
-	attached map[string]string // plugin → generation whose attach finished
-	fired    map[string]string // plugin → generation that saw session_started
+// start marks s live and started and runs the hooks due for it.
+func (h *Host) start(ctx context.Context, s *Session) {
+	h.order.mu.Lock()
+	if h.order.live == nil {
+		h.order.live = map[*Session]struct{}{}
+	}
+	h.order.live[s] = struct{}{}
+	s.started = true
+	due := h.order.due(s, "")
+	h.order.mu.Unlock()
+	h.fireSessionStarted(s.bind(ctx), s, due)
 }
 
-// Start starts the session for plugins: the session_started hooks of
-// every attached generation run now, in load order, and those of
-// generations attached later run right after their attach (MC8). The hooks
-// are read only. Calling it again while started does nothing more.
-func (s *Session) Start(ctx context.Context) {
-	h := s.h
-	h.session.mu.Lock()
-	h.session.started = true
-	due := h.session.due("")
-	h.session.mu.Unlock()
-	h.fireSessionStarted(ctx, due)
-}
-
-// End runs the session_ended hooks (read only) and ends the session: a
-// later Start starts a new one.
-func (s *Session) End(ctx context.Context) {
-	h := s.h
-	h.session.mu.Lock()
-	h.session.started = false
-	h.session.fired = nil
-	h.session.mu.Unlock()
-	h.hook(ctx, contrib.HookSessionEnded, h.sessionPayload())
-}
-
-func (h *Host) sessionPayload() map[string]any {
-	f := h.Session().Facts()
+func (s *Session) payload() map[string]any {
+	f := s.Facts()
 	return map[string]any{"workspace": f.Workspace, "session_id": f.SessionID, "approval_mode": f.ApprovalMode}
 }
 
 // attachedForSession is the lifecycle's Attached callback: the attach
-// stages of plugin's generation have run, so its session_started hooks may.
+// stages of plugin's generation have run, so its session_started hooks may,
+// for every live session.
 func (h *Host) attachedForSession(plugin string, _ contrib.Instance) {
 	gen := h.manager.Generation(plugin)
-	h.session.mu.Lock()
-	if h.session.attached == nil {
-		h.session.attached = map[string]string{}
+	h.order.mu.Lock()
+	if h.order.attached == nil {
+		h.order.attached = map[string]string{}
 	}
-	h.session.attached[plugin] = gen
-	due := h.session.due(plugin)
-	h.session.mu.Unlock()
-	h.fireSessionStarted(context.Background(), due)
+	h.order.attached[plugin] = gen
+	type run struct {
+		s   *Session
+		due map[string]string
+	}
+	var runs []run
+	for s := range h.order.live {
+		if due := h.order.due(s, plugin); len(due) > 0 {
+			runs = append(runs, run{s, due})
+		}
+	}
+	h.order.mu.Unlock()
+	for _, r := range runs {
+		h.fireSessionStarted(r.s.bind(context.Background()), r.s, r.due)
+	}
 }
 
 // due returns the plugins (one, or all when plugin is "") whose attached
-// generation has not seen session_started, and marks them as having seen
-// it. s.mu is held.
-func (s *sessionOrder) due(plugin string) map[string]string {
+// generation has not seen s start, and marks them as having seen it. o.mu
+// is held.
+func (o *sessionOrder) due(s *Session, plugin string) map[string]string {
 	if !s.started {
 		return nil
 	}
 	if s.fired == nil {
 		s.fired = map[string]string{}
 	}
-	out := map[string]string{}
-	for p, gen := range s.attached {
+	var out map[string]string
+	for p, gen := range o.attached {
 		if (plugin == "" || p == plugin) && gen != "" && s.fired[p] != gen {
+			if out == nil {
+				out = map[string]string{}
+			}
 			out[p], s.fired[p] = gen, gen
 		}
 	}
@@ -87,8 +83,8 @@ func (s *sessionOrder) due(plugin string) map[string]string {
 }
 
 // fireSessionStarted runs the session_started hooks of the given
-// generations, in load order.
-func (h *Host) fireSessionStarted(ctx context.Context, gens map[string]string) {
+// generations for s, in load order.
+func (h *Host) fireSessionStarted(ctx context.Context, s *Session, gens map[string]string) {
 	if len(gens) == 0 {
 		return
 	}
@@ -98,5 +94,5 @@ func (h *Host) fireSessionStarted(ctx context.Context, gens map[string]string) {
 			runs = append(runs, r)
 		}
 	}
-	contrib.RunHooks(ctx, runs, contrib.HookSessionStarted, h.sessionPayload(), h.note)
+	contrib.RunHooks(ctx, runs, contrib.HookSessionStarted, s.payload(), h.note)
 }

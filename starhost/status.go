@@ -83,23 +83,6 @@ func (h *Host) statusSink(plugin, generation string) builtins.StatusSink {
 	return s
 }
 
-// StatusLine returns the operator's line as it stands: the fields placed
-// with status_line (config) or /statusline, in that order, with built-in
-// texts from Options.BuiltinStatus; fields with no text, or whose plugin is
-// not loaded, are skipped (CC16).
-func (h *Host) StatusLine() string {
-	return h.board.Render(h.statusLineConfig(), h.builtinStatusText)
-}
-
-// RenderStatusLine draws the fields named, in that order, the way
-// StatusLine draws the operator's line, with this host's fields and
-// built-in texts. An embedder that shows more than the saved line (the dev
-// console adds the fields of the plugins under development) renders its
-// own with it. Safe for concurrent use.
-func (h *Host) RenderStatusLine(names []string) string {
-	return h.board.Render(statusline.Line{Names: names}, h.builtinStatusText)
-}
-
 // StatusView returns the /statusline listing: every field with its
 // description, whether it is on the line, and unavailable saved names.
 func (h *Host) StatusView() []StatusRow {

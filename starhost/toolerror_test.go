@@ -55,11 +55,11 @@ func TestDC6_ToolResultErrIsItsCode(t *testing.T) {
 			return starhost.Approval{Approved: true}
 		}},
 	}, map[string]string{"codes": codesPlugin})
-	snap := h.Tools(bg, "t", starhost.Work)
+	snap := h.Session().Thread("t").Tools(bg, starhost.Work)
 	done, cancel := context.WithCancel(bg)
 	cancel()
 	dispatch := func(name, args string) starhost.ToolResult {
-		return h.Dispatch(bg, "t", starhost.ToolCall{ID: "1", Name: name, Arguments: json.RawMessage(args)}, nil).Result
+		return h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: name, Arguments: json.RawMessage(args)}, nil).Result
 	}
 	cases := []codeCase{
 		{"unknown tool", snap.Invoke(bg, "nope", nil), starhost.ErrUnknownTool},

@@ -27,7 +27,7 @@ func (d *dispatch) toolHints(name string, cl *Classified) (contrib.Result, bool)
 	if !ok {
 		return contrib.Result{}, false
 	}
-	if d.h.Session().Facts().Mode == PlanMode && !info.ReadOnly {
+	if d.h.factsOf(d.ctx).Mode == PlanMode && !info.ReadOnly {
 		return denied("plan mode runs only read-only tools; %s is not read_only", info.CanonicalName), true
 	}
 	switch {

@@ -208,7 +208,8 @@ type ExternalTool struct {
 // the plugins serving now, following a reload to the new generation. Safe
 // for concurrent use.
 type ToolSnapshot struct {
-	snap *contrib.ToolSnapshot
+	snap    *contrib.ToolSnapshot
+	session *Session // the session it was planned for: Invoke serves it
 }
 
 // List returns the tools, in catalog order (CC6).
@@ -227,7 +228,12 @@ func (s *ToolSnapshot) Len() int { return s.snap.Len() }
 // the tool. A context already done yields cancelled without running
 // anything, one that ends during the call cancelled; a call stopped because
 // its generation retired past the cleanup timeout is tool_interrupted. A
-// panic below is recovered into tool_failed. Safe for concurrent use.
+// panic below is recovered into tool_failed. The call serves the session
+// the snapshot was planned for (Thread.Tools): the tool's ctx carries its
+// facts. Safe for concurrent use.
 func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMessage) ToolResult {
+	if s.session != nil && contrib.SessionFrom(ctx) == nil {
+		ctx = s.session.bind(ctx)
+	}
 	return fromResult(s.snap.Invoke(ctx, name, args))
 }

@@ -19,21 +19,8 @@ type HookResult struct {
 	Notes   []Note
 }
 
-// RunHook runs the hooks of the event name ("user_message", "approval", …,
-// the hook table of docs/points.md) on payload (HK1–HK3): plugin hooks in
-// load order, each seeing the previous one's replacement, then the raw hooks
-// of that stage (rebuild_model after transform_model, rewrite_prompt after
-// prompt, rewrite_compaction after compaction, rewrite_approval after
-// approval). A hook that fails, or whose replacement exceeds the event's
-// powers, is skipped with a note. payload is not modified; its values are
-// JSON-like (map[string]any, []any, string, bool, float64 or json.Number,
-// nil). Dispatch, AssemblePrompt, PrepareModelCall, Compact and the turn
-// methods run their own stages; RunHook is for the others and for hosts
-// that drive a stage themselves. When ctx has already ended no hook runs
-// and the error is ErrCancelled; before Start none runs and the error is
-// ErrNotStarted. The other moments of this file run no
-// plugin code either once ctx has ended (they leave their input as it is).
-func (h *Host) RunHook(ctx context.Context, name string, payload map[string]any) (HookResult, error) {
+// runHook is Session.RunHook's work.
+func (h *Host) runHook(ctx context.Context, name string, payload map[string]any) (HookResult, error) {
 	event := contrib.HookEvent(name)
 	spec := contrib.LookupHook(event)
 	if spec == nil || spec.Raw {
@@ -58,56 +45,46 @@ func (h *Host) hook(ctx context.Context, event contrib.HookEvent, payload map[st
 	return contrib.RunHooks(ctx, h.registry.View().HookRuns(event), event, payload, h.note)
 }
 
-// ThreadStarted tells the thread observers that thread started; they may
-// add entries scoped to it (ctx.contributions, DC11).
-func (h *Host) ThreadStarted(ctx context.Context, thread string) {
+// threadStarted is Thread.ThreadStarted's work for thread.
+func (h *Host) threadStarted(ctx context.Context, thread string) {
 	h.observe(ctx, contrib.PointThreadObserver, thread, map[string]any{"event": "started", "thread": thread, "parent": ""})
 }
 
-// ThreadForked tells the thread observers that child was forked from
-// parent. The child inherits no thread-scoped entry of the parent (DC11):
-// an observer re-registers what should follow the fork.
-func (h *Host) ThreadForked(ctx context.Context, parent, child string) {
+// threadForked is Thread.ThreadForked's work for thread.
+func (h *Host) threadForked(ctx context.Context, parent, child string) {
 	h.observe(ctx, contrib.PointThreadObserver, child, map[string]any{"event": "forked", "thread": child, "parent": parent})
 }
 
-// ThreadEnded tells the thread observers that thread ended, then releases
-// every entry scoped to it and forgets what was captured for it.
-func (h *Host) ThreadEnded(ctx context.Context, thread string) {
+// threadEnded is Thread.ThreadEnded's work for thread.
+func (h *Host) threadEnded(ctx context.Context, thread string) {
 	h.observe(ctx, contrib.PointThreadObserver, thread, map[string]any{"event": "ended", "thread": thread, "parent": ""})
 	h.registry.EndThread(thread)
 	h.points.forget(thread)
 }
 
-// UserMessage runs the user_message hooks on the text the user sent, before
-// it is stored, and returns the text to store: a hook may replace it, never
-// with blank text (HK2).
-func (h *Host) UserMessage(ctx context.Context, thread, text string) string {
+// userMessage is Thread.UserMessage's work for thread.
+func (h *Host) userMessage(ctx context.Context, thread, text string) string {
 	out := h.hook(ctx, contrib.HookUserMessage, map[string]any{"thread": thread, "text": text})
 	s, _ := out["text"].(string)
 	return s
 }
 
-// TurnStarted runs the turn_started hooks (read only), then the turn
-// observers, which may add entries scoped to thread (DC11). text is the
-// stored user text.
-func (h *Host) TurnStarted(ctx context.Context, thread, turn, text string) {
-	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.Session().Facts().Mode}
+// turnStarted is Thread.TurnStarted's work for thread.
+func (h *Host) turnStarted(ctx context.Context, thread, turn, text string) {
+	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.factsOf(ctx).Mode}
 	h.hook(ctx, contrib.HookTurnStarted, p)
 	h.observe(ctx, contrib.PointTurnObserver, thread, map[string]any{"event": "started", "thread": thread, "turn": turn, "stop_reason": ""})
 }
 
-// TurnFinished runs the turn_finished hooks (read only), then the turn
-// observers, with the stop reason.
-func (h *Host) TurnFinished(ctx context.Context, thread, turn, text, stopReason string) {
-	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.Session().Facts().Mode, "stop_reason": stopReason}
+// turnFinished is Thread.TurnFinished's work for thread.
+func (h *Host) turnFinished(ctx context.Context, thread, turn, text, stopReason string) {
+	p := map[string]any{"thread": thread, "turn": turn, "text": text, "mode": h.factsOf(ctx).Mode, "stop_reason": stopReason}
 	h.hook(ctx, contrib.HookTurnFinished, p)
 	h.observe(ctx, contrib.PointTurnObserver, thread, map[string]any{"event": "finished", "thread": thread, "turn": turn, "stop_reason": stopReason})
 }
 
-// ModelResponse runs the model_response hooks (read only) on one response:
-// its purpose, finish reason, items and usage.
-func (h *Host) ModelResponse(ctx context.Context, thread, purpose, finishReason string, items []ModelItem, usage map[string]any) {
+// modelResponse is Thread.ModelResponse's work for thread.
+func (h *Host) modelResponse(ctx context.Context, thread, purpose, finishReason string, items []ModelItem, usage map[string]any) {
 	h.hook(ctx, contrib.HookModelResponse, map[string]any{"thread": thread, "purpose": purpose,
 		"finish_reason": finishReason, "items": modelItemsValue(items), "usage": usage})
 }
@@ -117,24 +94,16 @@ func (h *Host) observe(ctx context.Context, point contrib.PointName, thread stri
 	_, _ = h.registry.Resolve(point, thread).Collect(ctx, ev, nil)
 }
 
-// Trace sends one trace event to the trace sinks (observers).
-func (h *Host) Trace(ctx context.Context, thread, name string, attributes map[string]any) {
+// trace is Thread.Trace's work for thread.
+func (h *Host) trace(ctx context.Context, thread, name string, attributes map[string]any) {
 	if attributes == nil {
 		attributes = map[string]any{}
 	}
 	h.observe(ctx, contrib.PointTraceSink, thread, map[string]any{"thread": thread, "name": name, "attributes": attributes})
 }
 
-// Compact produces the summary of a compaction of thread: the compaction
-// hooks may append to the summary prompt or the body and the
-// rewrite_compaction raw hooks rewrite them (HK2, HK3); then the
-// compaction summarizer — the host's (Options.Points.Summarize) or the
-// plugin entry that replaced it — writes the summary. The summarizer is
-// authoritative: its failure fails the compaction with an error naming the
-// point and the plugin, wrapping the entry's code (ErrPointFailed, or its
-// own error(code, …)) (DC3). A replacement answering None suppresses the
-// summary ("", nil). Before Start the error is ErrNotStarted.
-func (h *Host) Compact(ctx context.Context, thread, prompt, body string) (string, error) {
+// compact is Thread.Compact's work for thread.
+func (h *Host) compact(ctx context.Context, thread, prompt, body string) (string, error) {
 	if err := h.serving("compact"); err != nil {
 		return "", err
 	}
@@ -149,11 +118,8 @@ func (h *Host) Compact(ctx context.Context, thread, prompt, body string) (string
 	return outs[0].Value.(string), nil
 }
 
-// Compactable reports whether the results of tool may be compacted in
-// thread: the compactable_policy entries are asked in order, the host's
-// (Options.Points.Compactable) last; the first answer decides, and with
-// none the results are kept.
-func (h *Host) Compactable(ctx context.Context, thread, tool string) bool {
+// compactable is Thread.Compactable's work for thread.
+func (h *Host) compactable(ctx context.Context, thread, tool string) bool {
 	out, ok, _ := h.registry.Resolve(contrib.PointCompactablePolicy, thread).First(ctx,
 		map[string]any{"thread": thread, "tool": tool}, func(_, out any) (any, error) {
 			if _, ok := out.(bool); !ok {
@@ -170,9 +136,8 @@ type Subagent struct {
 	Plugin                          string
 }
 
-// Subagents lists the subagent runtimes the subagent_runtime entries offer
-// to thread (per call).
-func (h *Host) Subagents(ctx context.Context, thread string) []Subagent {
+// subagents is Thread.Subagents's work for thread.
+func (h *Host) subagents(ctx context.Context, thread string) []Subagent {
 	outs, _ := h.registry.Resolve(contrib.PointSubagentRuntime, thread).Collect(ctx, map[string]any{"thread": thread}, subagentsAnswer)
 	var list []Subagent
 	for _, o := range outs {
@@ -204,20 +169,17 @@ func subagentsAnswer(_, out any) (any, error) {
 	return list, nil
 }
 
-// SuggestCommitMessage suggests a commit message for diff: the host's
-// suggester (Options.Points.CommitMessage) or the plugin entry that
-// replaced it; "" when there is none.
-func (h *Host) SuggestCommitMessage(ctx context.Context, thread, diff string) string {
+// suggestCommitMessage is Thread.SuggestCommitMessage's work for thread.
+func (h *Host) suggestCommitMessage(ctx context.Context, thread, diff string) string {
 	if list := h.texts(ctx, contrib.PointCommitMessage, thread, map[string]any{"thread": thread, "diff": diff}); len(list) > 0 {
 		return list[0]
 	}
 	return ""
 }
 
-// Welcome returns the welcome suggestions: the host's
-// (Options.Points.Welcome) or those of the plugin entry that replaced them.
-func (h *Host) Welcome(ctx context.Context) []string {
-	return h.texts(ctx, contrib.PointWelcome, "", map[string]any{"workspace": h.Session().Facts().Workspace})
+// welcome is Session.Welcome's work.
+func (h *Host) welcome(ctx context.Context) []string {
+	return h.texts(ctx, contrib.PointWelcome, "", map[string]any{"workspace": h.factsOf(ctx).Workspace})
 }
 
 // HookInfo is one registered hook or raw hook.

@@ -27,7 +27,7 @@ func startWith(t *testing.T, command func() (*exec.Cmd, error)) (error, ToolResu
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
 	err = h.Start(context.Background())
-	return err, h.Tools(context.Background(), "", Work).Invoke(context.Background(), "ping", []byte(`{}`))
+	return err, h.Session().Thread("").Tools(context.Background(), Work).Invoke(context.Background(), "ping", []byte(`{}`))
 }
 
 // Issue 26, point 3: when no worker can start, Start says so with the

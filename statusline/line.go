@@ -98,6 +98,12 @@ func (e unknownField) Is(target error) bool { return target == ErrUnknownField }
 // skipped. An off line, or one with nothing to show, renders as "". builtin is
 // called outside the board's lock. Safe for concurrent use.
 func (b *Board) Render(l Line, builtin func(name string) string) string {
+	return b.RenderWith(l, nil, builtin)
+}
+
+// RenderWith is Render for one session: a text of o (nil: none) shows
+// instead of the host-wide text of the same field.
+func (b *Board) RenderWith(l Line, o *Overlay, builtin func(name string) string) string {
 	if l.Off || len(l.Names) == 0 {
 		return ""
 	}
@@ -109,7 +115,12 @@ func (b *Board) Render(l Line, builtin func(name string) string) string {
 	parts = parts[:len(l.Names)]
 	b.mu.RLock()
 	for i, n := range l.Names {
-		parts[i] = b.texts[strings.ToLower(n)]
+		key := strings.ToLower(n)
+		if text, ok := o.text(b, key); ok {
+			parts[i] = text
+		} else {
+			parts[i] = b.texts[key]
+		}
 	}
 	b.mu.RUnlock()
 	size := 0

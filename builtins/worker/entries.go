@@ -76,7 +76,7 @@ func (h *HostSide) addEntry(re wire.RuntimeEntry) (wire.EntryHandle, error) {
 	e := re.Entry
 	e.Run = func(ctx context.Context, call contrib.PointCall) (any, error) {
 		var out wire.Outcome
-		in := wire.Invoke{Index: re.Index, Call: &call, Facts: h.facts()}
+		in := wire.Invoke{Index: re.Index, Call: &call, Facts: h.facts(ctx)}
 		if err := h.call(ctx, string(call.Point)+" entry", wire.MethodRuntimeEntry, in, &out); err != nil {
 			return nil, err
 		}
@@ -91,10 +91,8 @@ func (h *HostSide) addEntry(re wire.RuntimeEntry) (wire.EntryHandle, error) {
 	return wire.EntryHandle{ID: handle.ID, Point: handle.Point, Scope: handle.Scope, Thread: handle.Thread}, nil
 }
 
-// facts are the host facts of this moment.
-func (h *HostSide) facts() contrib.Facts {
-	if h.req.Services == nil {
-		return contrib.Facts{}
-	}
-	return h.req.Services.Facts()
+// facts are the facts of the session a call under ctx serves, else the
+// host's.
+func (h *HostSide) facts(ctx context.Context) contrib.Facts {
+	return contrib.FactsFor(ctx, h.req.Services)
 }

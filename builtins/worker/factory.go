@@ -29,6 +29,7 @@ func (s *server) serveFactory(ctx context.Context, method string, body []byte) (
 			return nil, fmt.Errorf("no client factory %d", in.Index)
 		}
 		s.svc.facts.Store(&in.Facts)
+		ctx = s.svc.serving(ctx, in.Facts)
 		create := f.Create
 		if in.Multimodal && f.CreateMultimodal != nil {
 			create = f.CreateMultimodal

@@ -36,7 +36,10 @@ func NewHostSide(req contrib.ActivationRequest, call func(ctx context.Context, w
 func (h *HostSide) Handle(ctx context.Context, method string, body []byte) (any, error) {
 	switch method {
 	case wire.MethodSession:
-		src, ok := h.req.Services.(builtins.SessionSource)
+		src, ok := scopeOf(ctx).(builtins.SessionSource) // asked within a call serving a session
+		if !ok {
+			src, ok = h.req.Services.(builtins.SessionSource)
+		}
 		if !ok {
 			return sessionReply{}, nil
 		}
@@ -63,6 +66,9 @@ func (h *HostSide) Handle(ctx context.Context, method string, body []byte) (any,
 			return nil, err
 		}
 		if method == wire.MethodModelEpoch {
+			if epochs, ok := scopeOf(ctx).(builtins.ModelEpochs); ok {
+				return epochs.ModelEpoch(role), nil
+			}
 			return h.modelEpoch(role)
 		}
 		return h.modelClient(ctx, role)

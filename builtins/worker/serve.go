@@ -152,7 +152,7 @@ func (s *server) handle(ctx context.Context, method string, body []byte) (any, e
 			return nil, errors.New("attach before activate")
 		}
 		s.svc.facts.Store(&a.Facts)
-		ran, err := inst.Attach(ctx, a.Stage)
+		ran, err := inst.Attach(s.svc.serving(ctx, a.Facts), a.Stage)
 		return wire.Outcome{OK: ran, Err: failure(err)}, nil
 	case wire.MethodTool, wire.MethodCommand, wire.MethodPlaceholder, wire.MethodHook, wire.MethodPoint,
 		wire.MethodClassify, wire.MethodRuntimeEntry:
@@ -322,6 +322,7 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		return nil, errors.New("call before activate")
 	}
 	s.svc.facts.Store(&in.Facts)
+	ctx = s.svc.serving(ctx, in.Facts)
 	switch method {
 	case wire.MethodTool:
 		tools := set.Tools

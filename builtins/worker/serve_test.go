@@ -48,7 +48,7 @@ func call(conn *wire.Conn) wire.Caller {
 	return func(ctx context.Context, _, method string, in, out any) error { return conn.Call(ctx, method, in, out) }
 }
 
-func noFacts() contrib.Facts { return contrib.Facts{} }
+func noFacts(context.Context) contrib.Facts { return contrib.Facts{} }
 
 // ctx.progress of a tool in a worker reaches the receiver of the host's
 // call, in order, before the result (issue 11: what Starlark sees is

@@ -18,6 +18,8 @@ import (
 type remoteServices struct {
 	conn  link
 	facts atomic.Pointer[contrib.Facts]
+	// scopes holds the model clients of each session served (scope.go).
+	scopes scopeLocals
 
 	mu      sync.Mutex
 	entries map[int]contrib.PointFunc // entries added at run time, by number (entries.go)

@@ -2,8 +2,11 @@
 // plugin tools offered to an OpenAI-compatible model, its tool calls
 // dispatched through the plugins' hooks and the host's policy, /commands
 // expanded, placeholders bound in the system prompt, the status line shown
-// after each turn, and plugins hot-reloaded while it runs. docs/embedding.md
-// walks through it; its test runs it against a fake model server.
+// after each turn, and plugins hot-reloaded while it runs. It serves two
+// agent sessions from the one host: a work session, and a plan session for
+// the lines that start with "plan> " — each with its own mode, history,
+// tools and status line. docs/embedding.md walks through it; its test runs
+// it against a fake model server.
 //
 //	agentloop MODEL_URL PLUGIN_DIR...   (one user message per input line)
 package main
@@ -19,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -38,6 +42,14 @@ type message struct {
 	Content    string                    `json:"content"`
 	ToolCalls  []starhost.OpenAIToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string                    `json:"tool_call_id,omitempty"`
+}
+
+// conversation is one agent session of the loop: its host session, its
+// one thread and its history.
+type conversation struct {
+	label   string // printed before its lines ("" for work)
+	thread  *starhost.Thread
+	history []message
 }
 
 func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
@@ -69,38 +81,62 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		return err
 	}
 	go h.Watch(ctx, nil) // a saved plugin reloads while the loop runs
-	const thread = "main"
-	history := []message{{Role: "system"}}
-	for lines := bufio.NewScanner(in); lines.Scan(); {
-		text := lines.Text()
-		if name, args, ok := starhost.ParseCommand(text); ok {
-			var ok bool
-			if text, ok, err = h.Expand(ctx, name, args); err != nil || !ok {
-				fmt.Fprintln(out, "/"+name, "gave no input:", err) // err is nil when it produced none
-				continue
-			}
+	convs := map[string]*conversation{}
+	for _, mode := range []string{"work", starhost.PlanMode} {
+		s, err := h.NewSession(ctx, starhost.SessionOptions{Facts: starhost.Facts{SessionID: mode, Mode: mode}})
+		if err != nil {
+			return err
 		}
-		history[0].Content = h.AssemblePrompt(ctx, thread).Text
-		history = append(history, message{Role: "user", Content: h.UserMessage(ctx, thread, text)})
-		for {
-			tools := starhost.OpenAITools(h.Tools(ctx, thread, starhost.CatalogFor(h.Session().Facts().Mode)).List())
-			reply, err := complete(ctx, args[0], history, tools)
-			if err != nil {
-				return err
-			}
-			history = append(history, reply)
-			if len(reply.ToolCalls) == 0 {
-				fmt.Fprintln(out, "assistant:", reply.Content)
-				break
-			}
-			for _, call := range starhost.ToolCallsFromOpenAI(reply.ToolCalls) {
-				res := h.Dispatch(ctx, thread, call, nil)
-				fmt.Fprintf(out, "tool %s: %s\n", res.Call.Name, starhost.ResultText(res.Result))
-				history = append(history, message{Role: "tool", ToolCallID: call.ID, Content: starhost.ResultText(res.Result)})
-			}
+		defer s.End(context.Background())
+		c := &conversation{thread: s.StartThread(ctx, "main"), history: []message{{Role: "system"}}}
+		if mode == starhost.PlanMode {
+			c.label = "plan "
 		}
-		fmt.Fprintln(out, "status:", h.StatusLine())
+		convs[mode] = c
 	}
+	for lines := bufio.NewScanner(in); lines.Scan(); {
+		c, text := convs["work"], lines.Text()
+		if rest, ok := strings.CutPrefix(text, "plan> "); ok {
+			c, text = convs[starhost.PlanMode], rest
+		}
+		if err := c.turn(ctx, args[0], text, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// turn runs one user message of the conversation to the model's answer.
+func (c *conversation) turn(ctx context.Context, url, text string, out io.Writer) error {
+	s := c.thread.Session()
+	if name, args, ok := starhost.ParseCommand(text); ok {
+		var err error
+		if text, ok, err = s.Expand(ctx, name, args); err != nil || !ok {
+			fmt.Fprintln(out, c.label+"/"+name, "gave no input:", err) // err is nil when it produced none
+			return nil
+		}
+	}
+	c.history[0].Content = c.thread.AssemblePrompt(ctx).Text
+	c.history = append(c.history, message{Role: "user", Content: c.thread.UserMessage(ctx, text)})
+	for {
+		tools := starhost.OpenAITools(c.thread.Tools(ctx, starhost.CatalogFor(s.Facts().Mode)).List())
+		reply, err := complete(ctx, url, c.history, tools)
+		if err != nil {
+			return err
+		}
+		c.history = append(c.history, reply)
+		if len(reply.ToolCalls) == 0 {
+			fmt.Fprintln(out, c.label+"assistant:", reply.Content)
+			break
+		}
+		for _, call := range starhost.ToolCallsFromOpenAI(reply.ToolCalls) {
+			res := c.thread.Dispatch(ctx, call, nil)
+			fmt.Fprintf(out, "%stool %s: %s\n", c.label, res.Call.Name, starhost.ResultText(res.Result))
+			answer := starhost.ToolMessageForOpenAI(res)
+			c.history = append(c.history, message{Role: answer.Role, ToolCallID: answer.ToolCallID, Content: answer.Content})
+		}
+	}
+	fmt.Fprintln(out, c.label+"status:", s.StatusLine())
 	return nil
 }
 

@@ -171,11 +171,10 @@ func runTools(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := e.start()
-	if err != nil {
+	if _, err := e.start(); err != nil {
 		return err
 	}
-	list := h.Tools(e.ctx, "", cat).List() // one tool planning (MC2)
+	list := e.sess().Thread("").Tools(e.ctx, cat).List() // one tool planning (MC2)
 	if f.has("json") {
 		if list == nil {
 			list = []starhost.ToolInfo{}
@@ -217,11 +216,10 @@ func runCall(e *env, args []string) error {
 	if len(f.args) == 2 {
 		raw = json.RawMessage(f.args[1])
 	}
-	h, err := e.start()
-	if err != nil {
+	if _, err := e.start(); err != nil {
 		return err
 	}
-	snap := h.Tools(e.ctx, "", starhost.PlanAndWork)
+	snap := e.sess().Thread("").Tools(e.ctx, starhost.PlanAndWork)
 	res := snap.Invoke(e.ctx, f.args[0], raw)
 	if f.has("json") {
 		if err := e.printJSON(callJSON{OK: res.OK(), Text: res.Text, Data: nullIfEmpty(res.Data), Parts: res.Parts, Error: res.Error}); err != nil {
@@ -270,12 +268,11 @@ func runExpand(e *env, args []string) error {
 	if len(f.args) < 1 || !strings.HasPrefix(f.args[0], "/") {
 		return usagef("usage: crystal-star expand /NAME [ARGS...]")
 	}
-	h, err := e.start()
-	if err != nil {
+	if _, err := e.start(); err != nil {
 		return err
 	}
 	name := f.args[0]
-	text, ok, err := h.Expand(e.ctx, name, strings.Join(f.args[1:], " "))
+	text, ok, err := e.sess().Expand(e.ctx, name, strings.Join(f.args[1:], " "))
 	switch {
 	case errors.Is(err, starhost.ErrBuiltinCommand):
 		return fmt.Errorf("%s is a built-in command of the host; plugins cannot expand it", name)
@@ -308,11 +305,10 @@ func runRender(e *env, args []string) error {
 			return usagef("--site must be prompt, attachment, review, compaction or image_description")
 		}
 	}
-	h, err := e.start()
-	if err != nil {
+	if _, err := e.start(); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, h.Bind(e.ctx, f.args[0], site))
+	fmt.Fprintln(e.stdout, e.sess().Bind(e.ctx, f.args[0], site))
 	return nil
 }
 

@@ -25,7 +25,8 @@ var devCmd = command{name: "dev", args: "[DIR...]",
 type console struct {
 	e    *env
 	h    *starhost.Host
-	log  *output // --log FILE, made safe as stdout is
+	s    *starhost.Session // the console's one agent session
+	log  *output           // --log FILE, made safe as stdout is
 	mu   sync.Mutex
 	cond *sync.Cond
 	seen []string // every line printed, for /wait
@@ -53,6 +54,7 @@ func runDev(e *env, args []string) error {
 		c.log = newOutput(lf)
 	}
 	e.events = c.event
+	e.sessionID = "dev"
 	h, err := e.start()
 	if err != nil {
 		return err
@@ -64,10 +66,7 @@ func runDev(e *env, args []string) error {
 	}
 	// MC8: the console is one session; the host runs each generation's
 	// session_started hooks after its attach (now and after every reload).
-	facts := h.Session().Facts()
-	facts.SessionID = "dev"
-	h.Session().SetFacts(facts)
-	h.Session().Start(e.ctx)
+	c.s = e.sess()
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -114,7 +113,7 @@ func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) erro
 	c.unsubscribe() // the texts the plugins drop at close are no news
 	cancel()
 	<-watchDone
-	c.h.Session().End(context.Background()) // MC8: /quit, end of input or Ctrl-C
+	c.s.End(context.Background()) // MC8: /quit, end of input or Ctrl-C
 	start := time.Now()
 	_ = c.h.Close(context.Background())
 	c.printf("stopped in %s", round(time.Since(start)))
@@ -251,7 +250,7 @@ func (c *console) plugins(string) {
 
 // tools is /tools: the tool catalog, in order.
 func (c *console) tools(string) {
-	for _, t := range c.h.Tools(c.e.ctx, devThread, starhost.PlanAndWork).List() {
+	for _, t := range c.t().Tools(c.e.ctx, starhost.PlanAndWork).List() {
 		c.printf("%s (%s) %s %s", t.Name, toolOwner(t), t.Catalogs, toolFlags(t))
 	}
 }
@@ -267,7 +266,7 @@ func (c *console) call(rest string) {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	res := c.h.Tools(ctx, devThread, starhost.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
+	res := c.t().Tools(ctx, starhost.PlanAndWork).Invoke(ctx, name, json.RawMessage(args))
 	switch {
 	case res.Error != nil:
 		c.printf("error %s: %s%s", res.Error.Code, res.Error.Message, c.toolHint(name, res.Error))
@@ -283,21 +282,21 @@ func (c *console) call(rest string) {
 }
 
 // render is /render TEXT: the text bound at the prompt site.
-func (c *console) render(rest string) { c.printf("%s", c.h.Bind(c.e.ctx, rest, starhost.SitePrompt)) }
+func (c *console) render(rest string) { c.printf("%s", c.s.Bind(c.e.ctx, rest, starhost.SitePrompt)) }
 
 // mode is /mode [plan|work]: in plan mode only read-only tools run (MC4).
 func (c *console) mode(rest string) {
 	if rest != "" {
-		f := c.h.Session().Facts()
+		f := c.s.Facts()
 		f.Mode = rest
-		c.h.Session().SetFacts(f)
+		c.s.SetFacts(f)
 	}
-	c.printf("mode: %s", c.h.Session().Facts().Mode)
+	c.printf("mode: %s", c.s.Facts().Mode)
 }
 
 // expand runs a plugin or markdown command.
 func (c *console) expand(ctx context.Context, name, args string) {
-	text, ok, err := c.h.Expand(ctx, name, args)
+	text, ok, err := c.s.Expand(ctx, name, args)
 	switch {
 	case errors.Is(err, starhost.ErrUnknownCommand):
 		hint := didYouMean(name, c.verbs(), "/")

@@ -208,7 +208,7 @@ func (c *console) argumentNames(verb string) []string {
 
 func (c *console) toolNames() []string {
 	var names []string
-	for _, t := range c.h.Tools(context.Background(), devThread, starhost.PlanAndWork).List() {
+	for _, t := range c.t().Tools(context.Background(), starhost.PlanAndWork).List() {
 		names = append(names, t.Name)
 	}
 	return names

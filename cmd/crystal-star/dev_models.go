@@ -16,10 +16,10 @@ import (
 
 // model, thinking, tier and speed are /model, /thinking, /tier and /speed:
 // each change is saved.
-func (c *console) model(rest string)    { c.setting(rest, saved(c, c.h.Session().SelectModel)) }
-func (c *console) thinking(rest string) { c.setting(rest, saved(c, c.h.Session().SetThinking)) }
-func (c *console) tier(rest string)     { c.setting(rest, saved(c, unset(c.h.Session().SetServiceTier))) }
-func (c *console) speed(rest string)    { c.setting(rest, saved(c, unset(c.h.Session().SetSpeed))) }
+func (c *console) model(rest string)    { c.setting(rest, saved(c, c.s.SelectModel)) }
+func (c *console) thinking(rest string) { c.setting(rest, saved(c, c.s.SetThinking)) }
+func (c *console) tier(rest string)     { c.setting(rest, saved(c, unset(c.s.SetServiceTier))) }
+func (c *console) speed(rest string)    { c.setting(rest, saved(c, unset(c.s.SetSpeed))) }
 
 // unset maps the console's "unset" to the empty token (tier, speed).
 func unset(set func(string) error) func(string) error {
@@ -38,7 +38,7 @@ func saved(c *console, set func(string) error) func(string) error {
 		if err := set(s); err != nil {
 			return err
 		}
-		if err := c.h.Session().Save(); err != nil {
+		if err := c.s.Save(); err != nil {
 			return fmt.Errorf("the change applies now but was not saved: %v", err)
 		}
 		return nil
@@ -58,13 +58,13 @@ func (c *console) setting(rest string, set func(string) error) {
 
 // showSession prints the session and review as plugins see them.
 func (c *console) showSession() {
-	s := c.h.Session().Model()
+	s := c.s.Model()
 	if s == nil {
 		c.printf("session: no model (set model in config.toml or use /model PROVIDER/MODEL)")
 		return
 	}
 	c.printf("session: %s", describeModel(s))
-	if r := c.h.Session().Review(); r != nil && r.Independent {
+	if r := c.s.Review(); r != nil && r.Independent {
 		c.printf("review: %s", describeModel(&r.Model))
 	} else {
 		c.printf("review: the session model")
@@ -81,16 +81,16 @@ func (c *console) approval(rest string) {
 	verb, arg, _ := cutSpace(rest)
 	switch verb {
 	case "":
-		c.printf("approval: %s", orDash(c.h.Session().Facts().ApprovalMode))
+		c.printf("approval: %s", orDash(c.s.Facts().ApprovalMode))
 		c.showSession()
 	case "model":
-		c.setting(arg, saved(c, c.h.Session().SelectReviewModel))
+		c.setting(arg, saved(c, c.s.SelectReviewModel))
 	case "thinking":
-		c.setting(arg, c.h.Session().SetReviewThinking)
+		c.setting(arg, c.s.SetReviewThinking)
 	default:
-		f := c.h.Session().Facts()
+		f := c.s.Facts()
 		f.ApprovalMode = verb
-		c.h.Session().SetFacts(f)
+		c.s.SetFacts(f)
 		c.printf("approval: %s", verb)
 	}
 }
@@ -102,7 +102,7 @@ func (c *console) classify(rest string) {
 		c.printf("usage: /classify TOOL [JSON]")
 		return
 	}
-	res, err := c.h.Classify(c.e.ctx, tool, json.RawMessage(strings.TrimSpace(args)))
+	res, err := c.s.Classify(c.e.ctx, tool, json.RawMessage(strings.TrimSpace(args)))
 	if err != nil {
 		c.printf("/classify: %v", err)
 		return

@@ -79,7 +79,7 @@ func (c *console) defaultFields() []string {
 // refreshStatus prints "status: LINE" when the line differs from the last
 // one printed and is not empty.
 func (c *console) refreshStatus() {
-	line := c.h.RenderStatusLine(c.statusLine())
+	line := c.s.RenderStatusLine(c.statusLine())
 	c.status.mu.Lock()
 	changed := c.status.ready && line != "" && line != c.status.last
 	if changed {
@@ -170,7 +170,7 @@ func (c *console) setRemoved(name string, removed bool) {
 // savedStatus returns the line after an edit and records it as printed, so
 // the edit's own message is not followed by a "status:" repeat.
 func (c *console) savedStatus() string {
-	line := c.h.RenderStatusLine(c.statusLine())
+	line := c.s.RenderStatusLine(c.statusLine())
 	c.status.mu.Lock()
 	c.status.last = line
 	c.status.mu.Unlock()

@@ -33,6 +33,8 @@ type env struct {
 	stdout, stderr *output    // every line printed goes through these (output.go)
 	mu             sync.Mutex // serialises writes to stderr
 	host           *starhost.Host
+	session        *starhost.Session      // the command's agent session (sess), made on first use
+	sessionID      string                 // its session id (the dev console's "dev")
 	toolSets       *toolsets.Runner       // the home config's MCP tool sets (MC7)
 	events         func(starhost.Event)   // set by the dev console before start
 	forward        func(starhost.Note)    // also receives every note (mcp sets it before start)
@@ -59,13 +61,12 @@ func (e *env) start() (*starhost.Host, error) {
 	if e.host != nil {
 		return e.host, nil
 	}
-	var hostRef *starhost.Host
 	var clock starhost.Clock
 	if e.clock = clockFromEnv(); e.clock != nil {
 		clock = e.clock
 	}
 	h, err := starhost.New(starhost.Options{
-		BuiltinStatus: func(name string) string { return cliStatusText(hostRef)(name) },
+		BuiltinStatus: func(name string) string { return cliStatusText(e.session)(name) },
 		Home:          e.global.home, Workspace: e.global.workspace, Dev: devDirs(e.global.dev),
 		Clock:        clock,
 		BuiltinTools: cliBuiltinTools, BuiltinCommands: cliBuiltinCommands, BuiltinCommandInfo: cliCommandInfo,
@@ -73,6 +74,8 @@ func (e *env) start() (*starhost.Host, error) {
 		Notes: e.note, Events: e.events,
 		Classifications: cliClassifications, ModelCalls: e.modelCall, Models: e.models,
 		Points: cliPoints,
+		// The CLI's one session works in the default approval mode.
+		Defaults: starhost.SessionOptions{Facts: starhost.Facts{Mode: "work", ApprovalMode: "default"}},
 		// CRYSTAL_ISOLATION=process runs every plugin in a worker, whatever
 		// config.toml says (docs/isolation.md).
 		Isolation: os.Getenv("CRYSTAL_ISOLATION"),
@@ -80,9 +83,7 @@ func (e *env) start() (*starhost.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	hostRef = h
 	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	h.Session().SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
 	if err := h.Start(e.ctx); err != nil {
 		return nil, err
 	}
@@ -96,7 +97,24 @@ func (e *env) start() (*starhost.Host, error) {
 	return h, nil
 }
 
+// sess returns the command's agent session, starting it (its
+// session_started hooks run) on first use: a one-shot command (call,
+// expand, render, status, tools) is a session of its own, ended by close.
+func (e *env) sess() *starhost.Session {
+	if e.session == nil && e.host != nil {
+		s, err := e.host.NewSession(e.ctx, starhost.SessionOptions{Facts: starhost.Facts{SessionID: e.sessionID}})
+		if err != nil {
+			return nil
+		}
+		e.session = s
+	}
+	return e.session
+}
+
 func (e *env) close() {
+	if e.session != nil {
+		e.session.End(context.Background())
+	}
 	if e.toolSets != nil {
 		e.toolSets.Close()
 	}

@@ -63,9 +63,6 @@ func runMCP(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if sampling {
-		h.Session().SetModel(mcpserve.SamplingFacts)
-	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -79,7 +76,13 @@ func runMCP(e *env, args []string) error {
 	}
 	// serverInfo.version is the host's version (starhost.Version), the
 	// one `crystal-star version` prints.
-	srv := mcpserve.New(h, mcpserve.Options{Catalog: cat})
+	// Each MCP session is a host session of its own; with --sampling its
+	// session model is its MCP client's.
+	opts := mcpserve.Options{Catalog: cat}
+	if sampling {
+		opts.Session.Model = &mcpserve.SamplingFacts
+	}
+	srv := mcpserve.New(h, opts)
 	defer srv.Close()
 	served.Store(srv)
 	if useHTTP {

@@ -33,6 +33,9 @@ var cliPoints = starhost.PointDefaults{
 // devThread is the thread of the dev console.
 const devThread = "dev"
 
+// t is the console's conversation of its session.
+func (c *console) t() *starhost.Thread { return c.s.Thread(devThread) }
+
 // devState is a console's thread: started once, turns counted.
 type devState struct {
 	once  sync.Once
@@ -47,13 +50,13 @@ var devStates sync.Map // *console → *devState
 func (c *console) thread() *devState {
 	v, _ := devStates.LoadOrStore(c, &devState{})
 	s := v.(*devState)
-	s.once.Do(func() { c.h.ThreadStarted(c.e.ctx, devThread) })
+	s.once.Do(func() { c.s.StartThread(c.e.ctx, devThread) })
 	return s
 }
 
 func (c *console) prompt(string) {
 	c.thread()
-	p := c.h.AssemblePrompt(c.e.ctx, devThread)
+	p := c.t().AssemblePrompt(c.e.ctx)
 	c.printf("prompt of thread %s: %d sections", devThread, len(p.Sections))
 	for _, s := range p.Sections {
 		c.printf("  %s %s: %s", sectionName(s), sectionOrigin(s), s.Text)
@@ -104,7 +107,7 @@ func (c *console) hook(rest string) {
 			return
 		}
 	}
-	res, err := c.h.RunHook(c.e.ctx, event, payload)
+	res, err := c.s.RunHook(c.e.ctx, event, payload)
 	if err != nil {
 		c.printf("/hook: %v", err)
 		return
@@ -118,12 +121,12 @@ func (c *console) hook(rest string) {
 
 func (c *console) points(string) {
 	c.thread()
-	for _, info := range c.h.Points(devThread) {
+	for _, info := range c.t().Points() {
 		p := info
 		c.printf("%s [%s] %s; %s; %s", p.Name, p.Tiers, p.Eval, p.Combine, p.Failure)
 		switch p.Name {
 		case starhost.PointTools:
-			c.printf("  %d tools (see /tools)", c.h.Tools(c.e.ctx, devThread, starhost.PlanAndWork).Len())
+			c.printf("  %d tools (see /tools)", c.t().Tools(c.e.ctx, starhost.PlanAndWork).Len())
 		case starhost.PointCommands:
 			c.printf("  %d commands (see /help)", len(c.h.Commands()))
 		}
@@ -174,9 +177,9 @@ func (c *console) turn(rest string) {
 	id := fmt.Sprintf("turn-%d", s.turns)
 	s.mu.Unlock()
 	ctx := c.e.ctx
-	text := c.h.UserMessage(ctx, devThread, rest)
-	c.h.TurnStarted(ctx, devThread, id, text)
-	c.h.TurnFinished(ctx, devThread, id, text, "end_turn")
+	text := c.t().UserMessage(ctx, rest)
+	c.t().TurnStarted(ctx, id, text)
+	c.t().TurnFinished(ctx, id, text, "end_turn")
 	c.printf("%s of thread %s finished; stored text: %q", id, devThread, text)
 }
 
@@ -195,9 +198,9 @@ func (c *console) dispatch(rest string) {
 	id := fmt.Sprintf("call-%d", s.calls)
 	s.mu.Unlock()
 	ctx := c.e.ctx
-	res := c.h.Dispatch(ctx, devThread, starhost.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)},
+	res := c.t().Dispatch(ctx, starhost.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)},
 		func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
-			snap := c.h.Tools(ctx, devThread, starhost.PlanAndWork)
+			snap := c.t().Tools(ctx, starhost.PlanAndWork)
 			for _, t := range snap.List() {
 				if t.Name == call.Name {
 					return snap.Invoke(ctx, call.Name, call.Arguments)

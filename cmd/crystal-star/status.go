@@ -12,10 +12,13 @@ var statusCmd = command{name: "status", summary: "the operator's status line",
 	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}}, example: "status --dev plugins", run: runStatus}
 
 // cliStatusText returns the CLI's own built-in status fields.
-func cliStatusText(h *starhost.Host) func(string) string {
+func cliStatusText(sess *starhost.Session) func(string) string {
 	return func(name string) string {
-		f := h.Session().Facts()
-		s := h.Session().Model()
+		if sess == nil {
+			return ""
+		}
+		f := sess.Facts()
+		s := sess.Model()
 		if s == nil {
 			s = &starhost.ModelFacts{}
 		}
@@ -71,13 +74,13 @@ func runStatus(e *env, args []string) error {
 		return err
 	}
 	if f.has("json") {
-		out := statusJSON{Line: h.StatusLine(), Fields: []statusRowJSON{}}
+		out := statusJSON{Line: e.sess().StatusLine(), Fields: []statusRowJSON{}}
 		for _, r := range h.StatusView() {
 			out.Fields = append(out.Fields, statusRowJSON{Name: r.Name, Description: r.Description, Plugin: r.Plugin,
 				Builtin: r.Builtin, OnLine: r.OnLine, Unavailable: r.Unavailable})
 		}
 		return e.printJSON(out)
 	}
-	fmt.Fprintln(e.stdout, h.StatusLine())
+	fmt.Fprintln(e.stdout, e.sess().StatusLine())
 	return nil
 }

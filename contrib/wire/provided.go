@@ -31,14 +31,14 @@ type group struct{ id uint64 }
 // ToolStub is a host tool whose implementation is tool i of the worker:
 // of the generation's own tools (g nil) or of a tool_provider answer. A
 // ctx carrying a progress receiver gets the tool's ctx.progress reports.
-func ToolStub(call Caller, facts func() contrib.Facts, g *group, i int, name string) contrib.ToolFunc {
+func ToolStub(call Caller, facts func(context.Context) contrib.Facts, g *group, i int, name string) contrib.ToolFunc {
 	what := "tool " + name
 	return func(ctx context.Context, args any) contrib.Result {
 		raw, err := json.Marshal(args)
 		if err != nil {
 			return contrib.Failure(contrib.ErrInvalidArguments, err.Error())
 		}
-		in := Invoke{Index: i, Args: raw, Facts: facts(), Progress: contrib.ProgressFrom(ctx) != nil}
+		in := Invoke{Index: i, Args: raw, Facts: facts(ctx), Progress: contrib.ProgressFrom(ctx) != nil}
 		if g != nil {
 			in.Group = g.id
 		}
@@ -61,7 +61,7 @@ func ToolStub(call Caller, facts func() contrib.Facts, g *group, i int, name str
 // compiled in this process (the worker validated them and reported their
 // problems already). Once the host holds none of them — the planning that
 // asked is over — the worker is told to drop their implementations.
-func (p *Provided) HostTools(plugin string, rules contrib.Rules, call Caller, facts func() contrib.Facts) []contrib.Tool {
+func (p *Provided) HostTools(plugin string, rules contrib.Rules, call Caller, facts func(context.Context) contrib.Facts) []contrib.Tool {
 	g := &group{id: p.Group}
 	st := contrib.NewStaging(plugin, rules)
 	for i, t := range p.Tools {

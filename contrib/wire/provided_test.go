@@ -22,7 +22,7 @@ func TestProvidedToolsReleasedWhenDropped(t *testing.T) {
 	}
 	func() {
 		p := &Provided{Group: 9, Tools: []contrib.Tool{{Name: "t", Catalogs: contrib.Work, Parameters: []byte("{}")}}}
-		if tools := p.HostTools("acme.p", contrib.Rules{}, call, func() contrib.Facts { return contrib.Facts{} }); len(tools) != 1 {
+		if tools := p.HostTools("acme.p", contrib.Rules{}, call, func(context.Context) contrib.Facts { return contrib.Facts{} }); len(tools) != 1 {
 			t.Fatalf("tools = %+v", tools)
 		}
 	}()

@@ -44,7 +44,9 @@ func main() {
 		Notes: func(n starhost.Note) { fmt.Fprintln(os.Stderr, "note:", n) }})
 	check(err)
 	check(h.Start(ctx))
-	res := h.Tools(ctx, "", starhost.Work).Invoke(ctx, os.Args[2], json.RawMessage(os.Args[3]))
+	s, err := h.NewSession(ctx, starhost.SessionOptions{})
+	check(err)
+	res := s.Thread("").Tools(ctx, starhost.Work).Invoke(ctx, os.Args[2], json.RawMessage(os.Args[3]))
 	check(h.Close(ctx))
 	if !res.OK() {
 		fmt.Fprintf(os.Stderr, "%s: %s\n", res.Error.Code, res.Error.Message)

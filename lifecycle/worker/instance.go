@@ -84,11 +84,10 @@ func newInstance(p *process, call Caller, req contrib.ActivationRequest, b wire.
 	return inst
 }
 
-func (inst *instance) facts() contrib.Facts {
-	if inst.req.Services == nil {
-		return contrib.Facts{}
-	}
-	return inst.req.Services.Facts()
+// facts are the facts a call under ctx carries to the worker: those of the
+// session it serves, else the host's.
+func (inst *instance) facts(ctx context.Context) contrib.Facts {
+	return contrib.FactsFor(ctx, inst.req.Services)
 }
 
 func (inst *instance) tool(i int, name string) contrib.ToolFunc {
@@ -103,14 +102,14 @@ func (inst *instance) providedTools(p *wire.Provided) []contrib.Tool {
 func (inst *instance) command(i int, name string) contrib.CommandFunc {
 	what := "command /" + name
 	return func(ctx context.Context, cmd contrib.Invocation) (string, bool, error) {
-		return inst.outcome(ctx, what, wire.MethodCommand, wire.Invoke{Index: i, Inv: cmd, Facts: inst.facts()})
+		return inst.outcome(ctx, what, wire.MethodCommand, wire.Invoke{Index: i, Inv: cmd, Facts: inst.facts(ctx)})
 	}
 }
 
 func (inst *instance) placeholder(i int, name string) contrib.ResolveFunc {
 	what := "placeholder {{" + name + "}}"
 	return func(ctx context.Context, site contrib.Site) (string, bool, error) {
-		return inst.outcome(ctx, what, wire.MethodPlaceholder, wire.Invoke{Index: i, Site: site, Facts: inst.facts()})
+		return inst.outcome(ctx, what, wire.MethodPlaceholder, wire.Invoke{Index: i, Site: site, Facts: inst.facts(ctx)})
 	}
 }
 
@@ -135,7 +134,7 @@ func (inst *instance) ask(ctx context.Context, what, method string, in any) (wir
 func (inst *instance) hook(i int) contrib.HookFunc {
 	return func(ctx context.Context, event contrib.HookEvent, payload map[string]any) (any, error) {
 		out, err := inst.ask(ctx, "hook "+string(event), wire.MethodHook,
-			wire.Invoke{Index: i, Event: event, Payload: payload, Facts: inst.facts()})
+			wire.Invoke{Index: i, Event: event, Payload: payload, Facts: inst.facts(ctx)})
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +144,7 @@ func (inst *instance) hook(i int) contrib.HookFunc {
 
 func (inst *instance) point(i int) contrib.PointFunc {
 	return func(ctx context.Context, call contrib.PointCall) (any, error) {
-		out, err := inst.ask(ctx, string(call.Point)+" entry", wire.MethodPoint, wire.Invoke{Index: i, Call: &call, Facts: inst.facts()})
+		out, err := inst.ask(ctx, string(call.Point)+" entry", wire.MethodPoint, wire.Invoke{Index: i, Call: &call, Facts: inst.facts(ctx)})
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +158,7 @@ func (inst *instance) classifier(i int) contrib.ClassifyFunc {
 		if err != nil {
 			return contrib.Classification{}, false, err
 		}
-		out, err := inst.ask(ctx, "classifier", wire.MethodClassify, wire.Invoke{Index: i, Tool: tool, Args: raw, Facts: inst.facts()})
+		out, err := inst.ask(ctx, "classifier", wire.MethodClassify, wire.Invoke{Index: i, Tool: tool, Args: raw, Facts: inst.facts(ctx)})
 		return out.Class, out.OK, err
 	}
 }
@@ -189,7 +188,7 @@ func (inst *instance) Attaches(stage contrib.AttachStage) bool {
 // Attach runs one attach stage in the worker.
 func (inst *instance) Attach(ctx context.Context, stage contrib.AttachStage) (bool, error) {
 	var out wire.Outcome
-	if err := inst.call(ctx, string(stage), wire.MethodAttach, wire.Attach{Stage: stage, Facts: inst.facts()}, &out); err != nil {
+	if err := inst.call(ctx, string(stage), wire.MethodAttach, wire.Attach{Stage: stage, Facts: inst.facts(ctx)}, &out); err != nil {
 		return true, failureError(inst.req.Plugin, err)
 	}
 	if out.Err != nil {
@@ -211,7 +210,7 @@ func (inst *instance) factory(i int, multimodal bool) contrib.CreateFunc {
 	return func(ctx context.Context, req contrib.ClientRequest) (contrib.Codec, error) {
 		var out wire.Created
 		err := inst.call(ctx, "client_factory", wire.MethodFactoryCreate,
-			wire.Invoke{Index: i, Client: &req, Multimodal: multimodal, Facts: inst.facts()}, &out)
+			wire.Invoke{Index: i, Client: &req, Multimodal: multimodal, Facts: inst.facts(ctx)}, &out)
 		switch {
 		case err != nil:
 			return nil, failureError(inst.req.Plugin, err)

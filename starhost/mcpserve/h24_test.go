@@ -30,8 +30,7 @@ func samplingServer(t *testing.T) *mcpserve.Server {
 	testkit.WriteFile(t, filepath.Join(plugin, "plugin.star"), samplingPlugin)
 	h, _ := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
 		Models: mcpserve.SamplingModels()})
-	h.Session().SetModel(mcpserve.SamplingFacts)
-	srv := mcpserve.New(h, mcpserve.Options{})
+	srv := mcpserve.New(h, mcpserve.Options{Session: starhost.SessionOptions{Model: &mcpserve.SamplingFacts}})
 	t.Cleanup(srv.Close)
 	return srv
 }

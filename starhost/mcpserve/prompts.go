@@ -110,7 +110,7 @@ func (s *Server) syncPrompts() {
 			if err != nil {
 				return nil, err
 			}
-			return s.getPrompt(withSession(ctx, r.Session), r.Params.Name, args)
+			return s.getPrompt(withSession(ctx, r.Session), r.Session, r.Params.Name, args)
 		})
 	}, s.srv.RemovePrompts)
 }
@@ -119,8 +119,8 @@ func (s *Server) syncPrompts() {
 // it produced as one user message. A command that fails or passes produces
 // no input: that is an error naming the command (its own failure went out
 // as a note, which a client sees as a log message).
-func (s *Server) getPrompt(ctx context.Context, name, args string) (*mcp.GetPromptResult, error) {
-	res, err := s.h.ExecuteCommand(ctx, name, args)
+func (s *Server) getPrompt(ctx context.Context, ss *mcp.ServerSession, name, args string) (*mcp.GetPromptResult, error) {
+	res, err := s.sessions.of(ctx, ss).ExecuteCommand(ctx, name, args)
 	switch {
 	case errors.Is(err, starhost.ErrUnknownCommand), errors.Is(err, starhost.ErrBuiltinCommand):
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}

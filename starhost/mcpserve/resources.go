@@ -54,7 +54,7 @@ func (s *Server) catalog(ctx context.Context) (map[string]*mcp.Resource, map[str
 		uri := skillURI(sk.Name)
 		res[uri] = &mcp.Resource{URI: uri, Name: sk.Name, Description: sk.Description, MIMEType: "text/markdown"}
 	}
-	outs, _ := s.h.Resolve(publisherPoint, "").Collect(ctx, map[string]any{"op": "list"}, nil)
+	outs, _ := s.sessions.of(ctx, nil).Thread("").Resolve(publisherPoint).Collect(ctx, map[string]any{"op": "list"}, nil)
 	for _, o := range outs {
 		for _, p := range decodePublished(o.Value) {
 			switch {
@@ -109,7 +109,7 @@ func (s *Server) syncResources() {
 	applyMirror(s.mirror.resources, res, func(r *mcp.Resource) { s.srv.AddResource(r, s.read) }, s.srv.RemoveResources)
 	applyMirror(s.mirror.templates, tpl, func(t *mcp.ResourceTemplate) { s.srv.AddResourceTemplate(t, s.read) }, s.srv.RemoveResourceTemplates)
 	for uri := range res {
-		rr, err := s.readURI(ctx, uri)
+		rr, err := s.readURI(ctx, nil, uri)
 		if err != nil {
 			continue
 		}
@@ -130,12 +130,13 @@ func (s *Server) syncResources() {
 
 // read answers resources/read for a listed resource or a template match.
 func (s *Server) read(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	return s.readURI(ctx, r.Params.URI)
+	return s.readURI(ctx, r.Session, r.Params.URI)
 }
 
 // readURI reads skill://NAME from the skills, any other URI from the first
-// plugin publisher that answers for it.
-func (s *Server) readURI(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+// plugin publisher that answers for it, serving the MCP session ss (nil:
+// the server's own).
+func (s *Server) readURI(ctx context.Context, ss *mcp.ServerSession, uri string) (*mcp.ReadResourceResult, error) {
 	if name, ok := strings.CutPrefix(uri, "skill://"); ok {
 		name, _ = url.PathUnescape(name)
 		text, err := s.h.SkillText(name)
@@ -147,7 +148,7 @@ func (s *Server) readURI(ctx context.Context, uri string) (*mcp.ReadResourceResu
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
 	}
-	out, ok, err := s.h.Resolve(publisherPoint, "").First(ctx, map[string]any{"op": "read", "uri": uri}, nil)
+	out, ok, err := s.sessions.of(ctx, ss).Thread("").Resolve(publisherPoint).First(ctx, map[string]any{"op": "read", "uri": uri}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 
 // SamplingFacts are the session model's facts when the MCP client's model
 // is the session model (SamplingModels): publish them with
-// Host.Session().SetModel so plugins see a session model ("mcp/client").
+// Options.Session.Model so plugins see a session model ("mcp/client").
 var SamplingFacts = starhost.ModelFacts{Provider: "mcp", Protocol: "mcp-sampling", Model: "client"}
 
 // samplingDefaultMaxTokens bounds a reply when the plugin set no

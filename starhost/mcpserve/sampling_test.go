@@ -41,8 +41,7 @@ func samplingSession(t *testing.T, handler func(context.Context, *mcp.CreateMess
 	testkit.WriteFile(t, filepath.Join(plugin, "plugin.star"), samplingPlugin)
 	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{plugin},
 		Models: mcpserve.SamplingModels(), Isolation: os.Getenv("CRYSTAL_ISOLATION")})
-	h.Session().SetModel(mcpserve.SamplingFacts)
-	srv := mcpserve.New(h, mcpserve.Options{})
+	srv := mcpserve.New(h, mcpserve.Options{Session: starhost.SessionOptions{Model: &mcpserve.SamplingFacts}})
 	t.Cleanup(srv.Close)
 	st, ct := mcp.NewInMemoryTransports()
 	go srv.Run(ctx, st)

@@ -45,6 +45,11 @@ type Options struct {
 	Catalog starhost.Catalog
 	// Name and Version are the server's implementation info.
 	Name, Version string
+	// Session is what each MCP session's host session starts from (its
+	// facts, its model: mcp --sampling makes the MCP client's model the
+	// session model, SamplingFacts). Each MCP session gets a host session
+	// of its own; its session id is the MCP session's id.
+	Session starhost.SessionOptions
 }
 
 // Server serves one catalog of a host's tools, its commands as prompts and
@@ -53,6 +58,7 @@ type Options struct {
 // called once per transport, the HTTP handler serves many).
 type Server struct {
 	h           *starhost.Host
+	sessions    *hostSessions
 	cat         starhost.Catalog
 	srv         *mcp.Server
 	unsubscribe func()
@@ -83,7 +89,7 @@ func New(h *starhost.Host, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = starhost.Version
 	}
-	s := &Server{h: h, cat: opts.Catalog, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	s := &Server{h: h, sessions: newHostSessions(h, opts.Session), cat: opts.Catalog, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		mirror: newMirrors(), contents: map[string]string{}, flight: newInFlight()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
@@ -117,12 +123,14 @@ func New(h *starhost.Host, opts Options) *Server {
 // or to serve it over another transport.
 func (s *Server) SDK() *mcp.Server { return s.srv }
 
-// Close stops following the host's catalogs. It does not close the host.
+// Close stops following the host's catalogs and ends the host sessions of
+// its MCP sessions. It does not close the host.
 func (s *Server) Close() {
 	s.closed.Do(func() {
 		s.unsubscribe()
 		close(s.stop)
 		<-s.done
+		s.sessions.close()
 	})
 }
 

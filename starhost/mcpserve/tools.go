@@ -33,11 +33,11 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// tools is the catalog now, in catalog order: the host's tools of thread
-// "" (Host.Tools), the same snapshot a call goes through.
+// tools is the catalog now, in catalog order: the tools of thread "" of
+// the server's own session (Thread.Tools), the list a call goes through.
 func (s *Server) tools(ctx context.Context) []*mcp.Tool {
 	out := []*mcp.Tool{}
-	for _, t := range starhost.MCPTools(s.h.Tools(ctx, "", s.cat).List()) {
+	for _, t := range starhost.MCPTools(s.sessions.of(ctx, nil).Thread("").Tools(ctx, s.cat).List()) {
 		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if len(t.OutputSchema) > 0 {
 			tool.OutputSchema = t.OutputSchema
@@ -64,7 +64,8 @@ func (s *Server) syncTools() {
 	}, s.srv.RemoveTools)
 }
 
-// call invokes one tool through a fresh snapshot. When the client sent a
+// call invokes one tool through a fresh snapshot of the MCP session's own
+// host session: the tool sees its facts, sets its status values. When the client sent a
 // progress token, ctx.progress reports become notifications/progress.
 func (s *Server) call(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p := r.Params
@@ -75,7 +76,7 @@ func (s *Server) call(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToo
 			_ = r.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message})
 		})
 	}
-	res := s.h.Tools(ctx, "", s.cat).Invoke(ctx, p.Name, p.Arguments)
+	res := s.sessions.of(ctx, r.Session).Thread("").Tools(ctx, s.cat).Invoke(ctx, p.Name, p.Arguments)
 	if errors.Is(res.Err(), starhost.ErrUnknownTool) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}

@@ -59,7 +59,11 @@ var DefaultBuiltinTools = []string{"read", "write", "edit", "bash", "grep", "glo
 // concurrent use.
 type Host struct {
 	// Host is the started host; every starhost method is available on it.
-	Host    *starhost.Host
+	Host *starhost.Host
+	// Session is the test's agent session on Host: Call, Expand, Bind,
+	// StatusLine and Dispatch serve it. A test may make more with
+	// Host.NewSession.
+	Session *starhost.Session
 	builtin []string // the host's built-in tool names, answered by invoke
 	// Dir is the copy of the plugin directory the host loads.
 	Dir string
@@ -161,6 +165,9 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 		err = h.Host.Start(context.Background())
 	}
 	if err == nil {
+		h.Session, err = h.Host.NewSession(context.Background(), starhost.SessionOptions{})
+	}
+	if err == nil {
 		err = h.problem()
 	}
 	if err != nil {
@@ -210,28 +217,28 @@ func (h *Host) Call(tool, args string) starhost.ToolResult {
 	if args == "" {
 		args = "{}"
 	}
-	return h.Host.Tools(context.Background(), "", starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
+	return h.Session.Thread("").Tools(context.Background(), starhost.PlanAndWork).Invoke(context.Background(), tool, json.RawMessage(args))
 }
 
 // Expand runs a command (with or without its "/") and returns the turn
 // input it produced; ok is false when every command passed.
 func (h *Host) Expand(command, args string) (text string, ok bool, err error) {
-	return h.Host.Expand(context.Background(), command, args)
+	return h.Session.Expand(context.Background(), command, args)
 }
 
 // Bind binds a template at the prompt site.
 func (h *Host) Bind(template string) string {
-	return h.Host.Bind(context.Background(), template, starhost.SitePrompt)
+	return h.Session.Bind(context.Background(), template, starhost.SitePrompt)
 }
 
-// StatusLine returns the operator's status line.
-func (h *Host) StatusLine() string { return h.Host.StatusLine() }
+// StatusLine returns the operator's status line as the test's session shows it.
+func (h *Host) StatusLine() string { return h.Session.StatusLine() }
 
 // Dispatch runs one tool call through the dispatch pipeline (classify,
 // policy, approval and tool_call hooks, invoke, tool_result hooks) on
 // thread "test".
 func (h *Host) Dispatch(tool, args string) starhost.DispatchResult {
-	return h.Host.Dispatch(context.Background(), "test", starhost.ToolCall{ID: "call-1", Name: tool, Arguments: json.RawMessage(args)}, h.invoke)
+	return h.Session.Thread("test").Dispatch(context.Background(), starhost.ToolCall{ID: "call-1", Name: tool, Arguments: json.RawMessage(args)}, h.invoke)
 }
 
 // invoke ends a dispatched call: a plugin tool runs on the thread's
@@ -241,7 +248,7 @@ func (h *Host) invoke(ctx context.Context, call starhost.ToolCall) starhost.Tool
 	if slices.Contains(h.builtin, call.Name) {
 		return starhost.ToolResult{Text: call.Name + " " + string(call.Arguments)}
 	}
-	return h.Host.Tools(ctx, "test", starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
+	return h.Session.Thread("test").Tools(ctx, starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
 }
 
 // Advance moves the plugin timers' clock (ManualClock.Advance) and returns

@@ -152,7 +152,7 @@ func TestNewHostIsolated(t *testing.T) {
 	if !strings.Contains(string(src), `"one"`) {
 		t.Fatal("the test's edit reached the plugin's own directory")
 	}
-	if !strings.HasPrefix(h.Dir, filepath.Dir(h.Home)) || h.Host.Session().Facts().Workspace != h.Workspace {
+	if !strings.HasPrefix(h.Dir, filepath.Dir(h.Home)) || h.Session.Facts().Workspace != h.Workspace {
 		t.Fatalf("dirs: %s %s %s", h.Dir, h.Home, h.Workspace)
 	}
 }

@@ -28,7 +28,7 @@ func BenchmarkToolSetCall(b *testing.B) {
 	f := &fakeSets{toolDefs: []string{"echo"}}
 	r := toolsets.Start(context.Background(), h, toolsets.Options{Dial: f.dial})
 	defer r.Close()
-	snap := h.Tools(context.Background(), "", starhost.Work)
+	snap := mainThread(h).Tools(context.Background(), starhost.Work)
 	for _, name := range []string{"direct", "echo"} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()

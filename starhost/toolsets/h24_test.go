@@ -193,7 +193,7 @@ func TestH24_6_ToolSetCallTimesOut(t *testing.T) {
 				opts.CallTimeout = starhostTestTimeout
 			}
 			h, _ := startRawSet(t, srv, c.config, opts)
-			res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "slow", nil)
+			res := mainThread(h).Tools(context.Background(), starhost.Work).Invoke(context.Background(), "slow", nil)
 			if !errors.Is(res.Err(), toolsets.ErrCallTimeout) {
 				t.Fatalf("slow = %+v; want %s", res, toolsets.ErrCallTimeout)
 			}

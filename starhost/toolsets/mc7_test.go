@@ -129,7 +129,7 @@ contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run
 	defer r.Close()
 
 	var names []string
-	for _, ti := range h.Tools(context.Background(), "", starhost.PlanAndWork).List() {
+	for _, ti := range mainThread(h).Tools(context.Background(), starhost.PlanAndWork).List() {
 		names = append(names, ti.Name+"/"+ti.ToolSet)
 	}
 	if !slices.Equal(names, []string{"clash/", "echo/srv", "skill/"}) {
@@ -138,7 +138,7 @@ contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run
 	if !noted("has the name of a tool of plugin acme.p; the external tool is left out") {
 		t.Error("no note for the shadowed external tool")
 	}
-	if res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", nil); res.Text != "echo ok" || len(res.Parts) != 2 {
+	if res := mainThread(h).Tools(context.Background(), starhost.Work).Invoke(context.Background(), "echo", nil); res.Text != "echo ok" || len(res.Parts) != 2 {
 		t.Errorf("echo = %+v; want its text and image parts", res)
 	}
 	if st := state(h, "srv"); !st.Enabled || !st.Effective || !st.Loaded || st.SkipReason != "" || st.Source != "home" {
@@ -156,11 +156,11 @@ contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run
 	addTool(f.server, "added")
 	f.mu.Unlock()
 	eventually(t, "the added tool in the catalog", func() bool {
-		return h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "added", nil).OK()
+		return mainThread(h).Tools(context.Background(), starhost.Work).Invoke(context.Background(), "added", nil).OK()
 	})
 
 	// Death: reported, tools answer tool_unavailable, then restarted.
-	snap := h.Tools(context.Background(), "", starhost.Work)
+	snap := mainThread(h).Tools(context.Background(), starhost.Work)
 	f.mu.Lock()
 	f.session.Close()
 	f.mu.Unlock()
@@ -176,7 +176,7 @@ contribute(attach = attach, tools = [tool(name = "clash", catalogs = "work", run
 	}
 	close(f.redial)
 	eventually(t, "srv restarted", func() bool { return state(h, "srv").Effective })
-	if res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", nil); res.Text != "echo ok" {
+	if res := mainThread(h).Tools(context.Background(), starhost.Work).Invoke(context.Background(), "echo", nil); res.Text != "echo ok" {
 		t.Errorf("echo after restart = %+v", res)
 	}
 }

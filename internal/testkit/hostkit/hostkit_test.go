@@ -1,6 +1,7 @@
 package hostkit
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestStartRecordsNotes(t *testing.T) {
 	if !strings.Contains(notes.String(), "print: hello") || also.Len() != notes.Len() {
 		t.Fatalf("notes %q, the caller's %d; want the print note in both", notes, also.Len())
 	}
-	if h.Session().Facts().Workspace == "" {
+	if s, err := h.NewSession(context.Background(), starhost.SessionOptions{}); err != nil || s.Facts().Workspace == "" {
 		t.Fatal("no workspace")
 	}
 }

@@ -1,0 +1,88 @@
+package statusline
+
+import (
+	"strings"
+	"sync"
+)
+
+// Overlay is one agent session's own status texts, shown over the board's
+// host-wide texts on that session's line only. A text set through a sink
+// while a callback serves a session lands here (Sink.SetIn); texts set
+// where no session is served (timers, attach) stay on the board and show in
+// every session's line. A text counts only while the sink that set it is
+// its plugin's live sink: a reload starts every session's fields of that
+// plugin empty, as it does the board's. The zero value is ready to use and
+// holds no memory until a text is set. Safe for concurrent use.
+type Overlay struct {
+	mu    sync.RWMutex
+	texts map[string]overlaid // field name → text and the sink that set it
+}
+
+type overlaid struct {
+	sink *Sink
+	text string
+}
+
+// SetIn is Set for the session of o (an *Overlay; any other value is
+// ignored): the same admission (the plugin's own fields, a live sink) and
+// sanitising, but the text goes to o, not to the host-wide board.
+func (s *Sink) SetIn(o any, name, text string) { s.updateIn(o, name, text) }
+
+// ClearIn is Clear for the session of o: the session's own text goes and
+// the host-wide text, if any, shows again on its line.
+func (s *Sink) ClearIn(o any, name string) { s.updateIn(o, name, "") }
+
+func (s *Sink) updateIn(o any, name, text string) {
+	ov, ok := o.(*Overlay)
+	if !ok || ov == nil || s.retired.Load() {
+		return
+	}
+	key := strings.ToLower(name)
+	if _, ok := s.names[key]; !ok {
+		s.unknown(key)
+		return
+	}
+	clean := sanitizeText(text)
+	ov.mu.Lock()
+	prev, had := ov.texts[key]
+	switch {
+	case clean == "" && !had, had && prev.sink == s && prev.text == clean:
+		ov.mu.Unlock()
+		return
+	case clean == "":
+		delete(ov.texts, key)
+	default:
+		if ov.texts == nil {
+			ov.texts = map[string]overlaid{}
+		}
+		ov.texts[key] = overlaid{sink: s, text: clean}
+	}
+	ov.mu.Unlock()
+	b := s.board
+	b.mu.RLock()
+	subs := b.subs
+	b.mu.RUnlock()
+	notify(subs)
+}
+
+// Clear drops every text of the overlay (its session ended).
+func (o *Overlay) Clear() {
+	o.mu.Lock()
+	o.texts = nil
+	o.mu.Unlock()
+}
+
+// text returns the overlay's text of key while the sink that set it is
+// live and owns the field. b.mu is held (read).
+func (o *Overlay) text(b *Board, key string) (string, bool) {
+	if o == nil {
+		return "", false
+	}
+	o.mu.RLock()
+	e, ok := o.texts[key]
+	o.mu.RUnlock()
+	if !ok || b.live[e.sink.plugin] != e.sink || b.owner[key] != e.sink.plugin {
+		return "", false
+	}
+	return e.text, true
+}
