@@ -113,6 +113,7 @@ func TestDC26_RevokeFirstThenDrain(t *testing.T) {
 // TestAT2_ReloadPublishesBeforeOldDrains: while a call runs on
 // g1, a reload publishes g2 at once (new snapshots list it) and only then
 // drains g1: the admitted call finishes on g1, which is torn down after.
+// Reload returns once g2 serves, while g1 still drains (issue 25, point 7).
 func TestAT2_ReloadPublishesBeforeOldDrains(t *testing.T) {
 	m, a, reg, dir := drainSetup(t, 5*time.Second)
 	done := make(chan contrib.Result)
@@ -131,6 +132,7 @@ func TestAT2_ReloadPublishesBeforeOldDrains(t *testing.T) {
 	if p := only(t, m); p.State != Active || p.Generation != "g2" {
 		t.Fatalf("during the drain: %s %q, want g2 active", p.State, p.Generation)
 	}
+	<-reloaded // before g1's call ends: the drain goes on in the background
 	if a.closed.Load() != 0 {
 		t.Fatal("g1 torn down before its call finished")
 	}
@@ -138,7 +140,7 @@ func TestAT2_ReloadPublishesBeforeOldDrains(t *testing.T) {
 	if res := <-done; res.Text != "done" {
 		t.Fatalf("admitted call: %+v, want it to finish on g1", res)
 	}
-	<-reloaded
+	waitFor(t, "g1 torn down", func() bool { return a.closed.Load() == 1 })
 	if n := a.closed.Load(); n != 1 {
 		t.Fatalf("%d generations torn down, want g1 only", n)
 	}
@@ -155,7 +157,8 @@ func TestDC26_TeardownPendingBlocksReactivation(t *testing.T) {
 	go reg.Tools(contrib.Work).Invoke(context.Background(), "work", nil)
 	<-a.entered
 	os.WriteFile(filepath.Join(dir, "plugin.star"), []byte("v2"), 0o644)
-	m.Reload(context.Background(), dir)
+	m.Reload(context.Background(), dir) // returns once g2 serves; g1 drains in the background
+	waitFor(t, "g1's teardown pending", func() bool { return only(t, m).TeardownPending })
 	p := only(t, m)
 	if p.State != Active || !p.TeardownPending || p.Generation != "g2" {
 		t.Fatalf("after timeout: state %s pending %v gen %q; want g2 active, g1 teardown pending", p.State, p.TeardownPending, p.Generation)
@@ -244,5 +247,16 @@ func TestCC17_UnchangedReloadDoesNotAttachAgain(t *testing.T) {
 	m.Reload(context.Background(), dir)
 	if got := count(); got != before+len(contrib.AttachStages) {
 		t.Fatalf("a new generation ran %d attach stages, want %d", got-before, len(contrib.AttachStages))
+	}
+}
+
+// waitFor polls cond until it holds (the background drain of a replaced
+// generation), failing after 5 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
 	}
 }

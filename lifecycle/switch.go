@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -111,10 +112,30 @@ func (m *Manager) attachStaged(ctx context.Context, p *plugin, g *generation) {
 	g.staged = true
 }
 
-// retireReplaced drains prev, the generation a reload just replaced: calls admitted
-// before the switch finish on it, later ones already run on the new one.
-// Its registry entry is gone with the publication that replaced it, so there
-// is nothing to revoke. m.op is held.
+// retireReplaced drains prev, the generation a reload just replaced: calls
+// admitted before the switch finish on it, later ones already run on the
+// new one. Its registry entry is gone with the publication that replaced
+// it, so there is nothing to revoke. Admission closes now; the drain goes
+// on in the background, so the reload returns once the new generation
+// serves, not once the old one drained (up to the cleanup timeout). Its
+// end is the "stopped" event of prev; Close waits for it. m.op is held.
 func (m *Manager) retireReplaced(p *plugin, prev *generation) {
-	m.drain(p, prev)
+	prev.pub.Gate.Close()
+	select {
+	case <-prev.pub.Gate.Drained(): // nothing running: torn down now
+		m.drain(p, prev)
+		return
+	default:
+	}
+	m.pending.Add(1)
+	go func() {
+		defer m.pending.Done()
+		select { // the wait needs no lock: other operations go on meanwhile
+		case <-prev.pub.Gate.Drained():
+		case <-time.After(m.opts.CleanupTimeout):
+		}
+		m.op.Lock()
+		defer m.op.Unlock()
+		m.drain(p, prev) // drained already, or cancelled now (DC26)
+	}()
 }

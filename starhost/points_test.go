@@ -630,6 +630,9 @@ contribute(status_fields = [status_field(name = "mood", description = "m")],
 	var catalog, status bool
 	last := start
 	for _, c := range changes {
+		if c.Retired != "" {
+			continue // g1's drain ended: no change of what is offered
+		}
 		if c.Status {
 			status = true
 			if c.Generation != h.Generation() {

@@ -44,6 +44,10 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 	case "stopped", "blocked", "faulted":
 		if e.Kind != "stopped" || h.manager.Generation(e.Plugin) == "" {
 			h.board.Withdraw(e.Plugin)
+		} else if gen := h.manager.Generation(e.Plugin); gen != e.Generation {
+			// A replaced generation finished draining (Reload returned
+			// when its successor began to serve).
+			h.publish(Change{Retired: e.Plugin + "@" + e.Generation, Generation: h.changes.generation.Load()})
 		}
 	}
 	if h.opts.Events != nil {

@@ -84,6 +84,11 @@ type Change struct {
 	// Status: a published status text changed (never for an identical
 	// re-set). Redraw the status line.
 	Status bool
+	// Retired is "plugin@generation" of a generation a reload replaced
+	// whose drain ended: its calls finished (or were cancelled past
+	// CleanupTimeout) and it is torn down. Reload returns once the new
+	// generation serves; this is how the old one's outcome arrives.
+	Retired string
 }
 
 // Affects reports whether c concerns point in thread: a Catalog change
