@@ -19,6 +19,7 @@ type hostLife struct {
 	started   atomic.Bool
 	closed    atomic.Bool
 	closeOnce sync.Once
+	noWatch   atomic.Bool // the WatchFailed note was given
 	// unreadable is the last ConfigUnreadable note of each layer's read,
 	// nil when both layers read (reloadConfig).
 	unreadable atomic.Pointer[contrib.Diagnostic]

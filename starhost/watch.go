@@ -20,6 +20,13 @@ import (
 // saves are seen. What the reloads change reaches Subscribe. Before Start
 // it watches nothing and returns ErrNotStarted (ready is not called);
 // after Close, ErrHostClosed.
+//
+// One host has one watcher, whatever the number of its sessions. When no
+// watcher can be had (the per-user inotify limit, no descriptors left),
+// Watch returns at once with an error wrapping Code("WatchFailed") — and
+// calls ready first, so a caller waiting for it goes on: the host keeps
+// serving without hot reload (Reload and Rescan still work) and says so
+// once, in a WatchFailed note.
 func (h *Host) Watch(ctx context.Context, ready func()) error {
 	if err := h.serving("watch"); err != nil {
 		return err
@@ -44,6 +51,13 @@ func (h *Host) Watch(ctx context.Context, ready func()) error {
 		Error: func(err error) { h.note(contrib.Diag(contrib.WatchFailed, "", contrib.Pos{}, "%v", err)) },
 	})
 	if err != nil {
+		if h.life.noWatch.CompareAndSwap(false, true) {
+			h.note(contrib.Diag(contrib.WatchFailed, "", contrib.Pos{}, "no file watcher: %v; the host serves without hot reload", err).
+				WithRemedy("reload plugins with Reload (the console's /reload), or raise fs.inotify.max_user_instances"))
+		}
+		if ready != nil {
+			ready() // nothing more will come: the caller need not wait
+		}
 		return codeErrorf(Code(contrib.WatchFailed), "watch: nothing can be watched: %w", err)
 	}
 	return nil

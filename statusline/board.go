@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // BuiltinField is a host-owned field: its name can never be declared by a
@@ -63,6 +64,8 @@ type Board struct {
 	decls   map[string][]Field // plugin → accepted fields, in declaration order
 	owner   map[string]string  // field name → plugin
 	texts   map[string]string  // field name → published text
+	written map[string]uint64  // field name → when its host-wide text was last set or cleared (seq)
+	seq     atomic.Uint64      // orders every write, host-wide and sessions' (overlay.go)
 	live    map[string]*Sink   // plugin → the one sink allowed to publish
 	subs    []subscriber       // copy-on-write: readers use the slice after unlocking
 	nextSub uint64
@@ -82,6 +85,7 @@ func NewBoard(builtin []BuiltinField) *Board {
 		decls:     make(map[string][]Field),
 		owner:     make(map[string]string),
 		texts:     make(map[string]string),
+		written:   make(map[string]uint64),
 		live:      make(map[string]*Sink),
 	}
 	for _, f := range builtin {

@@ -9,7 +9,9 @@ import (
 // host-wide texts on that session's line only. A text set through a sink
 // while a callback serves a session lands here (Sink.SetIn); texts set
 // where no session is served (timers, attach) stay on the board and show in
-// every session's line. A text counts only while the sink that set it is
+// every session's line. For one field the latest write wins: a session's
+// text shows on its line until a host-wide one is set after it (a timer's
+// tick), and the other way round. A text counts only while the sink that set it is
 // its plugin's live sink: a reload starts every session's fields of that
 // plugin empty, as it does the board's. The zero value is ready to use and
 // holds no memory until a text is set. Safe for concurrent use.
@@ -20,7 +22,8 @@ type Overlay struct {
 
 type overlaid struct {
 	sink *Sink
-	text string
+	text string // "" for a clear: it hides an older host-wide text too
+	seq  uint64 // when it was written (Board.seq)
 }
 
 // SetIn is Set for the session of o (an *Overlay; any other value is
@@ -28,8 +31,8 @@ type overlaid struct {
 // sanitising, but the text goes to o, not to the host-wide board.
 func (s *Sink) SetIn(o any, name, text string) { s.updateIn(o, name, text) }
 
-// ClearIn is Clear for the session of o: the session's own text goes and
-// the host-wide text, if any, shows again on its line.
+// ClearIn is Clear for the session of o: its line shows no text for the
+// field until one is set again (in the session or host-wide).
 func (s *Sink) ClearIn(o any, name string) { s.updateIn(o, name, "") }
 
 func (s *Sink) updateIn(o any, name, text string) {
@@ -43,25 +46,22 @@ func (s *Sink) updateIn(o any, name, text string) {
 		return
 	}
 	clean := sanitizeText(text)
-	ov.mu.Lock()
-	prev, had := ov.texts[key]
-	switch {
-	case clean == "" && !had, had && prev.sink == s && prev.text == clean:
-		ov.mu.Unlock()
-		return
-	case clean == "":
-		delete(ov.texts, key)
-	default:
-		if ov.texts == nil {
-			ov.texts = map[string]overlaid{}
-		}
-		ov.texts[key] = overlaid{sink: s, text: clean}
-	}
-	ov.mu.Unlock()
 	b := s.board
 	b.mu.RLock()
+	newest := b.written[key]
 	subs := b.subs
 	b.mu.RUnlock()
+	ov.mu.Lock()
+	prev, had := ov.texts[key]
+	if had && prev.sink == s && prev.text == clean && prev.seq > newest {
+		ov.mu.Unlock()
+		return // the same text, still the latest: no change
+	}
+	if ov.texts == nil {
+		ov.texts = map[string]overlaid{}
+	}
+	ov.texts[key] = overlaid{sink: s, text: clean, seq: b.seq.Add(1)}
+	ov.mu.Unlock()
 	notify(subs)
 }
 
@@ -81,7 +81,7 @@ func (o *Overlay) text(b *Board, key string) (string, bool) {
 	o.mu.RLock()
 	e, ok := o.texts[key]
 	o.mu.RUnlock()
-	if !ok || b.live[e.sink.plugin] != e.sink || b.owner[key] != e.sink.plugin {
+	if !ok || e.seq < b.written[key] || b.live[e.sink.plugin] != e.sink || b.owner[key] != e.sink.plugin {
 		return "", false
 	}
 	return e.text, true

@@ -167,6 +167,7 @@ func (s *Sink) publish(key, raw, clean string) []subscriber {
 	if b.live[s.plugin] != s || b.owner[key] != s.plugin {
 		return nil // superseded; the board is about to retire this sink
 	}
+	b.written[key] = b.seq.Add(1) // the latest write wins over a session's older one
 	if clean == "" {
 		delete(s.last, key)
 		delete(b.texts, key)
