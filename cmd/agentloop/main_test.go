@@ -149,3 +149,44 @@ func TestAgentLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestH25_6_TwoSessionsOneHost: the loop serves a work and a plan session
+// from one host. A "plan> " line goes to the plan session: the model is
+// offered the plan catalog (summarize is work-only), its history is its
+// own, and its status line does not show the work session's summaries.
+func TestH25_6_TwoSessionsOneHost(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("CRYSTAL_HOME", home)
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte("status_line = [\"summaries\"]\n"), 0o644)
+	plugin := filepath.Join(t.TempDir(), "loop")
+	testkit.Plugin{ID: "acme.loop", Source: fmt.Sprintf(loopPlugin, "v1:")}.Write(t, plugin)
+	srv := modelfake.Start()
+	defer srv.Close()
+	srv.ScriptReplies(summarize("call-1", "work item"), modelfake.Reply{Text: "worked"}, modelfake.Reply{Text: "planned"})
+	in, feed := io.Pipe()
+	out := &transcript{}
+	done := make(chan error, 1)
+	go func() { done <- run(context.Background(), []string{srv.Endpoint("openai"), plugin}, in, out) }()
+	fmt.Fprintln(feed, "work item")
+	out.waitFor(t, "status: 1 summaries\n")
+	fmt.Fprintln(feed, "plan> what next?")
+	out.waitFor(t, "plan assistant: planned\n")
+	out.waitFor(t, "plan status: \n")
+	feed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	var plan chatRequest
+	if err := json.Unmarshal(reqs[len(reqs)-1].Body, &plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range plan.Tools {
+		if tool.Function.Name == "summarize" {
+			t.Errorf("the plan session was offered the work-only tool")
+		}
+	}
+	if len(plan.Messages) != 2 || plan.Messages[1].Content != "what next?" {
+		t.Errorf("the plan session's request %+v; want its own history: system and its one message", plan.Messages)
+	}
+}
