@@ -420,3 +420,36 @@ func TestH25_6_AnswerGlue(t *testing.T) {
 		}
 	}
 }
+
+// TestH25_2_StoreExampleOfAPIDoc runs the ctx.store example of docs/api.md
+// in two sessions: the store is the plugin's, the keys keep the sessions
+// apart, and each count shows on its own session's line.
+func TestH25_2_StoreExampleOfAPIDoc(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "api.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "### ctx.store\n")
+	_, code, _ := strings.Cut(section, "```python\n")
+	code, _, _ = strings.Cut(code, "```")
+	if !strings.Contains(code, "ctx.session_id") {
+		t.Fatalf("no example keyed by session in docs/api.md's ctx.store section: %q", code)
+	}
+	ws := t.TempDir()
+	dir := filepath.Join(ws, "dev", "count")
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.count\"\nversion = \"1.0.0\"\n",
+		"plugin.star": code + `contribute(tools = [tool(name = "count", description = "Count.", parameters = {"type": "object"}, catalogs = "work", run = count)],
+    status_fields = [status_field(name = "calls", description = "Calls")])
+`})
+	h, _ := hostkit.Start(t, starhost.Options{Workspace: ws, Dev: []string{dir},
+		Points: starhost.PointDefaults{Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval { return starhost.Approval{Approved: true} }}})
+	a, b := newSession(t, h, "a", "work"), newSession(t, h, "b", "work")
+	got := []string{starhost.ResultText(call(a, "count")), starhost.ResultText(call(a, "count")), starhost.ResultText(call(b, "count"))}
+	if strings.Join(got, " ") != "1 2 1" {
+		t.Errorf("counts %v, want 1 2 1: one counter per session in the plugin's store", got)
+	}
+	line := []string{"calls"}
+	if la, lb := a.RenderStatusLine(line), b.RenderStatusLine(line); la != "2 calls" || lb != "1 calls" {
+		t.Errorf("lines a %q, b %q", la, lb)
+	}
+}
