@@ -442,7 +442,9 @@ func TestH25_2_StoreExampleOfAPIDoc(t *testing.T) {
     status_fields = [status_field(name = "calls", description = "Calls")])
 `})
 	h, _ := hostkit.Start(t, starhost.Options{Workspace: ws, Dev: []string{dir},
-		Points: starhost.PointDefaults{Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval { return starhost.Approval{Approved: true} }}})
+		Points: starhost.PointDefaults{Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+			return starhost.Approval{Approved: true}
+		}}})
 	a, b := newSession(t, h, "a", "work"), newSession(t, h, "b", "work")
 	got := []string{starhost.ResultText(call(a, "count")), starhost.ResultText(call(a, "count")), starhost.ResultText(call(b, "count"))}
 	if strings.Join(got, " ") != "1 2 1" {
