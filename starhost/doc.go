@@ -10,20 +10,40 @@
 // change: the next generation is built beside the serving one and switched
 // in one step, and any failure keeps the previous one serving.
 //
-// An agent loop calls the host at the moments of a turn. Tools(ctx, thread,
+// Three handles split the API. The Host is the workspace's: discovery,
+// generations, the watcher, trust, configuration. Host.NewSession makes a
+// Session per agent session — its facts, models, status values and End —
+// and a Session hands out a Thread per conversation. A call made through a
+// handle carries its session on its context, so every callback it runs
+// sees that session's facts; where no session is served (attach, timers)
+// callbacks see the host's defaults (Options.Defaults).
+//
+// An agent loop calls its Thread at the moments of a turn. Tools(ctx,
 // catalog) hands out a frozen ToolSnapshot to offer the model (OpenAITools,
 // AnthropicTools and MCPTools convert its List()); Dispatch runs a tool call
 // with the host's policy — hooks, classification, approval — while
-// ToolSnapshot.Invoke runs it bare. Expand and ExecuteCommand serve slash
-// commands, Bind fills {{placeholders}}, AssemblePrompt and
+// ToolSnapshot.Invoke runs it bare. Session.Expand and ExecuteCommand serve
+// slash commands, Bind fills {{placeholders}}, AssemblePrompt and
 // PrepareModelCall shape what is sent, and the thread and turn methods run
 // the hooks of their moment. Subscribe reports every change of what the
 // host offers with a generation counter, so a host rebuilds what it
 // captured.
 //
+// The route of one tool call, top to bottom in Host.dispatch (dispatch.go):
+//  1. the handle binds its session to ctx; arguments get the {} rule once;
+//  2. the thread's tools for the session's mode (toolsFor: providers, restrictions);
+//  3. validation against the snapshot (check: unknown_tool, invalid_arguments);
+//  4. classification (Classify: built-in table, then plugin classifiers);
+//  5. policy (dispatch_policy), approval hooks, approval (dispatch_approval);
+//  6. tool_call hooks — a rewritten call is checked and approved again (HK2);
+//  7. invocation on the serving generation (the Invoker, or the snapshot);
+//  8. tool_result hooks and ForModel's adaptation to the session's model;
+//  9. recording (dispatch_recorder) and normalisation (dispatch_normalizer);
+//  10. the result converted once to the embedder's ToolResult (fromResult).
+//
 // Failures speak one vocabulary: a Code. Every error the host returns is a
 // Code or wraps one, and a failed ToolResult's Err() matches its code with
-// errors.Is. Session holds the session and review facts plugins read, and
+// errors.Is. A Session holds the session and review facts plugins read, and
 // Operator the operator's actions (trust grants, enable, install). Model
 // clients for plugins come from {home}/providers.json through the built-in
 // adapters the program imports (each protocol is a package under

@@ -13,3 +13,10 @@ func (s *Session) Start(ctx context.Context) {
 	s.ended.Store(false)
 	s.h.start(ctx, s)
 }
+
+// DispatchUnbound is Dispatch as Host.Dispatch ran it before sessions: on
+// the host's defaults, with no session bound to ctx (the benchmark's
+// baseline).
+func (h *Host) DispatchUnbound(ctx context.Context, thread string, call ToolCall, invoke Invoker) DispatchResult {
+	return h.dispatch(ctx, thread, call, invoke)
+}
