@@ -74,6 +74,10 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		TextDocumentCompletion:         s.completion,
 		TextDocumentDefinition:         s.definition,
 		TextDocumentFormatting:         s.formatting,
+		TextDocumentSignatureHelp:      s.signatureHelp,
+		TextDocumentReferences:         s.references,
+		TextDocumentRename:             s.rename,
+		TextDocumentPrepareRename:      s.prepareRename,
 		WorkspaceDidChangeWatchedFiles: func(*glsp.Context, *protocol.DidChangeWatchedFilesParams) error { return nil },
 	}
 	conn := jsonrpc2.NewConn(ctx, newFrameStream(stream),
@@ -129,8 +133,15 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	if req.Params != nil {
 		gctx.Params = *req.Params
 	}
-	if req.Method == string(protocol.MethodExit) {
+	switch req.Method {
+	case string(protocol.MethodExit):
 		return nil, conn.Close()
+	case string(protocol.MethodTextDocumentCodeAction):
+		r, err := s.codeAction(gctx.Params) // glsp would drop the diagnostics' codes
+		if err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		}
+		return r, nil
 	}
 	r, validMethod, validParams, err := h.Handle(gctx)
 	switch {
@@ -160,6 +171,11 @@ func (s *server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any,
 			CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{".", "\"", "(", ","}},
 			DefinitionProvider:         true,
 			DocumentFormattingProvider: true,
+			SignatureHelpProvider:      &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}},
+			ReferencesProvider:         true,
+			RenameProvider:             protocol.RenameOptions{PrepareProvider: &yes},
+			CodeActionProvider: protocol.CodeActionOptions{
+				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
 		},
 		ServerInfo: &protocol.InitializeResultServerInfo{Name: "crystal-star", Version: &version},
 	}, nil
@@ -235,8 +251,12 @@ func (s *server) text(path string) string {
 }
 
 func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	text := s.text(pathOf(p.TextDocument.URI))
-	doc := Hover(text, int(p.Position.Line), int(p.Position.Character))
+	path := pathOf(p.TextDocument.URI)
+	ix, rel := s.indexOf(path, -1)
+	doc := ix.hoverOwn(rel, int(p.Position.Line), int(p.Position.Character))
+	if doc == "" {
+		doc = Hover(s.text(path), int(p.Position.Line), int(p.Position.Character))
+	}
 	if doc == "" {
 		return nil, nil
 	}
@@ -246,12 +266,14 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 var completionKinds = map[CompletionKind]protocol.CompletionItemKind{
 	KindKeyword: protocol.CompletionItemKindProperty, KindField: protocol.CompletionItemKindField,
 	KindValue: protocol.CompletionItemKindEnumMember, KindFunction: protocol.CompletionItemKindFunction,
+	KindVariable: protocol.CompletionItemKindVariable,
 }
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	text := s.text(pathOf(p.TextDocument.URI))
+	path := pathOf(p.TextDocument.URI)
+	ix, rel := s.indexOf(path, int(p.Position.Line))
 	items := []protocol.CompletionItem{}
-	for _, c := range Complete(text, int(p.Position.Line), int(p.Position.Character)) {
+	for _, c := range ix.complete(rel, s.text(path), int(p.Position.Line), int(p.Position.Character)) {
 		kind := completionKinds[c.Kind]
 		item := protocol.CompletionItem{Label: c.Label, Kind: &kind}
 		if c.Detail != "" {
