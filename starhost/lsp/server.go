@@ -1,6 +1,9 @@
 // Package lsp is the language server of `crystal-star lsp`: diagnostics
 // from `crystal-star check` as the author types, hover documentation and
 // completion from the tables check uses and the text of docs/api.md,
+// hover, completion, signature help, references and rename on the
+// author's own names across the bundle (index.go), ctx. completion by the
+// callback kind check assigns, quick fixes for check's suggestions,
 // go-to-definition across load(), and formatting through `crystal-star
 // fmt`.
 //
