@@ -427,3 +427,84 @@ func TestH29_3_CodeActions(t *testing.T) {
 		}
 	}
 }
+
+// kindsPlugin has a callback of every ctx kind; FIELD is where a ctx
+// field is read, CURSOR where completion is asked.
+const kindsPlugin = `def tool_run(ctx, args):
+    return ctx.FIELD
+
+def command_run(ctx, inv):
+    return ctx.FIELD
+
+def resolve(ctx):
+    return ctx.FIELD
+
+def hook_run(ctx, payload):
+    return ctx.FIELD
+
+def observe(ctx, ev):
+    return ctx.FIELD
+
+def tick(ctx):
+    return ctx.FIELD
+
+contribute(
+    tools = [tool(name = "t", run = tool_run)],
+    commands = [command(name = "c", run = command_run)],
+    placeholders = [placeholder(name = "p", resolve = resolve)],
+    hooks = [hook("tool_call", run = hook_run)],
+    thread_observers = [thread_observer(run = observe)],
+    timers = [timer(every = "5s", run = tick)],
+)
+`
+
+// TestH29_3_CtxCompletionIsWhatCheckAccepts: for a callback of every ctx
+// kind, the fields completion offers after ctx. are exactly those check
+// accepts there: each offered field checks clean, each field left out is
+// rejected as CtxFieldUnknown.
+func TestH29_3_CtxCompletionIsWhatCheckAccepts(t *testing.T) {
+	functions := []string{"tool_run", "command_run", "resolve", "hook_run", "observe", "tick"}
+	var all []string
+	for _, m := range builtins.CtxMembers() {
+		all = append(all, m.Name)
+	}
+	rejected := func(fn, field string) bool {
+		lines := strings.Split(kindsPlugin, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "def "+fn+"(") {
+				lines[i+1] = "    return ctx." + field
+			}
+		}
+		src := strings.ReplaceAll(strings.Join(lines, "\n"), "ctx.FIELD", "None")
+		f, err := builtins.Dialect.Parse("plugin.star", src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := check.Run(check.Bundle{Plugin: "acme.kinds", Files: map[string]*syntax.File{"plugin.star": f},
+			Capabilities: []string{"models", "data"}})
+		for _, d := range r.Diagnostics {
+			if d.Code == contrib.CtxFieldUnknown {
+				return true
+			}
+		}
+		return false
+	}
+	for i, fn := range functions {
+		text := strings.ReplaceAll(kindsPlugin, "ctx.FIELD", "None")
+		lines := strings.Split(text, "\n")
+		lines[3*i+1] = "    return ctx."
+		text = strings.Join(lines, "\n")
+		var offered []string
+		for _, c := range Complete(text, 3*i+1, len("    return ctx.")) {
+			offered = append(offered, c.Label)
+		}
+		if len(offered) == 0 {
+			t.Errorf("%s: nothing offered after ctx.", fn)
+		}
+		for _, field := range all {
+			if got, want := slices.Contains(offered, field), !rejected(fn, field); got != want {
+				t.Errorf("%s: completion offers ctx.%s: %v; check accepts it: %v", fn, field, got, want)
+			}
+		}
+	}
+}
