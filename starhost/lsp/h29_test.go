@@ -189,6 +189,15 @@ func TestH29_3_CompletionOwnNamesNoJunk(t *testing.T) {
 		t.Errorf("the author's names do not come first: %v", got)
 	}
 
+	// In a call of the author's function: its parameters as keywords
+	// first, then the names an argument may be.
+	text = h29Plugin + "x = fmt(\n"
+	c.change(uri, text)
+	got = c.complete(uri, strings.Count(h29Plugin, "\n"), len("x = fmt("))
+	if len(got) < 3 || got[0] != "n =" || got[1] != "unit =" || !slices.Contains(got, "LIMIT") {
+		t.Errorf("completion in fmt( = %v; want n =, unit =, then the names", got)
+	}
+
 	text = strings.Replace(h29Plugin, `"describe", fmt`, `"describe", "", fmt`, 1)
 	c.change(uri, text)
 	got = c.complete(uri, 0, len(`load("lib/helpers.star", "describe", "`))
@@ -506,5 +515,20 @@ func TestH29_3_CtxCompletionIsWhatCheckAccepts(t *testing.T) {
 				t.Errorf("%s: completion offers ctx.%s: %v; check accepts it: %v", fn, field, got, want)
 			}
 		}
+	}
+}
+
+// TestH29_3_HoverCtxOfItsKind: hover on a callback's ctx parameter names
+// the callbacks it serves and lists only the fields of their kind.
+func TestH29_3_HoverCtxOfItsKind(t *testing.T) {
+	c, _, uri := h29Session(t, h29Plugin, "")
+	line, char := posOf(t, h29Plugin, "ctx.site", 0, 1)
+	h := c.hover(uri, line, char)
+	if !strings.Contains(h, "a placeholder's resolve") || !strings.Contains(h, "`site`") || strings.Contains(h, "`out`") {
+		t.Errorf("hover on a placeholder's ctx = %s", h)
+	}
+	line, char = posOf(t, h29Plugin, "c, inv", 0, 0)
+	if h := c.hover(uri, line, char); !strings.Contains(h, "a command's run") || !strings.Contains(h, "`out`") || strings.Contains(h, "`site`") {
+		t.Errorf("hover on a command's c = %s", h)
 	}
 }

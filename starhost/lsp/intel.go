@@ -146,7 +146,7 @@ func Hover(text string, line, char int) string {
 		return ctxHover(chain[1:])
 	}
 	if len(chain) == 1 && last == "ctx" {
-		return ctxRootHover()
+		return ctxRootHover(nil, "")
 	}
 	if call, _ := c.enclosingCall(); call != "" && strings.HasPrefix(strings.TrimSpace(c.after[len(wordTail(c.after)):]), "=") {
 		if sig := builtins.LookupSignature(call); sig != nil {
@@ -252,12 +252,17 @@ func ctxHover(chain []string) string {
 
 // ctxRootHover documents the bare ctx (a callback's first parameter, by
 // convention): its members and the docs/api.md section on ctx.
-func ctxRootHover() string {
+// With kinds, it is the ctx of a callback of those kinds (serves says which)
+// and lists only their fields.
+func ctxRootHover(kinds []builtins.CtxKind, serves string) string {
 	var names []string
-	for _, m := range builtins.CtxMembers() {
+	for _, m := range check.CtxFields(kinds) {
 		names = append(names, "`"+m.Name+"`")
 	}
 	doc := "`ctx`: the context of this run, the first parameter of every callback: what the host passes in (session, environment, services, data...).\n\nMembers: " + strings.Join(names, ", ")
+	if serves != "" { // "Serves as a tool's run. Its ctx has ..."
+		doc = "`ctx`: the context of this run. This function s" + serves[1:]
+	}
 	if s := apiSection("ctx"); s != "" {
 		doc += "\n\n---\n\n" + s
 	}
@@ -338,16 +343,25 @@ func (ix *index) complete(rel, text string, line, char int) []Completion {
 		}
 		return []Completion{} // a member of something else: nothing known, nothing offered
 	}
+	var out []Completion
 	if call, atKeyword := c.enclosingCall(); atKeyword {
-		if sig := builtins.LookupSignature(call); sig != nil {
-			var out []Completion
+		if own, ok := ix.ownSignature(rel, call); ok {
+			// The author's function: its parameters as keywords, then
+			// the names a positional argument may be.
+			for _, p := range own.Params {
+				name := paramName(own.Label[p.Start:p.End])
+				if isIdent(name) {
+					out = append(out, Completion{Label: name + " =", Detail: own.Label, Insert: name + " = ", Kind: KindKeyword})
+				}
+			}
+		} else if sig := builtins.LookupSignature(call); sig != nil {
 			for _, p := range sig.Params {
 				out = append(out, Completion{Label: p.Name, Detail: string(p.Kind), Doc: p.Doc, Insert: p.Name + " = ", Kind: KindKeyword})
 			}
 			return out
 		}
 	}
-	out := ix.ownCompletions(rel, line, col)
+	out = append(out, ix.ownCompletions(rel, line, col)...)
 	for _, name := range builtins.PredeclaredNames() {
 		if !isIdent(name) || slices.ContainsFunc(out, func(c Completion) bool { return c.Label == name }) {
 			continue

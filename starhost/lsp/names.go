@@ -30,7 +30,14 @@ func (ix *index) hoverOwn(rel string, line, char int) string {
 		return ""
 	}
 	sym, ok := ix.symbolOf(rel, id)
-	if !ok || sym.local != nil {
+	if !ok {
+		return ""
+	}
+	if sym.local != nil { // a callback's ctx: the fields of its kind
+		col := runeCol(lineOf(ix.texts[rel], line), char)
+		if first, roles := ix.callbackAt(rel, line, col); first == id.Name && len(check.CtxKinds(roles)) > 0 {
+			return ctxRootHover(check.CtxKinds(roles), rolesDoc(roles))
+		}
 		return ""
 	}
 	return ix.describe(sym, rel)
@@ -320,21 +327,27 @@ func isIdent(s string) bool {
 	return true
 }
 
+// callbackAt returns the first parameter of the innermost function around
+// the cursor and the callbacks check says it serves.
+func (ix *index) callbackAt(rel string, line, col int) (string, []*builtins.Callback) {
+	t := ix.trees[rel]
+	if t == nil {
+		return "", nil
+	}
+	node, params := enclosing(t, line, col)
+	if node == nil {
+		return "", nil
+	}
+	return firstParam(params), ix.roles[node]
+}
+
 // ctxKindsAt returns the ctx kinds of the function at the cursor whose
 // first parameter is root, and whether root is such a ctx at all: a
 // callback's first parameter, whatever its name, or a first parameter
 // called ctx (then every kind is possible, as check assumes).
 func (ix *index) ctxKindsAt(rel, root string, line, col int) ([]builtins.CtxKind, bool) {
-	t := ix.trees[rel]
-	if t == nil {
-		return nil, root == "ctx"
-	}
-	node, params := enclosing(t, line, col)
-	if node == nil || firstParam(params) != root {
-		return nil, root == "ctx"
-	}
-	roles := ix.roles[node]
-	if len(roles) == 0 {
+	first, roles := ix.callbackAt(rel, line, col)
+	if first != root || len(roles) == 0 {
 		return nil, root == "ctx"
 	}
 	kinds := check.CtxKinds(roles)
