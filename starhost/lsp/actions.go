@@ -13,13 +13,15 @@ import (
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/format"
 )
 
 // This file turns the fixes `crystal-star check` suggests into code
 // actions on the diagnostics the editor sends back: a "did you mean" is
 // written in place of the misspelled name or value (contrib.Suggested reads
 // contrib.DidYouMean's words); a ctx field that needs a capability adds it
-// to plugin.toml; a callback given as a string is given as the function.
+// to plugin.toml; a callback given as a string is given as the function; a
+// style warning buildifier can fix is fixed (format.FixStyle).
 
 // codeActionParams are textDocument/codeAction's parameters, decoded here
 // rather than by glsp: glsp's Diagnostic.Code cannot be decoded (its
@@ -90,6 +92,13 @@ func (s *server) fixOf(path, text string, d actionDiagnostic) (protocol.CodeActi
 			return protocol.CodeAction{}, false
 		}
 		return edit("Pass the function "+name+", not the string "+word, d.Range, name), true
+	case strings.HasPrefix(d.code(), "Style"):
+		out, ok := format.FixStyle(filepath.Base(path), []byte(text), contrib.Code(d.code()))
+		if !ok {
+			return protocol.CodeAction{}, false
+		}
+		whole := protocol.Range{End: protocol.Position{Line: protocol.UInteger(strings.Count(text, "\n") + 1)}}
+		return edit("Fix every "+d.code()+" of the file (and format it)", whole, string(out)), true
 	}
 	want, ok := contrib.Suggested(d.Message)
 	if !ok {

@@ -532,3 +532,24 @@ func TestH29_3_HoverCtxOfItsKind(t *testing.T) {
 		t.Errorf("hover on a command's c = %s", h)
 	}
 }
+
+// TestH29_3_CodeActionStyleFix: a style warning buildifier can fix (an
+// unused load) has a quick fix that rewrites the file with the fix.
+func TestH29_3_CodeActionStyleFix(t *testing.T) {
+	source := strings.Replace(h29Plugin, "describe(ctx) + fmt(LIMIT)", "describe(ctx)", 1)
+	c, _, uri := h29Session(t, source, "")
+	diags := c.published(uri)
+	var actions []protocol.CodeAction
+	c.call("textDocument/codeAction", map[string]any{"textDocument": protocol.TextDocumentIdentifier{URI: uri},
+		"range": protocol.Range{}, "context": map[string]any{"diagnostics": diags}}, &actions)
+	for _, a := range actions {
+		if a.Title == "Fix every StyleUnusedLoad of the file (and format it)" {
+			edits := a.Edit.Changes[uri]
+			if want := strings.Replace(source, `, fmt = "format_count"`, "", 1); len(edits) != 1 || edits[0].NewText != want {
+				t.Errorf("the fix = %+v; want the file without the unused load:\n%s", edits, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no fix of the unused load among %+v (diagnostics %+v)", actions, diags)
+}
