@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
@@ -58,6 +59,11 @@ func (s *server) codeAction(raw json.RawMessage) (any, error) {
 		}
 		if a, ok := s.fixOf(path, text, d); ok {
 			out = append(out, a)
+		}
+		if d.code() == string(contrib.StatusFieldUnknown) {
+			if a, ok := s.declareStatusField(path, text, d); ok {
+				out = append(out, a)
+			}
 		}
 	}
 	return out, nil
@@ -206,4 +212,60 @@ func (s *server) addCapability(path, capability string) (protocol.CodeAction, bo
 	yes := true
 	return protocol.CodeAction{Title: fmt.Sprintf("Add %q to capabilities in plugin.toml", capability), Kind: &quickFix, IsPreferred: &yes,
 		Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{uriOf(manifest): {e}}}}, true
+}
+
+// declareStatusField is the action that declares the status field a
+// status.set("name", …) names: status_field(name = "name") added to the
+// status_fields list of contribute(), or the list added to it.
+func (s *server) declareStatusField(path, text string, d actionDiagnostic) (protocol.CodeAction, bool) {
+	line := lineOf(text, int(d.Range.Start.Line))
+	word := line[byteOfUTF16(line, int(d.Range.Start.Character)):byteOfUTF16(line, int(d.Range.End.Character))]
+	name, err := strconv.Unquote(word)
+	if err != nil || name == "" {
+		return protocol.CodeAction{}, false
+	}
+	ix, _ := s.indexOf(path, -1)
+	file, call := ix.contributeCall()
+	if call == nil {
+		return protocol.CodeAction{}, false
+	}
+	entry := "status_field(name = " + strconv.Quote(name) + ")"
+	var at syntax.Position
+	insert := ""
+	for _, arg := range call.Args {
+		b, ok := arg.(*syntax.BinaryExpr)
+		if !ok || b.Op != syntax.EQ {
+			continue
+		}
+		if kw, _ := b.X.(*syntax.Ident); kw == nil || kw.Name != "status_fields" {
+			continue
+		}
+		list, ok := b.Y.(*syntax.ListExpr)
+		if !ok {
+			return protocol.CodeAction{}, false
+		}
+		if len(list.List) == 0 {
+			at, insert = list.Rbrack, entry
+		} else {
+			_, at = list.List[len(list.List)-1].Span()
+			insert = ", " + entry
+		}
+	}
+	l := lineOf(ix.texts[file], int(call.Lparen.Line)-1)
+	if insert == "" {
+		at, insert = call.Lparen, "status_fields = ["+entry+"]"
+		at.Col++
+		switch {
+		case len(call.Args) == 0:
+		case strings.TrimSpace(string([]rune(l)[at.Col-1:])) == "": // arguments one per line
+			insert = "\n    " + insert + ","
+		default:
+			insert += ", "
+		}
+	}
+	l = lineOf(ix.texts[file], int(at.Line)-1)
+	pos := protocol.Position{Line: protocol.UInteger(at.Line - 1), Character: protocol.UInteger(utf16Col(l, int(at.Col)))}
+	return protocol.CodeAction{Title: "Declare the status field " + strconv.Quote(name), Kind: &quickFix,
+		Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{
+			uriOf(ix.abs(file)): {{Range: protocol.Range{Start: pos, End: pos}, NewText: insert}}}}}, true
 }

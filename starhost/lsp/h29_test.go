@@ -553,3 +553,44 @@ func TestH29_3_CodeActionStyleFix(t *testing.T) {
 	}
 	t.Errorf("no fix of the unused load among %+v (diagnostics %+v)", actions, diags)
 }
+
+// TestH29_3_CodeActionDeclareStatusField: status.set("name", …) of a field
+// the plugin never declares has a quick fix that declares it in
+// contribute(), adding status_fields when there is none; with the list
+// there, the entry joins it.
+func TestH29_3_CodeActionDeclareStatusField(t *testing.T) {
+	for _, tc := range []struct{ source, want string }{
+		{strings.Replace(h29Plugin, "    return None\n", "    c.status.set(\"queue\", \"3\")\n    return None\n", 1),
+			"contribute(\n    status_fields = [status_field(name = \"queue\")],\n"},
+		{strings.Replace(strings.Replace(h29Plugin, "    return None\n", "    c.status.set(\"queue\", \"3\")\n    return None\n", 1),
+			"contribute(\n", "contribute(\n    status_fields = [status_field(name = \"budget\")],\n", 1),
+			"    status_fields = [status_field(name = \"budget\"), status_field(name = \"queue\")],\n"},
+	} {
+		c, _, uri := h29Session(t, tc.source, "")
+		diags := c.published(uri)
+		var actions []protocol.CodeAction
+		c.call("textDocument/codeAction", map[string]any{"textDocument": protocol.TextDocumentIdentifier{URI: uri},
+			"range": protocol.Range{}, "context": map[string]any{"diagnostics": diags}}, &actions)
+		found := false
+		for _, a := range actions {
+			if a.Title != `Declare the status field "queue"` {
+				continue
+			}
+			found = true
+			edits := a.Edit.Changes[uri]
+			if len(edits) != 1 {
+				t.Fatalf("edits = %+v", edits)
+			}
+			lines := strings.SplitAfter(tc.source, "\n")
+			e := edits[0]
+			l := lines[e.Range.Start.Line]
+			got := l[:e.Range.Start.Character] + e.NewText + l[e.Range.Start.Character:]
+			if got != tc.want {
+				t.Errorf("the declaring line = %q; want %q", got, tc.want)
+			}
+		}
+		if !found {
+			t.Errorf("no action declares queue: %+v (diagnostics %+v)", actions, diags)
+		}
+	}
+}

@@ -319,3 +319,26 @@ func (ix *index) topNames(rel string) []string {
 	}
 	return out
 }
+
+// contributeCall returns the top-level contribute(...) call of the bundle
+// and its file, or nil.
+func (ix *index) contributeCall() (string, *syntax.CallExpr) {
+	for _, file := range slices.Sorted(mapKeys(ix.trees)) {
+		for _, st := range ix.trees[file].Stmts {
+			x, ok := st.(*syntax.ExprStmt)
+			if !ok {
+				continue
+			}
+			call, ok := x.X.(*syntax.CallExpr)
+			if !ok {
+				continue
+			}
+			if id, ok := call.Fn.(*syntax.Ident); ok && id.Name == "contribute" {
+				if b, ok := id.Binding.(*resolve.Binding); !ok || b == nil || b.Scope == resolve.Predeclared {
+					return file, call
+				}
+			}
+		}
+	}
+	return "", nil
+}
