@@ -151,7 +151,14 @@ func misspelled(line string, from int, want string) (start, end int, quoted, ok 
 	return start, end, quoted, ok
 }
 
-func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
+// utf16Len is the length of s in UTF-16 code units, LSP's unit.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
 
 var capabilitiesLine = regexp.MustCompile(`^(\s*capabilities\s*=\s*\[)([^\]]*)(\].*)$`)
 
@@ -251,7 +258,7 @@ func (s *server) declareStatusField(path, text string, d actionDiagnostic) (prot
 			insert = ", " + entry
 		}
 	}
-	l := lineOf(ix.texts[file], int(call.Lparen.Line)-1)
+	l := ix.line(file, int(call.Lparen.Line)-1)
 	if insert == "" {
 		at, insert = call.Lparen, "status_fields = ["+entry+"]"
 		at.Col++
@@ -263,7 +270,7 @@ func (s *server) declareStatusField(path, text string, d actionDiagnostic) (prot
 			insert += ", "
 		}
 	}
-	l = lineOf(ix.texts[file], int(at.Line)-1)
+	l = ix.line(file, int(at.Line)-1)
 	pos := protocol.Position{Line: protocol.UInteger(at.Line - 1), Character: protocol.UInteger(utf16Col(l, int(at.Col)))}
 	return protocol.CodeAction{Title: "Declare the status field " + strconv.Quote(name), Kind: &quickFix,
 		Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{

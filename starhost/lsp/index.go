@@ -31,6 +31,7 @@ type index struct {
 	f     *files
 	trees map[string]*syntax.File // by bundle-relative path
 	texts map[string]string       // the text each tree was parsed from (before patching)
+	lines map[string][]string     // texts split after each "\n"
 	roles map[syntax.Node][]*builtins.Callback
 }
 
@@ -38,7 +39,7 @@ type index struct {
 // -1 for none) the line being typed in it.
 func (s *server) indexOf(path string, line int) (*index, string) {
 	f := s.filesOf(path)
-	ix := &index{f: f, trees: map[string]*syntax.File{}, texts: map[string]string{}}
+	ix := newIndex(f)
 	rel, ok := f.rel(path)
 	if !ok {
 		rel = filepath.Base(path)
@@ -57,12 +58,26 @@ func (s *server) indexOf(path string, line int) (*index, string) {
 	return ix, rel
 }
 
+func newIndex(f *files) *index {
+	return &index{f: f, trees: map[string]*syntax.File{}, texts: map[string]string{}, lines: map[string][]string{}}
+}
+
+// line returns the 0-based line i of file, without its line ending.
+func (ix *index) line(file string, i int) string {
+	ls := ix.lines[file]
+	if i < 0 || i >= len(ls) {
+		return ""
+	}
+	return strings.TrimRight(ls[i], "\r\n")
+}
+
 // add parses and resolves one file.
 func (ix *index) add(rel, text string, line int) {
 	if t := parseTolerant(rel, text, line); t != nil {
 		_ = resolve.File(t, builtins.IsPredeclared, isUniversal) // an undefined name stays Undefined
 		ix.trees[rel] = t
 		ix.texts[rel] = text
+		ix.lines[rel] = strings.SplitAfter(text, "\n")
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"unicode"
 	"unicode/utf16"
 
-	"go.starlark.net/syntax"
-
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/docs"
@@ -316,7 +314,7 @@ const (
 // Complete returns the completions at the cursor of a file on its own
 // (no bundle around it); the server completes with the bundle (complete).
 func Complete(text string, line, char int) []Completion {
-	ix := &index{f: &files{}, trees: map[string]*syntax.File{}, texts: map[string]string{}}
+	ix := newIndex(&files{})
 	ix.add("plugin.star", text, line)
 	ix.roles = check.Callbacks(check.Bundle{Files: ix.trees})
 	return ix.complete("plugin.star", text, line, char)

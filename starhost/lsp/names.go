@@ -25,7 +25,7 @@ func (ix *index) hoverOwn(rel string, line, char int) string {
 	if t == nil {
 		return ""
 	}
-	id := identAt(t, line, runeCol(lineOf(ix.texts[rel], line), char))
+	id := identAt(t, line, runeCol(ix.line(rel, line), char))
 	if id == nil {
 		return ""
 	}
@@ -34,7 +34,7 @@ func (ix *index) hoverOwn(rel string, line, char int) string {
 		return ""
 	}
 	if sym.local != nil { // a callback's ctx: the fields of its kind
-		col := runeCol(lineOf(ix.texts[rel], line), char)
+		col := runeCol(ix.line(rel, line), char)
 		if first, roles := ix.callbackAt(rel, line, col); first == id.Name && len(check.CtxKinds(roles)) > 0 {
 			return ctxRootHover(check.CtxKinds(roles), rolesDoc(roles))
 		}
@@ -113,32 +113,23 @@ func (ix *index) header(file string, d *syntax.DefStmt) string {
 // source returns the text of a node of file.
 func (ix *index) source(file string, n syntax.Node) string {
 	start, end := n.Span()
-	text := ix.texts[file]
-	return textBetween(text, start, end)
-}
-
-// textBetween returns text from start to end (1-based lines, 1-based rune
-// columns).
-func textBetween(text string, start, end syntax.Position) string {
-	off := func(p syntax.Position) int {
-		lines := strings.SplitAfter(text, "\n")
-		o := 0
-		for i := 0; i < int(p.Line)-1 && i < len(lines); i++ {
-			o += len(lines[i])
-		}
-		if int(p.Line)-1 < len(lines) {
-			l := lines[p.Line-1]
-			r := []rune(l)
-			c := min(max(int(p.Col)-1, 0), len(r))
-			o += len(string(r[:c]))
-		}
-		return min(o, len(text))
-	}
-	a, b := off(start), off(end)
-	if b < a {
+	lines := ix.lines[file]
+	if start.Line < 1 || int(end.Line) > len(lines) || end.Line < start.Line {
 		return ""
 	}
-	return text[a:b]
+	var b strings.Builder
+	for l := start.Line; l <= end.Line; l++ {
+		r := []rune(lines[l-1])
+		from, to := 0, len(r)
+		if l == start.Line {
+			from = min(max(int(start.Col)-1, 0), len(r))
+		}
+		if l == end.Line {
+			to = min(max(int(end.Col)-1, from), len(r))
+		}
+		b.WriteString(string(r[from:to]))
+	}
+	return b.String()
 }
 
 // clip keeps a value's text short enough for a hover.

@@ -100,7 +100,7 @@ func (ix *index) symbolAt(rel string, line, char int) (symbol, *syntax.Ident, bo
 	if t == nil {
 		return symbol{}, nil, false
 	}
-	id := identAt(t, line, runeCol(lineOf(ix.texts[rel], line), char))
+	id := identAt(t, line, runeCol(ix.line(rel, line), char))
 	if id == nil {
 		return symbol{}, nil, false
 	}

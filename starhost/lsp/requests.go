@@ -40,7 +40,7 @@ func (s *server) signatureHelp(_ *glsp.Context, p *protocol.SignatureHelpParams)
 
 // location is the protocol location of a reference.
 func (ix *index) location(r ref) protocol.Location {
-	line := lineOf(ix.texts[r.file], r.line-1)
+	line := ix.line(r.file, r.line-1)
 	start := utf16Col(line, r.col)
 	pos := func(c int) protocol.Position {
 		return protocol.Position{Line: protocol.UInteger(r.line - 1), Character: protocol.UInteger(c)}
