@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -194,27 +195,66 @@ type jsonrpcErrorAnswer struct {
 	Error   *jsonrpc.Error  `json:"error"`
 }
 
-// methodNotFound turns the SDK's answer to a request for a method it does
-// not know — HTTP 400 with a plain-text body, before the request reaches
-// the session — into the JSON-RPC error the stdio transport gives (-32601,
-// with the request's id, HTTP 200), so a client over HTTP can match it to
-// its request like any other error. Every other answer passes unchanged.
-type methodNotFound struct{ next http.Handler }
+// postFilter stands between a POST and the SDK's handler for two answers
+// the SDK gives otherwise:
+//
+//   - A request for a method the SDK does not know gets HTTP 400 with a
+//     plain-text body, before the request reaches the session; the filter
+//     turns it into the JSON-RPC error the stdio transport gives (-32601,
+//     with the request's id, HTTP 200), so a client over HTTP can match it
+//     to its request like any other error.
+//   - A call the client cancelled (notifications/cancelled) would still be
+//     answered: MCP says it should not be. The filter withholds that
+//     answer; the call's event stream then ends without it, as the stdio
+//     transport drops it.
+//
+// Every other answer passes unchanged.
+type postFilter struct {
+	next  http.Handler
+	calls *callsInFlight
+}
 
-func (m methodNotFound) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func newCallsInFlight() *callsInFlight {
+	return &callsInFlight{byKey: map[callKey]*callInFlight{}}
+}
+
+func (m postFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.Body == nil {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	body := &teeBody{ReadCloser: r.Body}
-	r.Body = body
-	hw := &holdBadRequest{ResponseWriter: w}
-	m.next.ServeHTTP(hw, r)
-	if !hw.holding {
+	// The body is read first (the SDK reads it whole too, and refuses one
+	// past MaxBodyBytes), so that a cancellation is known before the SDK
+	// acts on it.
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	r.Body.Close()
+	if err != nil {
+		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	req, ok := singleCall(body.read.Bytes())
-	if ok && strings.Contains(hw.held.String(), fmt.Sprintf("%q unsupported", req.Method)) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	msg, _ := jsonrpc.DecodeMessage(bytes.TrimSpace(body))
+	req, _ := msg.(*jsonrpc.Request)
+	session := r.Header.Get("Mcp-Session-Id")
+	pw := &postWriter{ResponseWriter: w}
+	switch {
+	case req == nil || session == "":
+	case req.IsCall():
+		pw.call = m.calls.start(session, req.ID)
+		defer m.calls.end(session, req.ID)
+	case req.Method == "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			m.calls.cancel(session, idText(mustID(p.RequestID)))
+		}
+	}
+	m.next.ServeHTTP(pw, r)
+	if !pw.holding {
+		return
+	}
+	if req != nil && req.IsCall() && strings.Contains(pw.held.String(), fmt.Sprintf("%q unsupported", req.Method)) {
 		w.Header().Del("X-Content-Type-Options")
 		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("method not found: %q", req.Method)}})
@@ -224,44 +264,114 @@ func (m methodNotFound) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(hw.held.Bytes())
+	_, _ = w.Write(pw.held.Bytes())
 }
 
-// singleCall decodes body as one JSON-RPC call (no batch).
-func singleCall(body []byte) (*jsonrpc.Request, bool) {
-	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(body))
-	if err != nil {
-		return nil, false
+// callsInFlight are the calls whose POST is open, by session and id: only
+// those can be cancelled, so the set is bounded by the requests in flight.
+type callsInFlight struct {
+	mu        sync.Mutex
+	byKey     map[callKey]*callInFlight
+	cancelled atomic.Int64 // calls in byKey the client cancelled
+}
+
+type callKey struct{ session, id string } // id as its JSON text
+
+type callInFlight struct {
+	id        string
+	cancelled atomic.Bool
+}
+
+func idText(id jsonrpc.ID) string {
+	data, _ := json.Marshal(id.Raw())
+	return string(data)
+}
+
+func (c *callsInFlight) start(session string, id jsonrpc.ID) *callInFlight {
+	call := &callInFlight{id: idText(id)}
+	c.mu.Lock()
+	c.byKey[callKey{session, call.id}] = call
+	c.mu.Unlock()
+	return call
+}
+
+func (c *callsInFlight) end(session string, id jsonrpc.ID) {
+	key := callKey{session, idText(id)}
+	c.mu.Lock()
+	if call := c.byKey[key]; call != nil && call.cancelled.Load() {
+		c.cancelled.Add(-1)
 	}
-	req, ok := msg.(*jsonrpc.Request)
-	return req, ok && req.IsCall()
+	delete(c.byKey, key)
+	c.mu.Unlock()
 }
 
-// teeBody keeps what the handler read of a request body (at most
-// MaxBodyBytes: the SDK reads no further).
-type teeBody struct {
-	io.ReadCloser
-	read bytes.Buffer
-}
-
-func (t *teeBody) Read(p []byte) (int, error) {
-	n, err := t.ReadCloser.Read(p)
-	if t.read.Len() < MaxBodyBytes {
-		t.read.Write(p[:min(n, MaxBodyBytes-t.read.Len())])
+func (c *callsInFlight) cancel(session, id string) {
+	c.mu.Lock()
+	if call := c.byKey[callKey{session, id}]; call != nil && !call.cancelled.Swap(true) {
+		c.cancelled.Add(1)
 	}
-	return n, err
+	c.mu.Unlock()
 }
 
-// holdBadRequest holds back an answer that starts with HTTP 400 (a small
-// plain-text error) so that methodNotFound can replace it; every other
-// answer goes straight through, flushes included (event streams).
-type holdBadRequest struct {
+// cancelledAnswer reports whether data, a message about to be stored for
+// session, answers a call the client cancelled: the event store keeps no
+// such answer, so a client resuming the stream does not get it either.
+func (c *callsInFlight) cancelledAnswer(session string, data []byte) bool {
+	if c == nil || c.cancelled.Load() == 0 {
+		return false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Method != "" || m.ID == nil {
+		return false
+	}
+	c.mu.Lock()
+	call := c.byKey[callKey{session, idText(mustID(m.ID))}]
+	c.mu.Unlock()
+	return call != nil && call.cancelled.Load()
+}
+
+// answers reports whether event (one SSE event, or a JSON body) is the
+// answer to the call.
+func (call *callInFlight) answers(event []byte) bool {
+	data := bytes.TrimSpace(event)
+	if !bytes.HasPrefix(data, []byte("{")) {
+		i := bytes.Index(data, []byte("data: "))
+		if i < 0 || (i > 0 && data[i-1] != '\n') {
+			return false
+		}
+		data = data[i+len("data: "):]
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(data, &m) == nil && m.Method == "" && m.ID != nil && idText(mustID(m.ID)) == call.id
+}
+
+// mustID decodes a JSON-RPC id (a number or a string); anything else is
+// the invalid id, whose text matches no call.
+func mustID(raw json.RawMessage) jsonrpc.ID {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	id, _ := jsonrpc.MakeID(v)
+	return id
+}
+
+// postWriter holds back an answer that starts with HTTP 400 (a small
+// plain-text error) so that postFilter can replace it, and drops the
+// answer to a call the client cancelled; every other answer goes straight
+// through, flushes included (event streams).
+type postWriter struct {
 	http.ResponseWriter
+	call             *callInFlight
 	started, holding bool
 	held             bytes.Buffer
 }
 
-func (h *holdBadRequest) WriteHeader(code int) {
+func (h *postWriter) WriteHeader(code int) {
 	if !h.started {
 		h.started = true
 		if code == http.StatusBadRequest {
@@ -274,17 +384,20 @@ func (h *holdBadRequest) WriteHeader(code int) {
 	}
 }
 
-func (h *holdBadRequest) Write(p []byte) (int, error) {
+func (h *postWriter) Write(p []byte) (int, error) {
 	if !h.started {
 		h.WriteHeader(http.StatusOK)
 	}
 	if h.holding {
 		return h.held.Write(p)
 	}
+	if h.call != nil && h.call.cancelled.Load() && h.call.answers(p) {
+		return len(p), nil
+	}
 	return h.ResponseWriter.Write(p)
 }
 
-func (h *holdBadRequest) Flush() {
+func (h *postWriter) Flush() {
 	if !h.holding {
 		h.started = true
 		if f, ok := h.ResponseWriter.(http.Flusher); ok {
@@ -294,4 +407,4 @@ func (h *holdBadRequest) Flush() {
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (h *holdBadRequest) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+func (h *postWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
