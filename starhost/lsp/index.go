@@ -32,6 +32,9 @@ type index struct {
 	trees map[string]*syntax.File // by bundle-relative path
 	texts map[string]string       // the text each tree was parsed from (before patching)
 	lines map[string][]string     // texts split after each "\n"
+	// outside is the path of the file asked about when it is in no
+	// plugin directory (its rel is its base name).
+	outside string
 	roles map[syntax.Node][]*builtins.Callback
 }
 
@@ -42,7 +45,7 @@ func (s *server) indexOf(path string, line int) (*index, string) {
 	ix := newIndex(f)
 	rel, ok := f.rel(path)
 	if !ok {
-		rel = filepath.Base(path)
+		rel, ix.outside = filepath.Base(path), path
 	}
 	if b, err := f.bundle(); err == nil && f.dir != "" {
 		for name := range b.Files() {
@@ -112,8 +115,8 @@ func parseTolerant(name, text string, line int) *syntax.File {
 
 // abs returns the path of a bundle-relative file.
 func (ix *index) abs(rel string) string {
-	if ix.f.dir == "" {
-		return rel
+	if ix.outside != "" {
+		return ix.outside
 	}
 	return filepath.Join(ix.f.dir, filepath.FromSlash(rel))
 }
