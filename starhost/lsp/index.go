@@ -35,7 +35,7 @@ type index struct {
 	// outside is the path of the file asked about when it is in no
 	// plugin directory (its rel is its base name).
 	outside string
-	roles map[syntax.Node][]*builtins.Callback
+	roles   map[syntax.Node][]*builtins.Callback
 }
 
 // indexOf parses the bundle around the file at path, with line (0-based;
