@@ -119,3 +119,54 @@ func rawPost(t *testing.T, url, sid, body string) (int, string, string) {
 	}
 	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), b.String()
 }
+
+// TestH24_8_HTTPDuplicateIDIsRefused: over Streamable HTTP, a call reusing
+// the id of a call in flight in its session is refused with -32600 and that
+// id, and the first call is still answered on its own stream: each request
+// gets exactly one answer, as over stdio.
+func TestH24_8_HTTPDuplicateIDIsRefused(t *testing.T) {
+	srv := samplingServer(t)
+	ts := httptest.NewServer(srv.Handler(mcpserve.HTTPOptions{}))
+	defer ts.Close()
+	url := ts.URL + "/mcp"
+	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`, samplingProtocol)
+	_, sid, _ := rawPost(t, url, "", init)
+	rawPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	ctx, stop := context.WithTimeout(context.Background(), 20*time.Second)
+	defer stop()
+	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask","arguments":{"q":"x"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", samplingProtocol)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var sampling string
+	for sampling == "" && sc.Scan() { // the first call waits for the client's model
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Unmarshal([]byte(data), &m) == nil && m.Method == "sampling/createMessage" {
+			sampling = string(m.ID)
+		}
+	}
+	status, _, dup := rawPost(t, url, sid, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if status != http.StatusOK || !strings.Contains(dup, `"id":5`) || !strings.Contains(dup, `"code":-32600`) || !strings.Contains(dup, "already in use") {
+		t.Errorf("duplicate id: HTTP %d %s", status, dup)
+	}
+	rawPost(t, url, sid, `{"jsonrpc":"2.0","id":`+sampling+`,"result":{"role":"assistant","model":"m","content":{"type":"text","text":"yes"}}}`)
+	var answer string
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(data, `"id":5`) {
+			answer = data
+		}
+	}
+	if !strings.Contains(answer, "model said: yes") {
+		t.Errorf("the first call's answer = %q; want the tool's result", answer)
+	}
+}

@@ -207,6 +207,9 @@ type jsonrpcErrorAnswer struct {
 //     answered: MCP says it should not be. The filter withholds that
 //     answer; the call's event stream then ends without it, as the stdio
 //     transport drops it.
+//   - A call reusing the id of a call in flight in its session would take
+//     that call's stream (the SDK matches answers to streams by id); it is
+//     refused with -32600, as over stdio, and the first is answered.
 //
 // Every other answer passes unchanged.
 type postFilter struct {
@@ -240,8 +243,15 @@ func (m postFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case req == nil || session == "":
 	case req.IsCall():
-		pw.call = m.calls.start(session, req.ID)
-		defer m.calls.end(session, req.ID)
+		call := m.calls.start(session, req.ID)
+		if call == nil {
+			// The SDK matches answers to streams by id: a second request
+			// with the id of one in flight would take the first's stream.
+			writeAnswer(w, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: idInUse(req.ID)}})
+			return
+		}
+		pw.call = call
+		defer m.calls.end(session, call)
 	case req.Method == "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -256,15 +266,25 @@ func (m postFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if req != nil && req.IsCall() && strings.Contains(pw.held.String(), fmt.Sprintf("%q unsupported", req.Method)) {
 		w.Header().Del("X-Content-Type-Options")
-		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		writeAnswer(w, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("method not found: %q", req.Method)}})
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(data)
 		return
 	}
 	w.WriteHeader(http.StatusBadRequest)
 	_, _ = w.Write(pw.held.Bytes())
+}
+
+// writeAnswer writes one JSON-RPC answer as the POST's JSON body (HTTP 200).
+func writeAnswer(w http.ResponseWriter, res *jsonrpc.Response) {
+	data, _ := jsonrpc.EncodeMessage(res)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+// idInUse is the refusal of a request reusing the id of one in flight.
+func idInUse(id jsonrpc.ID) string {
+	return fmt.Sprintf("request id %v is already in use by a request in flight", id.Raw())
 }
 
 // callsInFlight are the calls whose POST is open, by session and id: only
@@ -287,21 +307,26 @@ func idText(id jsonrpc.ID) string {
 	return string(data)
 }
 
+// start records a call whose POST opened, or returns nil when a call with
+// its id is in flight in the session.
 func (c *callsInFlight) start(session string, id jsonrpc.ID) *callInFlight {
 	call := &callInFlight{id: idText(id)}
+	key := callKey{session, call.id}
 	c.mu.Lock()
-	c.byKey[callKey{session, call.id}] = call
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.byKey[key] != nil {
+		return nil
+	}
+	c.byKey[key] = call
 	return call
 }
 
-func (c *callsInFlight) end(session string, id jsonrpc.ID) {
-	key := callKey{session, idText(id)}
+func (c *callsInFlight) end(session string, call *callInFlight) {
 	c.mu.Lock()
-	if call := c.byKey[key]; call != nil && call.cancelled.Load() {
+	if call.cancelled.Load() {
 		c.cancelled.Add(-1)
 	}
-	delete(c.byKey, key)
+	delete(c.byKey, callKey{session, call.id})
 	c.mu.Unlock()
 }
 
