@@ -375,6 +375,15 @@ func TestH29_3_ReferencesAndRename(t *testing.T) {
 	if _, err := rename(uri, line, char, "where"); err == nil || !strings.Contains(err.Error(), "already names something") {
 		t.Errorf("rename LIMIT to where: err = %v", err)
 	}
+	line, char = posOf(t, h29Plugin, "describe(ctx)", 0, 2)
+	if _, err := rename(uri, line, char, "args"); err == nil || !strings.Contains(err.Error(), "would hide") {
+		t.Errorf("rename describe to args, a parameter where it is used: err = %v", err)
+	}
+	line, char = posOf(t, h29Plugin, "args", 0, 1)
+	if _, err := rename(uri, line, char, "describe"); err == nil || !strings.Contains(err.Error(), "would hide") {
+		t.Errorf("rename the parameter args to describe, a global used beside it: err = %v", err)
+	}
+	line, char = posOf(t, h29Plugin, "LIMIT", 0, 1)
 	if _, err := rename(uri, line, char, "for"); err == nil {
 		t.Errorf("rename LIMIT to the keyword for: no error")
 	}

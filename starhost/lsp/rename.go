@@ -125,6 +125,9 @@ func (ix *index) renameEdits(sym symbol, name string) ([]ref, error) {
 	if sym.local == nil && strings.HasPrefix(name, "_") && ix.loadedElsewhere(sym) {
 		return nil, fmt.Errorf("%s is loaded by other files; a name starting with _ cannot be loaded", sym.name)
 	}
+	if sym.local != nil && ix.usedIn(sym, name) {
+		return nil, fmt.Errorf("the function of %s uses %s; a parameter or local of that name would hide it", sym.name, name)
+	}
 	refs := ix.references(sym)
 	var out []ref
 	for _, r := range refs {
@@ -133,6 +136,9 @@ func (ix *index) renameEdits(sym symbol, name string) ([]ref, error) {
 		}
 		if sym.local == nil && slices.Contains(ix.topNames(r.file), name) {
 			return nil, fmt.Errorf("%s already names something at the top level of %s", name, r.file)
+		}
+		if t := ix.trees[r.file]; t != nil && slices.Contains(localsAt(t, r.line-1, r.col-1), name) && !r.isBinding(sym) {
+			return nil, fmt.Errorf("%s is already a parameter or local where %s is used at %s:%d; it would hide the renamed name", name, sym.name, r.file, r.line)
 		}
 		out = append(out, r)
 	}
@@ -147,4 +153,40 @@ func (ix *index) loadedElsewhere(sym symbol) bool {
 		}
 	}
 	return false
+}
+
+// isBinding reports whether r is where a local sym is bound (its own
+// parameter or first assignment), which the locals around it include.
+func (r ref) isBinding(sym symbol) bool {
+	return sym.local != nil && r.line == int(sym.local.NamePos.Line) && r.col == int(sym.local.NamePos.Col)
+}
+
+// usedIn reports whether the function that binds the local sym reads
+// another name spelled name (a global, loaded or predeclared one).
+func (ix *index) usedIn(sym symbol, name string) bool {
+	t := ix.trees[sym.file]
+	if t == nil {
+		return false
+	}
+	fn, _ := enclosing(t, int(sym.local.NamePos.Line)-1, int(sym.local.NamePos.Col)-1)
+	if fn == nil {
+		return false
+	}
+	used := false
+	syntax.Walk(fn, func(n syntax.Node) bool {
+		if id, ok := n.(*syntax.Ident); ok && id.Name == name {
+			if b, ok := id.Binding.(*resolve.Binding); ok && b != nil {
+				used = used || b.Scope == resolve.Global || b.Scope == resolve.Predeclared || b.Scope == resolve.Universal ||
+					(b.First != nil && ix.isFileLocal(sym.file, b.First)) // loaded: a cell of the file, free in functions
+			}
+		}
+		return !used
+	})
+	return used
+}
+
+// isFileLocal reports whether first is bound at file level (by load).
+func (ix *index) isFileLocal(file string, first *syntax.Ident) bool {
+	ld, _ := ix.loadOf(file, first)
+	return ld != nil
 }
