@@ -231,7 +231,7 @@ func (s *server) declareStatusField(path, text string, d actionDiagnostic) (prot
 	if err != nil || name == "" {
 		return protocol.CodeAction{}, false
 	}
-	ix, _ := s.indexOf(path, -1)
+	ix, _ := s.indexOf(path, nil)
 	file, call := ix.contributeCall()
 	if call == nil {
 		return protocol.CodeAction{}, false

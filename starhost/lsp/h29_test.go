@@ -225,6 +225,16 @@ func TestH29_3_CtxCompletionByKind(t *testing.T) {
 	containsAll(t, "ctx. in a tool's run", tool, "workspace", "store", "status")
 	command := complete("    return None\n", "    c.")
 	containsAll(t, "c. in a command's run", command, "out", "workspace")
+	// A lambda written inline: the line does not parse until the "."
+	// typed after ctx is blanked.
+	text := strings.Replace(h29Plugin, "resolve = label)", "resolve = lambda ctx: ctx.)", 1)
+	c.change(uri, text)
+	line, char := posOf(t, text, "lambda ctx: ctx.", 0, len("lambda ctx: ctx."))
+	lambda := c.complete(uri, line, char)
+	containsAll(t, "ctx. in an inline placeholder lambda", lambda, "site", "workspace")
+	if slices.Contains(lambda, "out") {
+		t.Errorf("ctx. in an inline placeholder lambda offers out: %v", lambda)
+	}
 	for name, got := range map[string][]string{"placeholder": placeholder, "tool": tool, "command": command} {
 		for _, field := range []string{"site", "out", "thread", "contributions"} {
 			offered := slices.Contains(got, field)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	protocol "github.com/tliron/glsp/protocol_3_16"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -38,9 +39,9 @@ type index struct {
 	roles   map[syntax.Node][]*builtins.Callback
 }
 
-// indexOf parses the bundle around the file at path, with line (0-based;
-// -1 for none) the line being typed in it.
-func (s *server) indexOf(path string, line int) (*index, string) {
+// indexOf parses the bundle around the file at path, with typing the
+// position being typed at in it (nil for none).
+func (s *server) indexOf(path string, typing *protocol.Position) (*index, string) {
 	f := s.filesOf(path)
 	ix := newIndex(f)
 	rel, ok := f.rel(path)
@@ -51,12 +52,16 @@ func (s *server) indexOf(path string, line int) (*index, string) {
 		for name := range b.Files() {
 			if strings.HasSuffix(name, ".star") && name != rel {
 				text, _ := f.text(filepath.Join(f.dir, filepath.FromSlash(name)))
-				ix.add(name, text, -1)
+				ix.add(name, text, -1, 0)
 			}
 		}
 	}
 	text, _ := f.text(path)
-	ix.add(rel, text, line)
+	if typing != nil {
+		ix.add(rel, text, int(typing.Line), int(typing.Character))
+	} else {
+		ix.add(rel, text, -1, 0)
+	}
 	ix.roles = check.Callbacks(check.Bundle{Files: ix.trees})
 	return ix, rel
 }
@@ -74,9 +79,10 @@ func (ix *index) line(file string, i int) string {
 	return strings.TrimRight(ls[i], "\r\n")
 }
 
-// add parses and resolves one file.
-func (ix *index) add(rel, text string, line int) {
-	if t := parseTolerant(rel, text, line); t != nil {
+// add parses and resolves one file, typed in at line and UTF-16
+// character char (line -1: none).
+func (ix *index) add(rel, text string, line, char int) {
+	if t := parseTolerant(rel, text, line, char); t != nil {
 		_ = resolve.File(t, builtins.IsPredeclared, isUniversal) // an undefined name stays Undefined
 		ix.trees[rel] = t
 		ix.texts[rel] = text
@@ -87,18 +93,31 @@ func (ix *index) add(rel, text string, line int) {
 func isUniversal(name string) bool { _, ok := starlark.Universe[name]; return ok }
 
 // parseTolerant parses text in the host's dialect; when it does not parse,
-// it tries again with the line being typed, then each line the parser
-// stops at, replaced by `pass`. It returns nil when that does not help.
-func parseTolerant(name, text string, line int) *syntax.File {
+// it tries again with what is being typed at the cursor blanked (".name"
+// after an expression, so that `lambda ctx: ctx.` reads `lambda ctx: ctx`),
+// then with the line being typed, then each line the parser stops at,
+// replaced by `pass`. It returns nil when that does not help.
+func parseTolerant(name, text string, line, char int) *syntax.File {
 	lines := strings.Split(text, "\n")
-	for try := 0; try < 5; try++ {
+	if line >= len(lines) {
+		line = -1
+	}
+	blanked := false
+	for try := 0; try < 6; try++ {
 		t, err := builtins.Dialect.Parse(name, strings.Join(lines, "\n"), 0)
 		if err == nil {
 			return t
 		}
+		if line >= 0 && !blanked {
+			blanked = true
+			if l, ok := blankMember(lines[line], char); ok {
+				lines[line] = l
+				continue
+			}
+		}
 		bad := line
 		var se syntax.Error
-		if try > 0 || line < 0 || line >= len(lines) {
+		if line < 0 {
 			if !errors.As(err, &se) || se.Pos.Line < 1 || int(se.Pos.Line) > len(lines) {
 				return nil
 			}
@@ -111,6 +130,20 @@ func parseTolerant(name, text string, line int) *syntax.File {
 		}
 	}
 	return nil
+}
+
+// blankMember replaces with spaces the ".name" being typed before UTF-16
+// character char of l, keeping every column in place.
+func blankMember(l string, char int) (string, bool) {
+	b := byteOfUTF16(l, char)
+	j := b
+	for j > 0 && isWord(rune(l[j-1])) {
+		j--
+	}
+	if j == 0 || l[j-1] != '.' {
+		return l, false
+	}
+	return l[:j-1] + strings.Repeat(" ", b-j+1) + l[b:], true
 }
 
 // abs returns the path of a bundle-relative file.

@@ -315,7 +315,7 @@ const (
 // (no bundle around it); the server completes with the bundle (complete).
 func Complete(text string, line, char int) []Completion {
 	ix := newIndex(&files{})
-	ix.add("plugin.star", text, line)
+	ix.add("plugin.star", text, line, char)
 	ix.roles = check.Callbacks(check.Bundle{Files: ix.trees})
 	return ix.complete("plugin.star", text, line, char)
 }
@@ -336,7 +336,10 @@ func (ix *index) complete(rel, text string, line, char int) []Completion {
 		return c.stringCompletions()
 	}
 	if chain := c.word(); len(chain) > 1 {
-		if kinds, isCtx := ix.ctxKindsAt(rel, chain[0], line, col); isCtx {
+		// The function around the chain's root, which stays in place
+		// when what follows it is blanked to parse (parseTolerant).
+		root := len([]rune(c.before[:strings.LastIndexFunc(c.before, func(r rune) bool { return !isWord(r) && r != '.' })+1]))
+		if kinds, isCtx := ix.ctxKindsAt(rel, chain[0], line, root); isCtx {
 			return ctxCompletions(kinds, chain[1:len(chain)-1])
 		}
 		return []Completion{} // a member of something else: nothing known, nothing offered

@@ -12,7 +12,7 @@ import (
 
 func (s *server) signatureHelp(_ *glsp.Context, p *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
 	path := pathOf(p.TextDocument.URI)
-	ix, rel := s.indexOf(path, int(p.Position.Line))
+	ix, rel := s.indexOf(path, &p.Position)
 	sig, ok := ix.signature(rel, s.text(path), int(p.Position.Line), int(p.Position.Character))
 	if !ok {
 		return nil, nil
@@ -50,7 +50,7 @@ func (ix *index) location(r ref) protocol.Location {
 
 func (s *server) references(_ *glsp.Context, p *protocol.ReferenceParams) ([]protocol.Location, error) {
 	path := pathOf(p.TextDocument.URI)
-	ix, rel := s.indexOf(path, -1)
+	ix, rel := s.indexOf(path, nil)
 	sym, _, ok := ix.symbolAt(rel, int(p.Position.Line), int(p.Position.Character))
 	if !ok {
 		return []protocol.Location{}, nil
@@ -78,7 +78,7 @@ var errNotRenamable = errors.New("only the plugin's own names (its top-level def
 
 func (s *server) prepareRename(_ *glsp.Context, p *protocol.PrepareRenameParams) (any, error) {
 	path := pathOf(p.TextDocument.URI)
-	ix, rel := s.indexOf(path, -1)
+	ix, rel := s.indexOf(path, nil)
 	sym, id, ok := ix.symbolAt(rel, int(p.Position.Line), int(p.Position.Character))
 	if !ok {
 		return nil, errNotRenamable
@@ -93,7 +93,7 @@ func (s *server) prepareRename(_ *glsp.Context, p *protocol.PrepareRenameParams)
 
 func (s *server) rename(_ *glsp.Context, p *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
 	path := pathOf(p.TextDocument.URI)
-	ix, rel := s.indexOf(path, -1)
+	ix, rel := s.indexOf(path, nil)
 	sym, _, ok := ix.symbolAt(rel, int(p.Position.Line), int(p.Position.Character))
 	if !ok {
 		return nil, errNotRenamable

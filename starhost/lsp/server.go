@@ -256,7 +256,7 @@ func (s *server) text(path string) string {
 
 func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	path := pathOf(p.TextDocument.URI)
-	ix, rel := s.indexOf(path, -1)
+	ix, rel := s.indexOf(path, nil)
 	doc := ix.hoverOwn(rel, int(p.Position.Line), int(p.Position.Character))
 	if doc == "" {
 		doc = Hover(s.text(path), int(p.Position.Line), int(p.Position.Character))
@@ -275,7 +275,7 @@ var completionKinds = map[CompletionKind]protocol.CompletionItemKind{
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
 	path := pathOf(p.TextDocument.URI)
-	ix, rel := s.indexOf(path, int(p.Position.Line))
+	ix, rel := s.indexOf(path, &p.Position)
 	items := []protocol.CompletionItem{}
 	for _, c := range ix.complete(rel, s.text(path), int(p.Position.Line), int(p.Position.Character)) {
 		kind := completionKinds[c.Kind]
