@@ -57,6 +57,9 @@ func sessionsHost(t testing.TB, opts starhost.Options) (*starhost.Host, *starhos
 	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.sessions\"\nversion = \"1.0.0\"\n", "plugin.star": sessionsPlugin})
 	clock := starhost.NewManualClock()
 	opts.Home, opts.Workspace, opts.Dev, opts.Clock = home, ws, []string{dir}, clock
+	if opts.Isolation == "" {
+		opts.Isolation = os.Getenv("CRYSTAL_ISOLATION") // .ci/run runs them again with every plugin in a worker
+	}
 	if opts.Points.Approve == nil {
 		opts.Points.Approve = func(context.Context, starhost.ApprovalRequest) starhost.Approval {
 			return starhost.Approval{Approved: true}
@@ -228,9 +231,10 @@ func TestH25_3_ManySessionsMixedModesWhileReloading(t *testing.T) {
 	if err := <-reloaded; err != nil {
 		t.Fatal(err)
 	}
+	worker := os.Getenv("CRYSTAL_ISOLATION") == starhost.IsolationProcess // a worker's texts are host-wide (statusline.md)
 	for _, s := range all { // after the last reload: each line shows its own session
 		check(s)
-		if line, id := s.StatusLine(), s.Facts().SessionID; line != id {
+		if line, id := s.StatusLine(), s.Facts().SessionID; line != id && !worker {
 			wrong.Add(1)
 			t.Errorf("session %s's line %q", id, line)
 			break
