@@ -232,7 +232,7 @@ func TestH25_3_ManySessionsMixedModesWhileReloading(t *testing.T) {
 		t.Fatal(err)
 	}
 	worker := os.Getenv("CRYSTAL_ISOLATION") == starhost.IsolationProcess // a worker's texts are host-wide (statusline.md)
-	for _, s := range all { // after the last reload: each line shows its own session
+	for _, s := range all {                                               // after the last reload: each line shows its own session
 		check(s)
 		if line, id := s.StatusLine(), s.Facts().SessionID; line != id && !worker {
 			wrong.Add(1)
