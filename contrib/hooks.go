@@ -398,6 +398,11 @@ func RunHooks(ctx context.Context, runs []HookRun, event HookEvent, payload map[
 		}
 		if err != nil {
 			d := entryFailure(err, r.Plugin, r.Entry.Pos, what+" "+string(r.Entry.Event))
+			if why, fix, ok := CannotDeny(r.Entry.Event); ok && !spec.Raw {
+				// A guard written as a hook: say that the call went on.
+				note(Diag(HookCannotDeny, r.Plugin, d.Pos, "%s; %s", d.Message, why).WithRemedy("%s", fix).withDetail(d.Detail))
+				continue
+			}
 			note(Diag(HookSkipped, r.Plugin, d.Pos, "%s; the %s was skipped", d.Message, what).withDetail(d.Detail))
 			continue
 		}
@@ -428,6 +433,26 @@ func callHook(ctx context.Context, h *HookEntry, payload map[string]any) (out an
 func (d Diagnostic) withDetail(detail string) Diagnostic {
 	d.Detail = detail
 	return d
+}
+
+// cannotDeny holds, for each event whose hooks authors take for guards,
+// what an error() or fail() of its hook really does and what stops a call
+// (HK2: no hook can skip or deny a call).
+var cannotDeny = map[HookEvent][2]string{
+	HookToolCall: {"a tool_call hook cannot deny the call: its error() or fail() only skips the hook, and the call goes on",
+		"deny in a dispatch_policy entry (return the reason as a string), or ask the user in a dispatch_approval entry (docs/points.md, guards)"},
+	HookApproval: {"an approval hook cannot deny the call: its error() or fail() only skips the hook, and the call is approved as before",
+		"return {\"prompt\": True} to require the user's approval, or deny in a dispatch_policy entry (docs/points.md, guards)"},
+	HookToolResult: {"a tool_result hook cannot undo the call: its error() or fail() only skips the hook, and the result goes through unchanged",
+		"replace the text by returning {\"text\": ...}, or deny the call before it runs in a dispatch_policy entry (docs/points.md, guards)"},
+}
+
+// CannotDeny returns, for a hook event authors take for a guard (tool_call,
+// approval, tool_result), why an error() or fail() of its hook does not
+// stop the call, and what does; ok is false for the other events.
+func CannotDeny(event HookEvent) (why, fix string, ok bool) {
+	w, ok := cannotDeny[event]
+	return w[0], w[1], ok
 }
 
 // entryFailure turns an entry's error into a diagnostic: a failure that

@@ -186,6 +186,8 @@ func (c *checker) checkStaged(k *call, given map[string]syntax.Expr) {
 		if ev, ok := lit("event"); ok && ev != "" {
 			if err := contrib.CheckHookEvent(contrib.HookEvent(ev), name == "raw_hook"); err != nil {
 				c.report(contrib.PointEntryInvalid, k.x.Lparen, "%v; it is left out", err)
+			} else if name == "hook" {
+				c.checkGuardHook(k.fi, contrib.HookEvent(ev), given["run"])
 			}
 		}
 	case contrib.LookupPoint(contrib.PointName(name)) != nil && !contrib.LookupPoint(contrib.PointName(name)).Kind:
