@@ -47,3 +47,53 @@ contribute(tools = [tool(
 		t.Errorf("findings %v; want one ToolSchemaInvalid at 11:53, the value of minimum", ds)
 	}
 }
+
+// TestH29_2_ReturnTypeByInference: a wrong return type is found through a
+// local variable, a global, a call of the plugin's own function, a string
+// method and a comparison — not only a literal — and a right one that
+// takes running the code to know is left alone.
+func TestH29_2_ReturnTypeByInference(t *testing.T) {
+	const src = `LIMIT = 12
+
+def count(text):
+    return len(text)
+
+def a(ctx):
+    n = count(ctx.model)
+    return n
+
+def b(ctx):
+    return LIMIT
+
+def c(ctx):
+    return ctx.model == ""
+
+def d(ctx):
+    s = "model: "
+    s += ctx.model
+    return s.upper()
+
+def e(ctx):
+    return ctx.store.get("x")
+
+contribute(placeholders = [placeholder(name = n, resolve = f) for n, f in []] + [
+    placeholder(name = "a", resolve = a), placeholder(name = "b", resolve = b),
+    placeholder(name = "c", resolve = c), placeholder(name = "d", resolve = d),
+    placeholder(name = "e", resolve = e),
+])
+`
+	lines := map[int]bool{}
+	for _, d := range checkOne(t, src, nil) {
+		if d.Code == "CallbackReturn" {
+			lines[d.Pos.Line] = true
+		}
+	}
+	for _, want := range []int{8, 11, 14} {
+		if !lines[want] {
+			t.Errorf("no CallbackReturn at line %d; got %v", want, lines)
+		}
+	}
+	if len(lines) != 3 {
+		t.Errorf("CallbackReturn at lines %v; want 8, 11 and 14 only", lines)
+	}
+}
