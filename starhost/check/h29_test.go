@@ -97,3 +97,23 @@ contribute(placeholders = [placeholder(name = n, resolve = f) for n, f in []] + 
 		t.Errorf("CallbackReturn at lines %v; want 8, 11 and 14 only", lines)
 	}
 }
+
+// TestH29_2_StaticRunsNoPluginCode: Options.Static (the dev console's
+// check after a load) compiles and lints but runs no plugin code and
+// starts no worker.
+func TestH29_2_StaticRunsNoPluginCode(t *testing.T) {
+	dir := t.TempDir()
+	testkit.Plugin{ID: "acme.p", Source: "def words(ctx):\n    return len(ctx.model)\n\nfail(\"top level ran\")\ncontribute(placeholders = [placeholder(name = \"w\", resolve = words)])\n"}.Write(t, filepath.Join(dir, "p"))
+	w, started := countingWorkers(t)
+	r, err := check.Plugins(context.Background(), check.Options{Paths: []string{filepath.Join(dir, "p")},
+		Options: checkTestOptions(t, dir), Workers: w, Static: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != "CallbackReturn" {
+		t.Errorf("findings %v; want the CallbackReturn only (no ExecutionFailed: the top level does not run)", r.Diagnostics)
+	}
+	if n := started.Load(); n != 0 {
+		t.Errorf("%d worker processes started; want none", n)
+	}
+}
