@@ -455,6 +455,17 @@ func CannotDeny(event HookEvent) (why, fix string, ok bool) {
 	return w[0], w[1], ok
 }
 
+// PlacedError is an error(code, message) a point entry or hook answered
+// with, and the place of its error(...) call: the note about it points
+// there (issue 29 point 2).
+type PlacedError struct {
+	*ToolError
+	Pos Pos
+}
+
+// Unwrap returns the ToolError.
+func (e *PlacedError) Unwrap() error { return e.ToolError }
+
 // entryFailure turns an entry's error into a diagnostic: a failure that
 // carries one (a Starlark run) keeps its message, position and backtrace.
 // what names the entry in a message of its own ("hook tool_call").
@@ -468,6 +479,9 @@ func entryFailure(err error, plugin string, pos Pos, what string) Diagnostic {
 	}
 	var te *ToolError
 	if errors.As(err, &te) {
+		if pe := (*PlacedError)(nil); errors.As(err, &pe) && pe.Pos.IsValid() {
+			pos = pe.Pos // where error(...) was called, not the entry's constructor
+		}
 		return Diag(CallbackFailed, plugin, pos, "%s returned error(%q, %q)", what, te.Code, te.Message)
 	}
 	return Diag(CallbackFailed, plugin, pos, "%s: %v", what, err)

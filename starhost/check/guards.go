@@ -23,34 +23,35 @@ func (c *checker) checkGuardHook(fi *fileInfo, event contrib.HookEvent, run synt
 		c.diags = append(c.diags, contrib.Diag(contrib.HookCannotDeny, c.b.Plugin, posOf(pos),
 			"%s %s, but %s", fn.name, what, why).WithRemedy("%s", fix))
 	}
+	// At the call's parenthesis, where the host's note at run time points.
 	if fn.expr != nil {
-		if isCallOf(fn.expr, "error") {
-			start, _ := fn.expr.Span()
-			report(start, "returns error(...)")
+		if call := callOf(fn.expr, "error"); call != nil {
+			report(call.Lparen, "returns error(...)")
 		}
 		return
 	}
 	walkBody(fn.body, func(s syntax.Stmt) {
 		switch s := s.(type) {
 		case *syntax.ReturnStmt:
-			if s.Result != nil && isCallOf(s.Result, "error") {
-				report(s.Return, "returns error(...)")
+			if call := callOf(s.Result, "error"); call != nil {
+				report(call.Lparen, "returns error(...)")
 			}
 		case *syntax.ExprStmt:
-			if isCallOf(s.X, "fail") {
-				start, _ := s.X.Span()
-				report(start, "calls fail(...)")
+			if call := callOf(s.X, "fail"); call != nil {
+				report(call.Lparen, "calls fail(...)")
 			}
 		}
 	})
 }
 
-// isCallOf reports whether x is a call of the function named name.
-func isCallOf(x syntax.Expr, name string) bool {
+// callOf returns x when it is a call of the function named name, else nil.
+func callOf(x syntax.Expr, name string) *syntax.CallExpr {
 	call, ok := x.(*syntax.CallExpr)
 	if !ok {
-		return false
+		return nil
 	}
-	id, ok := call.Fn.(*syntax.Ident)
-	return ok && id.Name == name
+	if id, ok := call.Fn.(*syntax.Ident); ok && id.Name == name {
+		return call
+	}
+	return nil
 }
