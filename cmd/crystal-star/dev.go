@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -34,6 +35,11 @@ type console struct {
 	failing     map[string]bool // plugins whose last attempt failed
 	status      consoleStatus
 	unsubscribe func()
+
+	// ctx.ask reads the console's next lines while a line runs (dev_ask.go).
+	askMu   sync.Mutex
+	lines   <-chan string
+	serving atomic.Bool
 }
 
 func runDev(e *env, args []string) error {
@@ -44,6 +50,7 @@ func runDev(e *env, args []string) error {
 	e.global.dev = append(e.global.dev, f.args...)
 	c := &console{e: e}
 	c.cond = sync.NewCond(&c.mu)
+	e.ask = c.ask
 	if path, ok := f.set["log"]; ok {
 		lf, err := os.Create(path)
 		if err != nil {
@@ -94,6 +101,7 @@ func runDev(e *env, args []string) error {
 	c.startStatus()
 	lines, stopInput := c.input()
 	defer stopInput()
+	c.lines = lines
 	for {
 		select {
 		case <-e.ctx.Done(): // Ctrl-C
@@ -103,7 +111,10 @@ func runDev(e *env, args []string) error {
 			if !ok { // end of input
 				return c.shutdown(cancel, watchDone)
 			}
-			if quit := c.run(strings.TrimSpace(line)); quit {
+			c.serving.Store(true)
+			quit := c.run(strings.TrimSpace(line))
+			c.serving.Store(false)
+			if quit {
 				return c.shutdown(cancel, watchDone)
 			}
 		}
