@@ -37,8 +37,9 @@ type Answer struct {
 	Content map[string]any
 }
 
-// AskFunc answers the questions of plugins' tools and commands (ctx.ask),
-// from the goroutine of the call that asks; it must return when ctx ends
+// AskFunc answers the questions of plugins' tools and commands (ctx.ask).
+// It is called with the asking call's context, from any goroutine (in
+// process isolation, the one serving the worker); it must return when ctx ends
 // (ask_timeout, the call's cancellation). The ctx is the call's: an
 // embedder that serves several people finds the one the call is for
 // there (as starhost/mcpserve finds the MCP session). An error is a
