@@ -132,7 +132,7 @@ var (
 		Returns: "a string (text), a dict or list (JSON), error(code, message) or None", Reject: notCallable}
 	commandRun = &Callback{What: "a command's run", Params: []string{"ctx", "inv"}, Ctx: CtxCommand,
 		Returns: "a string (this turn's input), content parts (image, resource, or a list mixing them with strings) or None (pass)",
-		Reject: []ReturnClass{ReturnDict, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		Reject:  []ReturnClass{ReturnDict, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
 	placeholderResolve = &Callback{What: "a placeholder's resolve", Params: []string{"ctx"}, Ctx: CtxPlaceholder,
 		Returns: "a string", Reject: append([]ReturnClass{ReturnNone}, textOnly...)}
 	classify = &Callback{What: "a classifier's classify", Params: []string{"ctx", "tool", "args"}, Ctx: CtxAttach,
