@@ -14,7 +14,7 @@ import (
 )
 
 // The style warnings are check's: a program that imports this package
-// gets them in starhost.Check and the language server.
+// gets them in check.Plugins and the language server.
 func init() { check.RegisterStyle(LintTree) }
 
 // styleRule is one buildifier warning `crystal-star check` runs, with the

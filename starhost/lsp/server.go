@@ -31,6 +31,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/check"
 	"github.com/crystal-star/crystal-star/starhost/format" // formatting, and the Style* warnings of its diagnostics
 )
 
@@ -55,7 +56,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		opts.Debounce = DefaultDebounce
 	}
 	s := &server{opts: opts, docs: map[string]string{}, timers: map[string]*time.Timer{}, published: map[string][]string{},
-		workers: starhost.NewCheckWorkers()}
+		workers: check.NewWorkers()}
 	defer s.workers.Close() // after the last check (s.checks.Wait below)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -102,7 +103,7 @@ type server struct {
 	// workers runs the dry runs of every check of the session in one
 	// worker process, started on the first and kept, so a check as the
 	// author types does not pay for a process start.
-	workers *starhost.CheckWorkers
+	workers *check.Workers
 
 	mu        sync.Mutex
 	conn      *jsonrpc2.Conn
