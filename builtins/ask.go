@@ -42,31 +42,9 @@ func (c *callCtx) ask(th *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "message", &message, "schema?", &schema); err != nil {
 		return nil, err
 	}
-	q := contrib.Question{Message: message, Schema: map[string]any{"type": "object", "properties": map[string]any{}}}
-	if schema != starlark.None {
-		if _, ok := schema.(*starlark.Dict); !ok {
-			return nil, fmt.Errorf("ask: schema must be a dict (a JSON object schema) or None, not %s", schema.Type())
-		}
-		raw, err := ToJSON(schema)
-		if err != nil {
-			return nil, fmt.Errorf("ask: schema: %v", err)
-		}
-		q.Schema = nil
-		if err := json.Unmarshal(raw, &q.Schema); err != nil {
-			return nil, fmt.Errorf("ask: schema: %v", err)
-		}
-		if err := contrib.CheckQuestionSchema(q.Schema); err != nil {
-			return nil, fmt.Errorf("ask: %v", err)
-		}
-		if props, _, _ := schema.(*starlark.Dict).Get(starlark.String("properties")); props != nil {
-			if d, ok := props.(*starlark.Dict); ok {
-				for _, k := range d.Keys() {
-					if s, ok := starlark.AsString(k); ok {
-						q.Fields = append(q.Fields, s)
-					}
-				}
-			}
-		}
+	q, err := question(message, schema)
+	if err != nil {
+		return nil, err
 	}
 	src, _ := c.inst.req.Services.(AskSource)
 	if src == nil {
@@ -91,6 +69,38 @@ func (c *callCtx) ask(th *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		content = map[string]any{}
 	}
 	return FromJSON(content), nil
+}
+
+// question reads ask's arguments: the schema as JSON, checked, with its
+// property names in the order the plugin wrote them.
+func question(message string, schema starlark.Value) (contrib.Question, error) {
+	q := contrib.Question{Message: message, Schema: map[string]any{"type": "object", "properties": map[string]any{}}}
+	if schema != starlark.None {
+		if _, ok := schema.(*starlark.Dict); !ok {
+			return q, fmt.Errorf("ask: schema must be a dict (a JSON object schema) or None, not %s", schema.Type())
+		}
+		raw, err := ToJSON(schema)
+		if err != nil {
+			return q, fmt.Errorf("ask: schema: %v", err)
+		}
+		q.Schema = nil
+		if err := json.Unmarshal(raw, &q.Schema); err != nil {
+			return q, fmt.Errorf("ask: schema: %v", err)
+		}
+		if err := contrib.CheckQuestionSchema(q.Schema); err != nil {
+			return q, fmt.Errorf("ask: %v", err)
+		}
+		if props, _, _ := schema.(*starlark.Dict).Get(starlark.String("properties")); props != nil {
+			if d, ok := props.(*starlark.Dict); ok {
+				for _, k := range d.Keys() {
+					if s, ok := starlark.AsString(k); ok {
+						q.Fields = append(q.Fields, s)
+					}
+				}
+			}
+		}
+	}
+	return q, nil
 }
 
 // pauseRunClock stops th's callback_timeout clock until resume is called.
