@@ -79,6 +79,9 @@ const (
 	ReturnList     ReturnClass = "a list"
 	ReturnTuple    ReturnClass = "a tuple"
 	ReturnFunction ReturnClass = "a function"
+	// ReturnParts: image(...), audio(...), resource(...), or a list or
+	// tuple display holding one (content parts, MC1).
+	ReturnParts ReturnClass = "content parts"
 )
 
 // Callback is the shape of one kind of callback.
@@ -124,7 +127,7 @@ func (s *Signature) ParamNames() []string {
 }
 
 var notCallable = []ReturnClass{ReturnFunction}
-var textOnly = []ReturnClass{ReturnDict, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}
+var textOnly = []ReturnClass{ReturnDict, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}
 
 // The callbacks of the hand-written kinds.
 var (
@@ -132,19 +135,20 @@ var (
 		Returns: "a string (text), a dict or list (JSON), error(code, message) or None", Reject: notCallable}
 	commandRun = &Callback{What: "a command's run", Params: []string{"ctx", "inv"}, Ctx: CtxCommand,
 		Returns: "a string (this turn's input), content parts (image, resource, or a list mixing them with strings) or None (pass)",
-		Reject:  []ReturnClass{ReturnDict, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		// A command may return content parts: an MCP prompt's messages.
+		Reject: []ReturnClass{ReturnDict, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
 	placeholderResolve = &Callback{What: "a placeholder's resolve", Params: []string{"ctx"}, Ctx: CtxPlaceholder,
 		Returns: "a string", Reject: append([]ReturnClass{ReturnNone}, textOnly...)}
 	classify = &Callback{What: "a classifier's classify", Params: []string{"ctx", "tool", "args"}, Ctx: CtxAttach,
 		Returns: `{"risk": ..., "permission": ...} or None`,
-		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}}
 	create = &Callback{What: "a client factory's create", Params: []string{"request"}, Ctx: CtxNone,
 		Returns: "struct(encode = fn, decode = fn) or error(\"not_supported\", ...)",
-		Reject:  []ReturnClass{ReturnNone, ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		Reject:  []ReturnClass{ReturnNone, ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}}
 	timerRun = &Callback{What: "a timer's run", Params: []string{"ctx"}, Ctx: CtxAttach, Returns: "anything (ignored)"}
 	hookRun  = &Callback{What: "a hook's run", Params: []string{"ctx", "payload"}, Ctx: CtxPoint,
 		Returns: "None (no change) or a dict of the fields it replaces",
-		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}}
 )
 
 // attachParams are what each attach stage passes after ctx (attachPreparers).
