@@ -120,6 +120,8 @@ const (
 	ClientFactoryTaken     Code = "ClientFactoryTaken"
 	ModelAccess            Code = "ModelAccess"
 	ModelClientFailed      Code = "ModelClientFailed"
+	// AskUnanswered: a ctx.ask waited past ask_timeout.
+	AskUnanswered Code = "AskUnanswered"
 
 	// Contribution points and hooks (DC1–DC3, DC9, HK1–HK3).
 	PointEntryInvalid    Code = "PointEntryInvalid"
@@ -127,6 +129,7 @@ const (
 	PointEntrySkipped    Code = "PointEntrySkipped"
 	PointOperationFailed Code = "PointOperationFailed"
 	HookSkipped          Code = "HookSkipped"
+	HookCannotDeny       Code = "HookCannotDeny"
 	RawHookRegistered    Code = "RawHookRegistered"
 	RawHookRefused       Code = "RawHookRefused"
 
@@ -224,12 +227,14 @@ var Catalogue = []CodeInfo{
 	{clientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
 	{ClientFactoryTaken, SeverityWarning, "An earlier plugin in load order already owns this protocol; this factory is not used.", "Rename the protocol or disable the other plugin."},
 	{ModelAccess, SeverityNote, "The plugin declares the models capability and can call the session and review models with the operator's credentials.", "Nothing to fix; remove \"models\" from capabilities if the plugin should not."},
+	{AskUnanswered, SeverityNote, "A tool or command asked the person (ctx.ask) and nobody answered within ask_timeout; the callback got None, as for a dismissed question.", "Answer sooner, or raise ask_timeout in config.toml; a plugin handles None as \"not answered\"."},
 	{ModelClientFailed, SeverityWarning, "The host could not build a model client (a factory's not_supported, a missing adapter or API key, an unknown provider).", "Change the setting named in the message (/tier, /speed, /model) or fix providers.json."},
 	{PointEntryInvalid, SeverityError, "A contribution-point entry breaks its point's rules (a replace target the point does not have, a tier it does not offer, thread scope in contribute()); it is left out.", "Correct the entry as the message says; docs/points.md lists each point's tiers and targets."},
 	{ReplaceConflict, SeverityWarning, "Two entries replace the same named default; this one lost (thread scope beats workspace scope, then the later registration wins) and is not used while the other is registered.", "Replace a different target, or disable the other plugin; order does not decide."},
 	{PointEntrySkipped, SeverityWarning, "An entry of a contribution point failed or answered with an unusable value; it was skipped and the rest of the point still ran.", "Fix the error at the top of the backtrace, or return the shape docs/points.md gives for the point."},
 	{PointOperationFailed, SeverityError, "An entry of an authoritative point (policy, approval, normalizer, compaction summary) failed, so the operation it served failed.", "Fix the entry; return error(code, message) for an expected failure."},
 	{HookSkipped, SeverityWarning, "A hook failed, or returned a replacement beyond its event's powers; it was skipped and the next hook saw the previous value.", "Fix the error, or change only what the event allows (docs/points.md, hooks)."},
+	{HookCannotDeny, SeverityError, "A tool_call, approval or tool_result hook returns error() or calls fail() (or failed at run time) as if that stopped the call; a hook cannot deny a call, so it was skipped and the call went on: the guard failed open.", "Deny in a dispatch_policy entry (return the reason as a string), or ask the user in a dispatch_approval entry (docs/points.md, guards)."},
 	{RawHookRegistered, SeverityNote, "The plugin registered a raw hook, which may rewrite prompts, model calls, compaction and approval.", "Nothing to fix; review raw hooks before trusting the plugin."},
 	{RawHookRefused, SeverityWarning, "A raw hook returned something the host cannot represent (a repeated item id, an unknown role or risk level, a wrong type); it was skipped.", "Return items with unique ids and known roles, and known risk levels."},
 	{StyleUnusedVariable, SeverityWarning, "A local variable (or a private top-level one) is assigned but never read.", "Remove it, or name it _ when the value is deliberately ignored."},

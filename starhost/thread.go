@@ -133,7 +133,12 @@ func (t *Thread) End(ctx context.Context) {
 }
 
 // ModelResponse runs the model_response hooks (read only) on one response:
-// its purpose, finish reason, items and usage.
+// its purpose, finish reason, items and usage. usage holds token counts
+// by name — input_tokens, output_tokens, and when the provider reports
+// them total_tokens, cached_input_tokens, reasoning_tokens — and anything
+// else the embedder adds; the hooks always see input_tokens, output_tokens
+// and total_tokens as ints (0 when not reported; total_tokens their sum
+// when not given). docs/api.md documents the shape plugins see.
 func (t *Thread) ModelResponse(ctx context.Context, purpose, finishReason string, items []ModelItem, usage map[string]any) {
 	t.s.h.modelResponse(t.bind(ctx), t.id, purpose, finishReason, items, usage)
 }

@@ -42,7 +42,7 @@ func (s *Sink) updateIn(o any, name, text string) {
 	}
 	key := strings.ToLower(name)
 	if _, ok := s.names[key]; !ok {
-		s.unknown(key)
+		s.unknown(key, s.note)
 		return
 	}
 	clean := sanitizeText(text)

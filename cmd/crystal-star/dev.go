@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -35,6 +36,12 @@ type console struct {
 	failing     map[string]bool // plugins whose last attempt failed
 	status      consoleStatus
 	unsubscribe func()
+	checks      *devChecks // check's findings of each dev plugin that loads (dev_check.go)
+
+	// ctx.ask reads the console's next lines while a line runs (dev_ask.go).
+	askMu   sync.Mutex
+	lines   <-chan string
+	serving atomic.Bool
 }
 
 func runDev(e *env, args []string) error {
@@ -45,6 +52,7 @@ func runDev(e *env, args []string) error {
 	e.global.dev = append(e.global.dev, f.args...)
 	c := &console{e: e}
 	c.cond = sync.NewCond(&c.mu)
+	e.ask = c.ask
 	if path, ok := f.set["log"]; ok {
 		lf, err := os.Create(path)
 		if err != nil {
@@ -53,6 +61,8 @@ func runDev(e *env, args []string) error {
 		defer lf.Close()
 		c.log = newOutput(lf)
 	}
+	c.checks = newDevChecks(c, e.checkHostOptions())
+	defer c.checks.stop()
 	e.events = c.event
 	e.sessionID = "dev"
 	h, err := e.start()
@@ -60,6 +70,7 @@ func runDev(e *env, args []string) error {
 		return err
 	}
 	c.h = h
+	c.checks.start()
 	ps := h.Plugins()
 	if len(ps) == 0 {
 		return nothingFound("dev", "watch")
@@ -93,6 +104,7 @@ func runDev(e *env, args []string) error {
 	c.startStatus()
 	lines, stopInput := c.input()
 	defer stopInput()
+	c.lines = lines
 	for {
 		select {
 		case <-e.ctx.Done(): // Ctrl-C
@@ -102,7 +114,10 @@ func runDev(e *env, args []string) error {
 			if !ok { // end of input
 				return c.shutdown(cancel, watchDone)
 			}
-			if quit := c.run(strings.TrimSpace(line)); quit {
+			c.serving.Store(true)
+			quit := c.run(strings.TrimSpace(line))
+			c.serving.Store(false)
+			if quit {
 				return c.shutdown(cancel, watchDone)
 			}
 		}
@@ -111,6 +126,7 @@ func runDev(e *env, args []string) error {
 
 func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) error {
 	c.unsubscribe() // the texts the plugins drop at close are no news
+	c.checks.stop() // no finding after "stopped"
 	cancel()
 	<-watchDone
 	c.s.End(context.Background()) // MC8: /quit, end of input or Ctrl-C
@@ -166,8 +182,10 @@ func (c *console) event(ev starhost.Event) {
 	switch ev.Kind {
 	case "activated":
 		c.printf("loaded %s %s in %s", ev.Plugin, ev.Generation, round(ev.Elapsed))
+		c.checks.loaded(ev.Plugin)
 	case "reloaded":
 		c.printf("reloaded %s %s in %s", ev.Plugin, ev.Generation, round(ev.Elapsed))
+		c.checks.loaded(ev.Plugin)
 	case "kept":
 		c.printf("kept %s: the new source failed; %s still serves", ev.Plugin, ev.Generation)
 	case "faulted":
