@@ -23,9 +23,11 @@ type StatusSink interface {
 // ScopedSink is implemented by a StatusSink that keeps a session's values
 // apart (statusline.Sink): a value set while a callback serves a session
 // goes to that session's overlay instead of the host-wide line.
+// note, as with SetNoting, receives the note of a name the plugin did not
+// register (nil: the sink's own).
 type ScopedSink interface {
-	SetIn(o StatusOverlay, name, text string)
-	ClearIn(o StatusOverlay, name string)
+	SetIn(o StatusOverlay, name, text string, note func(msg string))
+	ClearIn(o StatusOverlay, name string, note func(msg string))
 }
 
 // StatusOverlay is a session's own status values (statusline.Overlay); a
@@ -115,7 +117,7 @@ func statusValue(inst *instance, sink StatusSink) starlark.Value {
 				return nil, err
 			}
 			if ss, o := overlayOf(th, sink); o != nil {
-				ss.SetIn(o, name, text) // serving a session: that session's line
+				ss.SetIn(o, name, text, at(th)) // serving a session: that session's line
 				return starlark.None, nil
 			}
 			if noting != nil {
@@ -131,7 +133,7 @@ func statusValue(inst *instance, sink StatusSink) starlark.Value {
 				return nil, err
 			}
 			if ss, o := overlayOf(th, sink); o != nil {
-				ss.ClearIn(o, name)
+				ss.ClearIn(o, name, at(th))
 				return starlark.None, nil
 			}
 			if noting != nil {

@@ -28,21 +28,25 @@ type overlaid struct {
 
 // SetIn is Set for the session of o (an *Overlay; any other value is
 // ignored): the same admission (the plugin's own fields, a live sink) and
-// sanitising, but the text goes to o, not to the host-wide board.
-func (s *Sink) SetIn(o any, name, text string) { s.updateIn(o, name, text) }
+// sanitising, but the text goes to o, not to the host-wide board. note is
+// SetNoting's (nil: the sink's own).
+func (s *Sink) SetIn(o any, name, text string, note func(msg string)) { s.updateIn(o, name, text, note) }
 
 // ClearIn is Clear for the session of o: its line shows no text for the
 // field until one is set again (in the session or host-wide).
-func (s *Sink) ClearIn(o any, name string) { s.updateIn(o, name, "") }
+func (s *Sink) ClearIn(o any, name string, note func(msg string)) { s.updateIn(o, name, "", note) }
 
-func (s *Sink) updateIn(o any, name, text string) {
+func (s *Sink) updateIn(o any, name, text string, note func(string)) {
 	ov, ok := o.(*Overlay)
 	if !ok || ov == nil || s.retired.Load() {
 		return
 	}
 	key := strings.ToLower(name)
 	if _, ok := s.names[key]; !ok {
-		s.unknown(key, s.note)
+		if note == nil {
+			note = s.note
+		}
+		s.unknown(key, note)
 		return
 	}
 	clean := sanitizeText(text)

@@ -11,7 +11,7 @@ func TestH25_2_SessionOverlay(t *testing.T) {
 	sink := b.NewSink("acme.x", "g1", []string{"queue"}, nil)
 	line := Line{Names: []string{"queue"}}
 	var a, other Overlay
-	sink.SetIn(&a, "queue", "a's")
+	sink.SetIn(&a, "queue", "a's", nil)
 	if got, o := b.RenderWith(line, &a, nil), b.RenderWith(line, &other, nil); got != "a's" || o != "" {
 		t.Fatalf("a's line %q, another's %q", got, o)
 	}
@@ -19,15 +19,15 @@ func TestH25_2_SessionOverlay(t *testing.T) {
 	if got, o := b.RenderWith(line, &a, nil), b.RenderWith(line, &other, nil); got != "host" || o != "host" {
 		t.Fatalf("after a host-wide set: a %q, other %q", got, o)
 	}
-	sink.SetIn(&a, "queue", "a's") // the same text again, now the latest
+	sink.SetIn(&a, "queue", "a's", nil) // the same text again, now the latest
 	if got := b.RenderWith(line, &a, nil); got != "a's" {
 		t.Fatalf("a's line %q after re-setting", got)
 	}
-	sink.ClearIn(&a, "queue")
+	sink.ClearIn(&a, "queue", nil)
 	if got, o := b.RenderWith(line, &a, nil), b.RenderWith(line, &other, nil); got != "" || o != "host" {
 		t.Fatalf("after a's clear: a %q, other %q", got, o)
 	}
-	sink.SetIn(&a, "queue", "a's")
+	sink.SetIn(&a, "queue", "a's", nil)
 	b.NewSink("acme.x", "g2", []string{"queue"}, nil) // a reload: g1's texts go
 	if got := b.RenderWith(line, &a, nil); got != "" {
 		t.Fatalf("a's line %q after the reload", got)
