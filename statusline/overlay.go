@@ -30,7 +30,9 @@ type overlaid struct {
 // ignored): the same admission (the plugin's own fields, a live sink) and
 // sanitising, but the text goes to o, not to the host-wide board. note is
 // SetNoting's (nil: the sink's own).
-func (s *Sink) SetIn(o any, name, text string, note func(msg string)) { s.updateIn(o, name, text, note) }
+func (s *Sink) SetIn(o any, name, text string, note func(msg string)) {
+	s.updateIn(o, name, text, note)
+}
 
 // ClearIn is Clear for the session of o: its line shows no text for the
 // field until one is set again (in the session or host-wide).
