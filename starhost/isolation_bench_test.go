@@ -125,7 +125,10 @@ func BenchmarkIsolationInvoke(b *testing.B) {
 			// The floor of a process-isolated call, in the same run: a
 			// round trip over a pair of pipes to a second process
 			// (issue 26, point 2: the process call's p50 at most 2× this).
-			b.Run(w.name+"/pipe", pipeRoundTrip)
+			b.Run(w.name+"/pipe", func(b *testing.B) { pipeRoundTrip(b) })
+			// The same with the echo on one processor, as a worker runs
+			// (builtins/worker: GOMAXPROCS=1): the lower floor.
+			b.Run(w.name+"/pipe1", func(b *testing.B) { pipeRoundTrip(b, "GOMAXPROCS=1") })
 		}
 		globals, err := rawExec(files, "plugin.star", rawPredeclared())
 		if err != nil {
@@ -188,9 +191,9 @@ func startLoop(b *testing.B, mode, dir string, tools int) {
 
 // pipeRoundTrip is a 64-byte message echoed by a second process (this test
 // binary, in echo mode) over its stdin and stdout.
-func pipeRoundTrip(b *testing.B) {
+func pipeRoundTrip(b *testing.B, env ...string) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "CRYSTAL_STAR_TEST_ECHO=1")
+	cmd.Env = append(append(os.Environ(), "CRYSTAL_STAR_TEST_ECHO=1"), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
