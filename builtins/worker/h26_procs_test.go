@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/crystal-star/crystal-star/contrib/wire"
 )
@@ -53,5 +55,34 @@ func TestH26_2_WorkerRunsOnOneProc(t *testing.T) {
 		if h.Procs != want {
 			t.Errorf("with %q the worker's hello says %d procs, want %d", env, h.Procs, want)
 		}
+	}
+}
+
+// TestH26_2_WorkerTakesItsProcsBackWhenTheHeapGrows: a worker on one
+// processor gets its processors back after a collection that leaves more
+// than the threshold live, so a heavily allocating plugin (a memory bomb
+// racing memory_limit) is marked on a core of its own; a small heap keeps
+// one processor.
+func TestH26_2_WorkerTakesItsProcsBackWhenTheHeapGrows(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	widenWhenHeapGrows(2, 32<<20)
+	for range 5 {
+		runtime.GC()
+	}
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Fatalf("a small heap widened the worker to %d processors", n)
+	}
+	big := make([]byte, 64<<20)
+	for i := 0; i < 200 && runtime.GOMAXPROCS(0) == 1; i++ {
+		runtime.GC()
+		runtime.Gosched()
+		time.Sleep(time.Millisecond) // the cleanup runs on the runtime's goroutine
+	}
+	runtime.KeepAlive(big)
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("with 64 MiB live the worker still runs on %d processor(s)", n)
+	}
+	if heapThreshold(64<<20) != 16<<20 || heapThreshold(0) != 64<<20 {
+		t.Error("the threshold is a quarter of memory_limit, or 64 MiB without one")
 	}
 }

@@ -24,6 +24,7 @@ func Main() {
 		os.Exit(3)
 	}
 	hello := &wire.Hello{Version: wire.Version, PID: os.Getpid()}
+	wideProcs := runtime.GOMAXPROCS(0)
 	if limit, err := strconv.ParseInt(os.Getenv(wire.EnvMemoryLimit), 10, 64); err == nil && limit > 0 {
 		debug.SetMemoryLimit(limit) // the collector works harder before the OS limit hits
 		applied, clamped, err := limitAddressSpace(limit)
@@ -46,25 +47,12 @@ func Main() {
 	}
 	dropInitPages()
 	hello.Procs = oneProc()
+	if hello.Procs == 1 {
+		widenWhenHeapGrows(wideProcs, heapThreshold(hello.Limit))
+	}
 	if err := serve(pollable(os.Stdin), out, hello); err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
-}
-
-// oneProc runs the worker's Go code on one processor (GOMAXPROCS=1) unless
-// the operator set GOMAXPROCS. A worker serves one call after another on
-// the channel, and with a second processor idle every hand-off between its
-// goroutines (the reader taking over, the reply written) woke a second
-// thread that found nothing to do: half of a trivial call's CPU on both
-// sides and its p50 (docs/isolation.md, "Protocol and measurements"; issue
-// 26, point 2). Concurrent calls to one worker still interleave, on one
-// core; workers run in parallel with each other and with the host.
-// It returns the worker's GOMAXPROCS.
-func oneProc() int {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
-	return runtime.GOMAXPROCS(0)
 }
