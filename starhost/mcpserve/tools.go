@@ -45,6 +45,9 @@ func (s *Server) tools(ctx context.Context) []*mcp.Tool {
 		if t.ReadOnly {
 			tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 		}
+		if t.Remote {
+			tool.Meta = mcp.Meta{starhost.RemoteMetaKey: true}
+		}
 		out = append(out, tool)
 	}
 	return out
