@@ -114,6 +114,11 @@ func toolResult(res starhost.ToolResult) *mcp.CallToolResult {
 	return out
 }
 
+// CallToolResult is res as this server answers a tools/call (text,
+// content parts, structuredContent, the cause in _meta): the executor of
+// remote tools (starhost/executor) answers the same way.
+func CallToolResult(res starhost.ToolResult) *mcp.CallToolResult { return toolResult(res) }
+
 // contentPart is the MCP content of one part: image, audio, an embedded
 // resource (text or blob), a resource link for a resource without a body
 // (an embedded resource needs text or blob); text otherwise.
