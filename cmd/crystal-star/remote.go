@@ -53,6 +53,9 @@ func runPack(e *env, args []string) error {
 	if out == "" {
 		out = "."
 	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
 	path := filepath.Join(out, a.FileName())
 	if err := os.WriteFile(path, a.Data, 0o644); err != nil {
 		return err

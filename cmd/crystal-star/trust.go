@@ -9,7 +9,7 @@ import (
 )
 
 var trustCmd = command{name: "trust", args: "grant ID | revoke ID | list", summary: "the trust file: grant, revoke or list grants",
-	flags:   []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}, {"fingerprint", "FP", "revoke: only the grant of this fingerprint"},
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}, {"fingerprint", "FP", "revoke: only the grant of this fingerprint"},
 		{"archive", "FILE", "grant: the bundle packed in FILE (crystal-star pack), as an executor's operator does"}},
 	example: "trust grant acme.review", run: runTrust}
 
