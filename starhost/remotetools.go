@@ -3,6 +3,7 @@ package starhost
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
@@ -77,7 +78,7 @@ func (h *Host) routeRemote(ctx context.Context, req contrib.ActivationRequest, i
 			h.note(contrib.Diag(contrib.ExecutorUnavailable, req.Plugin, contrib.Pos{}, "%s", msg))
 		}})
 	if err != nil {
-		d := contrib.Diag(contrib.RemoteBundleRefused, req.Plugin, contrib.Pos{}, "remote tools %v are left out: %v", names, err)
+		d := contrib.Diag(contrib.RemoteBundleRefused, req.Plugin, contrib.Pos{}, "remote tools %s are left out: %v", strings.Join(names, ", "), err)
 		set.Diagnostics = append(set.Diagnostics, d)
 		kept := set.Tools[:0]
 		for _, t := range set.Tools {

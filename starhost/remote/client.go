@@ -188,7 +188,7 @@ type executor struct {
 // refusalError is an executor's refusal of a bundle.
 type refusalError struct{ Answer }
 
-func (e *refusalError) Error() string { return e.Message + " [" + e.Code + "]" }
+func (e *refusalError) Error() string { return e.Message }
 
 func isRefusal(err error) bool {
 	var r *refusalError
