@@ -44,7 +44,7 @@ func (x *Executor) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		x.metrics.duplicates.Add(1)
 		select {
 		case <-rec.done:
-			return rec.res, nil
+			return x.done(start, rec.res), nil
 		case <-ctx.Done():
 			return failed(starhost.ErrCancelled, "the caller's context ended"), nil
 		}

@@ -72,7 +72,21 @@ func New(opts Options) (*Executor, error) {
 		return nil, err
 	}
 	x.server = mcp.NewServer(&mcp.Implementation{Name: "crystal-star-executor", Version: starhost.Version}, nil)
+	x.server.AddReceivingMiddleware(x.callsMiddleware)
 	return x, nil
+}
+
+// callsMiddleware serves every tools/call itself: the bundle its _meta
+// names may not be active yet (an executor restarted over its home
+// activates a stored bundle on its first call), so the SDK's registry of
+// tools, which tools/list shows, cannot decide whether a name exists.
+func (x *Executor) callsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
+			return x.call(ctx, r)
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // trustPath is the executor home's trust file.

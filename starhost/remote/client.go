@@ -9,8 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"sync"
@@ -281,14 +281,20 @@ func (e *executor) call(ctx context.Context, a Archive, tool string, args json.R
 			return res, false, err
 		}
 		params := &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{MetaBundle: a.Fingerprint, MetaCallID: id}}
-		out, err := cs.CallTool(withCallID(ctx, id), params)
+		var wrote atomic.Bool // some attempt of the transport wrote the call
+		trace := &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
+			if w.Err == nil {
+				wrote.Store(true)
+			}
+		}}
+		out, err := cs.CallTool(httptrace.WithClientTrace(withCallID(ctx, id), trace), params)
 		if err != nil {
 			e.drop(cs)
 			if ctx.Err() != nil {
 				return failure(starhost.ErrCancelled, "the caller's context ended"), true, nil
 			}
-			if neverSent(err) {
-				return res, false, err
+			if !wrote.Load() {
+				return res, false, err // it never reached the executor
 			}
 			return failure(starhost.ErrToolInterrupted, fmt.Sprintf("executor %s was lost during the call: %v", e.name, err)), true, nil
 		}
@@ -331,17 +337,6 @@ func resultText(out *mcp.CallToolResult) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// neverSent reports whether a transport error happened before the request
-// reached the executor: the connection was refused or could not be made.
-func neverSent(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	s := err.Error()
-	return strings.Contains(s, "connection refused") || strings.Contains(s, "no such host")
 }
 
 type callIDKey struct{}
