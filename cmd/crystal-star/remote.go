@@ -26,7 +26,7 @@ const executorTokenEnv = "CRYSTAL_EXECUTOR_TOKEN"
 var packCmd = command{name: "pack", args: "DIR",
 	summary: "write a plugin as one archive named by its trust fingerprint (remote tools)",
 	flags:   []flagSpec{{"out", "DIR", "where to write the archive (default the current directory)"}, {name: "json", help: "print JSON (docs/cli.md)"}},
-	example: "pack plugins/grep", run: runPack}
+	example: "pack plugins/review", run: runPack}
 
 // packInfo is what pack prints with --json.
 type packInfo struct {
@@ -96,7 +96,7 @@ var executorCmd = command{name: "executor",
 	summary: "serve remote tools of granted bundles over MCP Streamable HTTP (docs/remote.md)",
 	flags: []flagSpec{{"http", "ADDR", "listen on ADDR (default 127.0.0.1:7311; " + executorTokenEnv + " required off loopback)"},
 		{"drain-timeout", "DUR", "on SIGTERM, how long calls in flight may finish (default 30s)"}},
-	example: "--home /var/lib/crystal-executor executor --http 127.0.0.1:7311", run: runExecutor}
+	example: "--home executor-home executor --http 127.0.0.1:0", run: runExecutor}
 
 // runExecutor serves until SIGINT or SIGTERM, then stops admitting calls,
 // lets those in flight finish up to --drain-timeout and exits 0.
