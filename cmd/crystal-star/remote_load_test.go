@@ -209,3 +209,61 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// BenchmarkH28_5_CallLatency compares one caller's tool call to the same
+// echo tool run in process, in a worker process (process isolation) and on
+// an executor process over loopback, reporting p50 and p99 (ns) beside
+// the mean (docs/performance.md).
+func BenchmarkH28_5_CallLatency(b *testing.B) {
+	t := &testing.T{}
+	plugin := filepath.Join(b.TempDir(), "echo")
+	writeFiles(t, plugin, map[string]string{
+		"plugin.toml": "id = \"acme.echo\"\nversion = \"1.0.0\"\n",
+		"plugin.star": "contribute(tools = [tool(name = \"echo\", catalogs = \"work\", remote = True, run = lambda ctx, args: \"n=%d\" % args[\"n\"])])\n",
+	})
+	a, err := remote.Pack(plugin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := &loadExecutor{home: b.TempDir()}
+	x.addr = freeAddr(t)
+	if err := trust.NewStore(layout.Paths{Home: x.home}.Trust()).Grant(a.Plugin, a.Fingerprint, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	x.start(t)
+	defer x.kill()
+	for _, mode := range []struct{ name, config, isolation string }{
+		{"in_process", "", starhost.IsolationInProcess},
+		{"process", "", starhost.IsolationProcess},
+		{"remote", fmt.Sprintf("[executors.x]\nurl = \"http://%s\"\n\n[plugins.\"acme.echo\"]\nexecute = \"x\"\n", x.addr), starhost.IsolationInProcess},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			home := b.TempDir()
+			writeFiles(t, home, map[string]string{"config.toml": mode.config})
+			h, err := starhost.New(starhost.Options{Home: home, Workspace: b.TempDir(), Dev: []string{plugin},
+				Isolation: mode.isolation, Remote: remote.New(remote.Options{})})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := h.Start(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close(context.Background())
+			args := json.RawMessage(`{"n": 1}`)
+			took := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				res := h.Tools(context.Background(), "", starhost.Work).Invoke(context.Background(), "echo", args)
+				took = append(took, time.Since(start))
+				if !res.OK() {
+					b.Fatalf("%s: %+v", mode.name, res)
+				}
+			}
+			b.StopTimer()
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(took[len(took)*99/100].Nanoseconds()), "p99-ns")
+		})
+	}
+}

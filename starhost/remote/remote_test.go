@@ -77,7 +77,9 @@ type testExecutor struct {
 	srv  *httptest.Server
 }
 
-func startExecutor(t *testing.T) *testExecutor {
+func startExecutor(t *testing.T) *testExecutor { return startExecutorB(t) }
+
+func startExecutorB(t testing.TB) *testExecutor {
 	t.Helper()
 	home := t.TempDir()
 	x, err := executor.New(executor.Options{Home: home})
@@ -108,6 +110,10 @@ func (e *testExecutor) metric(t *testing.T, name string) string {
 
 // startHost starts a host with the dev plugin dir routed to the executors.
 func startHost(t *testing.T, dir string, execs ...*testExecutor) *starhost.Host {
+	return startHostB(t, dir, execs...)
+}
+
+func startHostB(t testing.TB, dir string, execs ...*testExecutor) *starhost.Host {
 	t.Helper()
 	home := t.TempDir()
 	var cfg strings.Builder
