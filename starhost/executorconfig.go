@@ -62,11 +62,11 @@ func executeSettings(l *layer) map[string][]string {
 func ignoreWorkspaceExecutors(l *layer, home string, note func(contrib.Diagnostic)) {
 	where := layout.Paths{Home: home}.Config(false)
 	for _, name := range slices.Sorted(maps.Keys(l.cfg.Executors)) {
-		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", contrib.Pos{File: l.path},
+		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", l.pos(fmt.Sprintf("executors.%q", name)),
 			"executor %q is ignored: a workspace config.toml may not declare executors; declare it in %s", name, where))
 	}
 	for _, id := range slices.Sorted(maps.Keys(executeSettings(l))) {
-		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", contrib.Pos{File: l.path},
+		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", l.pos(fmt.Sprintf("plugins.%q.execute", id)),
 			"plugins.%q.execute is ignored: a workspace config.toml may not route a plugin to executors; set it in %s", id, where))
 	}
 	l.cfg.Executors = nil
