@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/remote"
 	"github.com/crystal-star/crystal-star/starhost/toolsets"
 )
 
@@ -74,6 +75,9 @@ func (e *env) start() (*starhost.Host, error) {
 		Notes: e.note, Events: e.events,
 		Classifications: cliClassifications, ModelCalls: e.modelCall, Models: e.models,
 		Points: cliPoints, Ask: e.ask,
+		// Remote tools go to the executors config.toml names
+		// (docs/remote.md); without [executors] it does nothing.
+		Remote: remote.New(remote.Options{}),
 		// CRYSTAL_ISOLATION=process runs every plugin in a worker, whatever
 		// config.toml says (docs/isolation.md).
 		Isolation: os.Getenv("CRYSTAL_ISOLATION"),

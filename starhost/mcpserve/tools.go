@@ -45,6 +45,9 @@ func (s *Server) tools(ctx context.Context) []*mcp.Tool {
 		if t.ReadOnly {
 			tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 		}
+		if t.Remote {
+			tool.Meta = mcp.Meta{starhost.RemoteMetaKey: true}
+		}
 		out = append(out, tool)
 	}
 	return out
@@ -110,6 +113,11 @@ func toolResult(res starhost.ToolResult) *mcp.CallToolResult {
 	}
 	return out
 }
+
+// CallToolResult is res as this server answers a tools/call (text,
+// content parts, structuredContent, the cause in _meta): the executor of
+// remote tools (starhost/executor) answers the same way.
+func CallToolResult(res starhost.ToolResult) *mcp.CallToolResult { return toolResult(res) }
 
 // contentPart is the MCP content of one part: image, audio, an embedded
 // resource (text or blob), a resource link for a resource without a body
