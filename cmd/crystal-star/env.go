@@ -40,6 +40,9 @@ type env struct {
 	clock          *starhost.ManualClock  // $CRYSTAL_CLOCK=manual (test.go)
 	ctx            context.Context
 	stop           context.CancelFunc
+	// adapt changes the host's options before start: the agent-host
+	// commands serve Claude Code's tools, not the CLI's (agenthosts.go).
+	adapt func(starhost.Options) starhost.Options
 
 	// A one-shot command that prints plugins' projections itself sets
 	// deferNotes before start: notes wait in deferred until flushNotes,
@@ -64,7 +67,7 @@ func (e *env) start() (*starhost.Host, error) {
 	if e.clock = clockFromEnv(); e.clock != nil {
 		clock = e.clock
 	}
-	h, err := starhost.New(starhost.Options{
+	opts := starhost.Options{
 		BuiltinStatus: func(name string) string { return cliStatusText(hostRef)(name) },
 		Home:          e.global.home, Workspace: e.global.workspace, Dev: devDirs(e.global.dev),
 		Clock:        clock,
@@ -76,7 +79,11 @@ func (e *env) start() (*starhost.Host, error) {
 		// CRYSTAL_ISOLATION=process runs every plugin in a worker, whatever
 		// config.toml says (docs/isolation.md).
 		Isolation: os.Getenv("CRYSTAL_ISOLATION"),
-	})
+	}
+	if e.adapt != nil {
+		opts = e.adapt(opts)
+	}
+	h, err := starhost.New(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/agenthosts"
+	"github.com/crystal-star/crystal-star/starhost/agenthosts/claudecode"
+)
+
+// maxHookInput bounds the event JSON a hook reads: a tool response can be
+// large, never unbounded.
+const maxHookInput = 16 << 20
+
+var hookCmd = command{name: "hook", args: "claude-code", summary: "serve one agent-host hook event: the event JSON on stdin, the host's reply on stdout",
+	flags: []flagSpec{{"fail-open", "", "let a tool call run when its policy cannot (default: deny it)"},
+		{"timeout", "DURATION", "the most one event may take (default 20s; a PreToolUse past it is denied)"}},
+	example: "hook claude-code --dev plugins/guard", run: runHook}
+
+var statuslineCmd = command{name: "statusline", args: "claude-code", summary: "print the operator's status line for an agent host's status JSON on stdin",
+	example: "statusline claude-code", run: runStatusline}
+
+// runHook serves one hook event of an agent host (docs/agent-hosts.md):
+// the plugins of the event's workspace (its cwd, unless --workspace), the
+// home and --dev run as for the host's own turns.
+func runHook(e *env, args []string) error {
+	f, err := e.flags(args)
+	if err != nil {
+		return err
+	}
+	if len(f.args) != 1 {
+		return usagef("hook takes the agent host: claude-code")
+	}
+	timeout := 20 * time.Second
+	if v, ok := f.set["timeout"]; ok {
+		if timeout, err = time.ParseDuration(v); err != nil || timeout <= 0 {
+			return usagef("hook --timeout %s: want a positive duration such as 5s", v)
+		}
+	}
+	_, failOpen := f.set["fail-open"]
+	switch f.args[0] {
+	case "claude-code":
+	default:
+		return usagef("hook %s: unknown agent host; want claude-code", f.args[0])
+	}
+	data, err := io.ReadAll(io.LimitReader(e.stdin, maxHookInput))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	h := claudecode.Handler{FailOpen: failOpen, Open: func(_ context.Context, ev *claudecode.Event) (*agenthosts.Session, func(), error) {
+		return e.agentSession(ev.SessionID, ev.Cwd, ev.PermissionMode, nil)
+	}}
+	r := h.Serve(ctx, data)
+	return e.reply(r.Stdout, r.Stderr, r.Exit)
+}
+
+// runStatusline prints the operator's status line for Claude Code's status
+// JSON: its model, directory, context and cost are built-in fields beside
+// the plugins' fields.
+func runStatusline(e *env, args []string) error {
+	f, err := e.flags(args)
+	if err != nil {
+		return err
+	}
+	if len(f.args) != 1 || f.args[0] != "claude-code" {
+		return usagef("statusline takes the agent host: claude-code")
+	}
+	data, err := io.ReadAll(io.LimitReader(e.stdin, maxHookInput))
+	if err != nil {
+		return err
+	}
+	st, err := claudecode.ParseStatus(data)
+	if err != nil {
+		return err
+	}
+	s, _, err := e.agentSession(st.SessionID, st.Dir(), "", func(o starhost.Options) starhost.Options {
+		o.BuiltinStatusFields, o.BuiltinStatus = claudecode.StatusFields, st.Builtin
+		return o
+	})
+	if err != nil {
+		return err
+	}
+	s.Host.Session().SetModel(st.ModelFacts())
+	fmt.Fprintln(e.stdout, claudecode.Line(s.StatusLine()))
+	return nil
+}
+
+// agentSession starts the host for one agent-host session: the workspace
+// is dir unless --workspace was given. The host is closed by run's
+// e.close.
+func (e *env) agentSession(id, dir, mode string, adapt func(starhost.Options) starhost.Options) (*agenthosts.Session, func(), error) {
+	if e.global.workspace == "" {
+		e.global.workspace = dir
+	}
+	e.adapt = func(o starhost.Options) starhost.Options {
+		o = agenthosts.HostOptions(o)
+		if adapt != nil {
+			o = adapt(o)
+		}
+		return o
+	}
+	h, err := e.start()
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &agenthosts.Session{Host: h, ID: id, Workspace: e.global.workspace, Mode: mode}
+	s.SetFacts()
+	return s, func() {}, nil
+}
+
+// reply writes a hook's answer: stdout as is (JSON), stderr sanitised, and
+// the exit code.
+func (e *env) reply(stdout []byte, stderr string, code int) error {
+	if len(stdout) > 0 {
+		if _, err := e.stdout.unsanitised().Write(stdout); err != nil {
+			return err
+		}
+	}
+	if stderr != "" {
+		e.mu.Lock()
+		fmt.Fprint(e.stderr, stderr)
+		e.mu.Unlock()
+	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
