@@ -53,7 +53,7 @@ func runHook(e *env, args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	h := claudecode.Handler{FailOpen: failOpen, Open: func(_ context.Context, ev *claudecode.Event) (*agenthosts.Session, func(), error) {
-		return e.agentSession(ev.SessionID, ev.Cwd, ev.PermissionMode, nil)
+		return e.agentSession(ev.SessionID, ev.Cwd, ev.PermissionMode, "", nil)
 	}}
 	r := h.Serve(ctx, data)
 	return e.reply(r.Stdout, r.Stderr, r.Exit)
@@ -78,14 +78,13 @@ func runStatusline(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, _, err := e.agentSession(st.SessionID, st.Dir(), "", func(o starhost.Options) starhost.Options {
+	s, _, err := e.agentSession(st.SessionID, st.Dir(), "", st.Model.ID, func(o starhost.Options) starhost.Options {
 		o.BuiltinStatusFields, o.BuiltinStatus = claudecode.StatusFields, st.Builtin
 		return o
 	})
 	if err != nil {
 		return err
 	}
-	s.Host.Session().SetModel(st.ModelFacts())
 	fmt.Fprintln(e.stdout, claudecode.Line(s.StatusLine()))
 	return nil
 }
@@ -93,10 +92,13 @@ func runStatusline(e *env, args []string) error {
 // agentSession starts the host for one agent-host session: the workspace
 // is dir unless --workspace was given. The host is closed by run's
 // e.close.
-func (e *env) agentSession(id, dir, mode string, adapt func(starhost.Options) starhost.Options) (*agenthosts.Session, func(), error) {
+func (e *env) agentSession(id, dir, mode, model string, adapt func(starhost.Options) starhost.Options) (*agenthosts.Session, func(), error) {
 	if e.global.workspace == "" {
 		e.global.workspace = dir
 	}
+	s := &agenthosts.Session{ID: id, Workspace: e.global.workspace, Mode: mode, Model: model}
+	f := s.Facts()
+	e.facts = &f
 	e.adapt = func(o starhost.Options) starhost.Options {
 		o = agenthosts.HostOptions(o)
 		if adapt != nil {
@@ -108,8 +110,7 @@ func (e *env) agentSession(id, dir, mode string, adapt func(starhost.Options) st
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &agenthosts.Session{Host: h, ID: id, Workspace: e.global.workspace, Mode: mode}
-	s.SetFacts()
+	s.Host = h
 	return s, func() {}, nil
 }
 

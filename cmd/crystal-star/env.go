@@ -43,6 +43,7 @@ type env struct {
 	// adapt changes the host's options before start: the agent-host
 	// commands serve Claude Code's tools, not the CLI's (agenthosts.go).
 	adapt func(starhost.Options) starhost.Options
+	facts *starhost.Facts // the session facts before start, when not the CLI's
 
 	// A one-shot command that prints plugins' projections itself sets
 	// deferNotes before start: notes wait in deferred until flushNotes,
@@ -89,7 +90,11 @@ func (e *env) start() (*starhost.Host, error) {
 	}
 	hostRef = h
 	e.ctx, e.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	h.Session().SetFacts(starhost.Facts{Mode: "work", ApprovalMode: "default"})
+	facts := starhost.Facts{Mode: "work", ApprovalMode: "default"}
+	if e.facts != nil {
+		facts = *e.facts
+	}
+	h.Session().SetFacts(facts)
 	if err := h.Start(e.ctx); err != nil {
 		return nil, err
 	}

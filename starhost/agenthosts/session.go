@@ -41,6 +41,8 @@ type Session struct {
 	// Mode is the agent host's permission mode, passed to plugins as
 	// ctx.approval_mode; "plan" also selects the plan catalog.
 	Mode string
+	// Model is the agent host's model id, where it says (ctx.model).
+	Model string
 }
 
 // HostOptions returns o made ready to serve agent-host hooks. The agent
@@ -70,13 +72,14 @@ func approve(ctx context.Context, req starhost.ApprovalRequest) starhost.Approva
 	return starhost.Approval{Approved: true}
 }
 
-// SetFacts gives the session's facts to the host: plugins see them on ctx.
-func (s *Session) SetFacts() {
+// Facts are the session's facts as plugins see them on ctx; set them on
+// the host before it starts, so attach callbacks see them too.
+func (s *Session) Facts() starhost.Facts {
 	mode := "work"
 	if s.Mode == "plan" {
 		mode = starhost.PlanMode
 	}
-	s.Host.Session().SetFacts(starhost.Facts{Workspace: s.Workspace, SessionID: s.ID, Mode: mode, ApprovalMode: s.Mode})
+	return starhost.Facts{Workspace: s.Workspace, SessionID: s.ID, Mode: mode, ApprovalMode: s.Mode, Model: s.Model}
 }
 
 // Verdict is what PreTool decided.
@@ -99,6 +102,10 @@ type Decision struct {
 	// Input is the call's arguments after the tool_call hooks, set only
 	// when a hook rewrote them.
 	Input json.RawMessage
+	// Failure says why the policy could not run, or is "": the adapter
+	// denies the call unless the operator chose fail-open, and Verdict is
+	// then Deny with Failure as its Reason.
+	Failure string
 	// Notes are what went wrong on the way (hooks skipped, entries failed).
 	Notes []starhost.Note
 }
@@ -112,7 +119,7 @@ type Decision struct {
 // the call is denied too: no agent host can run another tool in its place.
 func (s *Session) PreTool(ctx context.Context, name, id string, input json.RawMessage) Decision {
 	if why := s.faulted(); why != "" {
-		return Decision{Verdict: Deny, Reason: why}
+		return Decision{Verdict: Deny, Reason: why, Failure: why}
 	}
 	asked := false
 	ctx = context.WithValue(ctx, askKey{}, &asked)
@@ -124,7 +131,8 @@ func (s *Session) PreTool(ctx context.Context, name, id string, input json.RawMe
 		})
 	d := Decision{Notes: res.Notes}
 	if bad := failures(res.Notes); bad != "" {
-		return Decision{Verdict: Deny, Reason: "crystal-star could not run the policy: " + bad, Notes: res.Notes}
+		why := "crystal-star could not run the policy: " + bad
+		return Decision{Verdict: Deny, Reason: why, Failure: why, Notes: res.Notes}
 	}
 	switch {
 	case ran == nil:
@@ -199,12 +207,12 @@ func sameJSON(a, b json.RawMessage) bool {
 
 // PostTool runs the tool_result hooks and the dispatch normalizers on the
 // result of a call the agent host ran. It returns the result text the
-// plugins want the model to see and whether they changed it. A normalizer
-// that fails is a note: the agent host's result stands.
-func (s *Session) PostTool(ctx context.Context, name, id string, input json.RawMessage, text string) (string, bool, []starhost.Note) {
+// plugins want the model to see and whether they changed it. A hook or
+// normalizer that fails is a note (Options.Notes): the agent host's result
+// stands.
+func (s *Session) PostTool(ctx context.Context, name, id string, input json.RawMessage, text string) (string, bool) {
 	out := text
 	hr, err := s.Host.RunHook(ctx, "tool_result", map[string]any{"thread": s.ID, "id": id, "name": name, "text": text})
-	notes := hr.Notes
 	if err == nil {
 		if t, ok := hr.Payload["text"].(string); ok {
 			out = t
@@ -215,14 +223,13 @@ func (s *Session) PostTool(ctx context.Context, name, id string, input json.RawM
 		_ = json.Unmarshal(starhost.Arguments(input), &args)
 		in := map[string]any{"thread": s.ID, "call": map[string]any{"thread": s.ID, "id": id, "name": name, "arguments": args},
 			"result": map[string]any{"text": out}}
-		v, err := res.Fold(ctx, in, normalized)
-		if err != nil {
-			notes = append(notes, starhost.Note{Code: "PointFailed", Severity: starhost.SeverityWarning, Message: "a dispatch normalizer failed; the agent host's result stands: " + err.Error()})
-		} else if r, ok := v.(map[string]any)["result"].(map[string]any); ok {
-			out = resultText(r)
+		if v, err := res.Fold(ctx, in, normalized); err == nil {
+			if r, ok := v.(map[string]any)["result"].(map[string]any); ok {
+				out = resultText(r)
+			}
 		}
 	}
-	return out, out != text, notes
+	return out, out != text
 }
 
 // normalized keeps a normalizer's {text, data, error} as the next input.
@@ -252,7 +259,7 @@ func resultText(r map[string]any) string {
 
 // SessionContext starts the session (session_started) and returns the
 // context its system prompt carries: the plugins' prompt sections, bound.
-func (s *Session) SessionContext(ctx context.Context) (string, []starhost.Note) {
+func (s *Session) SessionContext(ctx context.Context) string {
 	s.Host.Session().Start(ctx)
 	p := s.Host.AssemblePrompt(ctx, s.ID)
 	var parts []string
@@ -261,7 +268,7 @@ func (s *Session) SessionContext(ctx context.Context) (string, []starhost.Note) 
 			parts = append(parts, sec.Text)
 		}
 	}
-	return strings.Join(parts, "\n\n"), p.Notes
+	return strings.Join(parts, "\n\n")
 }
 
 // Turn is what TurnStarted returns for one user prompt.
@@ -306,13 +313,13 @@ func (s *Session) TurnFinished(ctx context.Context, turn, text, stopReason strin
 // Compaction runs the compaction hooks before the agent host compacts;
 // it returns the instructions after them (an agent host that takes
 // instructions from a hook appends them).
-func (s *Session) Compaction(ctx context.Context, instructions string) (string, []starhost.Note) {
+func (s *Session) Compaction(ctx context.Context, instructions string) string {
 	hr, err := s.Host.RunHook(ctx, "compaction", map[string]any{"thread": s.ID, "prompt": instructions, "body": ""})
 	if err != nil {
-		return instructions, hr.Notes
+		return instructions
 	}
 	p, _ := hr.Payload["prompt"].(string)
-	return p, hr.Notes
+	return p
 }
 
 // End ends the session: the session_ended hooks and the thread's end.

@@ -121,7 +121,7 @@ func (h *Handler) Serve(ctx context.Context, data []byte) (r Reply) {
 		return h.fail(ev, "crystal-star could not start its plugins: "+err.Error())
 	}
 	defer release()
-	r = serve(ctx, s, ev)
+	r = h.serve(ctx, s, ev)
 	if ev.HookEventName == "PreToolUse" && ctx.Err() != nil {
 		return h.fail(ev, "crystal-star ran out of time deciding on the call ("+ctx.Err().Error()+")")
 	}
@@ -139,15 +139,14 @@ func (h *Handler) fail(ev *Event, why string) Reply {
 	return Reply{Stderr: "note: " + why + "\n"}
 }
 
-func serve(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
+func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 	switch ev.HookEventName {
 	case "PreToolUse":
-		return preToolUse(ctx, s, ev)
+		return h.preToolUse(ctx, s, ev)
 	case "PostToolUse":
 		return postToolUse(ctx, s, ev)
 	case "SessionStart":
-		text, notes := s.SessionContext(ctx)
-		return contextReply("SessionStart", text, notes)
+		return contextReply("SessionStart", s.SessionContext(ctx))
 	case "UserPromptSubmit":
 		t := s.TurnStarted(ctx, ev.Prompt)
 		text := t.Context
@@ -155,20 +154,22 @@ func serve(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 			// Claude Code cannot replace the prompt: the rewrite is context.
 			text = join("A crystal-star plugin rewrote the user's message as:\n"+t.Text, text)
 		}
-		return contextReply("UserPromptSubmit", text, nil)
+		return contextReply("UserPromptSubmit", text)
 	case "Stop":
 		s.TurnFinished(ctx, "", ev.LastAssistantMessage, "end_turn")
 	case "PreCompact":
-		_, notes := s.Compaction(ctx, ev.CustomInstructions)
-		return notesReply(notes)
+		s.Compaction(ctx, ev.CustomInstructions)
 	case "SessionEnd":
 		s.End(ctx)
 	}
 	return Reply{}
 }
 
-func preToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
+func (h *Handler) preToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 	d := s.PreTool(ctx, ev.ToolName, ev.ToolUseID, ev.ToolInput)
+	if d.Failure != "" {
+		return h.fail(ev, d.Failure)
+	}
 	out := map[string]any{"hookEventName": "PreToolUse"}
 	switch d.Verdict {
 	case agenthosts.Deny:
@@ -186,18 +187,16 @@ func preToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 		}
 	}
 	if len(out) == 1 {
-		return notesReply(d.Notes)
+		return Reply{}
 	}
-	r := jsonReply(map[string]any{"hookSpecificOutput": out}, "")
-	r.Stderr = notesText(d.Notes)
-	return r
+	return jsonReply(map[string]any{"hookSpecificOutput": out}, "")
 }
 
 func postToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 	text := responseText(ev.ToolResponse)
-	out, changed, notes := s.PostTool(ctx, ev.ToolName, ev.ToolUseID, ev.ToolInput, text)
+	out, changed := s.PostTool(ctx, ev.ToolName, ev.ToolUseID, ev.ToolInput, text)
 	if !changed {
-		return notesReply(notes)
+		return Reply{}
 	}
 	spec := map[string]any{"hookEventName": "PostToolUse"}
 	if strings.HasPrefix(ev.ToolName, "mcp__") {
@@ -207,9 +206,7 @@ func postToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 		// version follows it as context.
 		spec["additionalContext"] = "crystal-star plugins replaced this tool result with:\n" + out
 	}
-	r := jsonReply(map[string]any{"hookSpecificOutput": spec}, "")
-	r.Stderr = notesText(notes)
-	return r
+	return jsonReply(map[string]any{"hookSpecificOutput": spec}, "")
 }
 
 // responseText is the text of a tool_response: a string, an MCP content
@@ -240,13 +237,11 @@ func responseText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-func contextReply(event, text string, notes []starhost.Note) Reply {
+func contextReply(event, text string) Reply {
 	if strings.TrimSpace(text) == "" {
-		return notesReply(notes)
+		return Reply{}
 	}
-	r := jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}, "")
-	r.Stderr = notesText(notes)
-	return r
+	return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}, "")
 }
 
 func jsonReply(v any, stderr string) Reply {
@@ -255,16 +250,6 @@ func jsonReply(v any, stderr string) Reply {
 		stderr = "crystal-star: " + stderr + "\n"
 	}
 	return Reply{Stdout: append(b, '\n'), Stderr: stderr}
-}
-
-func notesReply(notes []starhost.Note) Reply { return Reply{Stderr: notesText(notes)} }
-
-func notesText(notes []starhost.Note) string {
-	var b strings.Builder
-	for _, n := range notes {
-		b.WriteString("note: " + starhost.TerminalSafe(n.String()) + "\n")
-	}
-	return b.String()
 }
 
 func join(a, b string) string {

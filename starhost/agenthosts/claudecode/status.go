@@ -83,11 +83,6 @@ func (st *Status) Builtin(name string) string {
 	return ""
 }
 
-// ModelFacts are the session model's facts the status JSON gives.
-func (st *Status) ModelFacts() starhost.ModelFacts {
-	return starhost.ModelFacts{Provider: "anthropic", Protocol: "anthropic", Model: st.Model.ID, ContextWindow: st.ContextWindow.Size}
-}
-
 // Line makes text one terminal-safe line, as Claude Code shows the first
 // line of a status command's output.
 func Line(text string) string {
