@@ -4,6 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -129,6 +134,146 @@ func (e *env) reply(stdout []byte, stderr string, code int) error {
 	}
 	if code != 0 {
 		return &exitError{code: code}
+	}
+	return nil
+}
+
+var setupCmd = command{name: "setup", args: "claude-code", summary: "install crystal-star's hooks, status line and MCP server into an agent host's settings",
+	flags: []flagSpec{{"project", "", "the workspace's settings (the default)"},
+		{"user", "", "the user's settings"},
+		{"dry-run", "", "print the change, write nothing"},
+		{"plugin", "DIR", "write a Claude Code plugin bundle with a local marketplace into DIR instead"}},
+	example: "setup claude-code --dev plugins/guard --dry-run", run: runSetup}
+
+// runSetup merges crystal-star into the agent host's settings files
+// (agenthosts.SettingsFile: the user's keys stay, a second run changes
+// nothing, a changed file is backed up as FILE.bak), or writes a plugin
+// bundle with --plugin.
+func runSetup(e *env, args []string) error {
+	f, err := e.flags(args)
+	if err != nil {
+		return err
+	}
+	if len(f.args) != 1 || f.args[0] != "claude-code" {
+		return usagef("setup takes the agent host: claude-code")
+	}
+	_, project := f.set["project"]
+	_, user := f.set["user"]
+	_, dry := f.set["dry-run"]
+	if project && user {
+		return usagef("setup: --project and --user exclude each other")
+	}
+	s, err := e.claudeSetup()
+	if err != nil {
+		return err
+	}
+	if dir, ok := f.set["plugin"]; ok {
+		return e.writeBundle(dir, s.Bundle(), dry)
+	}
+	if !user {
+		if s.Project, err = e.workspaceDir(); err != nil {
+			return err
+		}
+	}
+	files, notes, err := s.Files()
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, "note: "+n)
+	}
+	return e.writeSettings(files, dry)
+}
+
+// claudeSetup is how Claude Code runs this crystal-star: its absolute path
+// and the global flags of this command line that say which plugins
+// (--home, --dev), made absolute.
+func (e *env) claudeSetup() (claudecode.Setup, error) {
+	exe, err := selfPath()
+	if err != nil {
+		return claudecode.Setup{}, err
+	}
+	s := claudecode.Setup{Exe: exe}
+	s.ConfigDir, s.UserFile = claudecode.UserDirs()
+	if e.global.home != "" {
+		h, _ := filepath.Abs(e.global.home)
+		s.Args = append(s.Args, "--home", h)
+	}
+	for _, d := range e.global.dev {
+		a, _ := filepath.Abs(d)
+		s.Args = append(s.Args, "--dev", a)
+	}
+	return s, nil
+}
+
+// selfPath is this program's path as a shell finds it again: the command
+// it was started as, made absolute.
+func selfPath() (string, error) {
+	p := os.Args[0]
+	if !strings.ContainsRune(p, filepath.Separator) {
+		lp, err := exec.LookPath(p)
+		if err != nil {
+			return os.Executable()
+		}
+		p = lp
+	}
+	return filepath.Abs(p)
+}
+
+func (e *env) workspaceDir() (string, error) {
+	if e.global.workspace != "" {
+		return filepath.Abs(e.global.workspace)
+	}
+	return os.Getwd()
+}
+
+// writeSettings writes (or with dry shows) each changed settings file.
+func (e *env) writeSettings(files []*agenthosts.SettingsFile, dry bool) error {
+	for _, f := range files {
+		switch {
+		case !f.Changed():
+			fmt.Fprintf(e.stdout, "%s: already set up\n", f.Path)
+		case dry:
+			fmt.Fprint(e.stdout, f.Diff())
+		default:
+			backup, err := f.Write()
+			if err != nil {
+				return err
+			}
+			if backup != "" {
+				fmt.Fprintf(e.stdout, "%s: updated (the previous file is %s)\n", f.Path, backup)
+			} else {
+				fmt.Fprintf(e.stdout, "%s: created\n", f.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// writeBundle writes a plugin bundle's files into dir.
+func (e *env) writeBundle(dir string, files map[string][]byte, dry bool) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if dry {
+			fmt.Fprintf(e.stdout, "--- %s\n%s", p, files[n])
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s: written\n", p)
+	}
+	if !dry {
+		abs, _ := filepath.Abs(dir)
+		fmt.Fprintf(e.stdout, "install it: claude plugin marketplace add %s && claude plugin install %s@crystal-star-local\n", abs, claudecode.ServerName)
 	}
 	return nil
 }

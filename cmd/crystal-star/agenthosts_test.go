@@ -148,7 +148,7 @@ func cmdFakeAgentModel(ts *testscript.TestScript, neg bool, args []string) {
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &calls))
-	log, err := os.Create(ts.MkAbs("model.log"))
+	log, err := os.Create(filepath.Join(ts.Getenv("WORK"), "model.log"))
 	ts.Check(err)
 	var mu sync.Mutex
 	srv := modelfake.Start()

@@ -45,7 +45,7 @@ var commands = []*command{
 	&pluginsCmd, &toolsCmd, &callCmd, &expandCmd, &renderCmd, &statusCmd,
 	&trustCmd, &installCmd, &enableCmd, &disableCmd, &removeCmd,
 	&testCmd, &newCmd, &commandsCmd,
-	&hookCmd, &statuslineCmd,
+	&hookCmd, &statuslineCmd, &setupCmd,
 	&mcpCmd, &lspCmd, &versionCmd, &helpCmd,
 }
 
