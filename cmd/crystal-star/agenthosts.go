@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,11 +10,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 	"github.com/crystal-star/crystal-star/starhost/agenthosts/claudecode"
+	"github.com/crystal-star/crystal-star/starhost/agenthosts/live"
 )
 
 // maxHookInput bounds the event JSON a hook reads: a tool response can be
@@ -28,9 +32,12 @@ var hookCmd = command{name: "hook", args: "claude-code", summary: "serve one age
 var statuslineCmd = command{name: "statusline", args: "claude-code", summary: "print the operator's status line for an agent host's status JSON on stdin",
 	example: "statusline claude-code", run: runStatusline}
 
-// runHook serves one hook event of an agent host (docs/agent-hosts.md):
-// the plugins of the event's workspace (its cwd, unless --workspace), the
-// home and --dev run as for the host's own turns.
+// runHook serves one hook event of an agent host (docs/agent-hosts.md).
+// The live crystal-star of the event's session (the `crystal-star mcp`
+// the agent host started, agenthosts/live) serves it when there is one;
+// otherwise this process does, one-shot: the plugins of the event's
+// workspace (its cwd, unless --workspace), the home and --dev run as for
+// the host's own turns.
 func runHook(e *env, args []string) error {
 	f, err := e.flags(args)
 	if err != nil {
@@ -46,27 +53,16 @@ func runHook(e *env, args []string) error {
 		}
 	}
 	_, failOpen := f.set["fail-open"]
-	switch f.args[0] {
-	case "claude-code":
-	default:
+	if f.args[0] != "claude-code" {
 		return usagef("hook %s: unknown agent host; want claude-code", f.args[0])
 	}
-	data, err := io.ReadAll(io.LimitReader(e.stdin, maxHookInput))
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	h := claudecode.Handler{FailOpen: failOpen, Open: func(_ context.Context, ev *claudecode.Event) (*agenthosts.Session, func(), error) {
-		return e.agentSession(ev.SessionID, ev.Cwd, ev.PermissionMode, "", nil)
-	}}
-	r := h.Serve(ctx, data)
-	return e.reply(r.Stdout, r.Stderr, r.Exit)
+	return e.serveAgent(live.Request{Command: "hook", Agent: f.args[0], FailOpen: failOpen}, timeout)
 }
 
 // runStatusline prints the operator's status line for Claude Code's status
 // JSON: its model, directory, context and cost are built-in fields beside
-// the plugins' fields.
+// the plugins' fields. Like hook, the session's live crystal-star answers
+// when there is one.
 func runStatusline(e *env, args []string) error {
 	f, err := e.flags(args)
 	if err != nil {
@@ -75,65 +71,174 @@ func runStatusline(e *env, args []string) error {
 	if len(f.args) != 1 || f.args[0] != "claude-code" {
 		return usagef("statusline takes the agent host: claude-code")
 	}
+	return e.serveAgent(live.Request{Command: "statusline", Agent: f.args[0]}, 5*time.Second)
+}
+
+// serveAgent reads stdin into req and has the session's live crystal-star
+// serve it, or serves it here; it prints the reply.
+func (e *env) serveAgent(req live.Request, timeout time.Duration) error {
 	data, err := io.ReadAll(io.LimitReader(e.stdin, maxHookInput))
 	if err != nil {
 		return err
 	}
-	st, err := claudecode.ParseStatus(data)
-	if err != nil {
-		return err
+	req.Input = data
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if os.Getenv(liveEnv) != "0" {
+		rep, err := live.Call(ctx, claudecode.SessionOf(data), req)
+		if err == nil {
+			return e.reply(rep)
+		}
+		if !errors.Is(err, live.ErrNoLive) {
+			fmt.Fprintf(e.stderr, "note: %v; serving the event from disk\n", err)
+		}
 	}
-	s, _, err := e.agentSession(st.SessionID, st.Dir(), "", st.Model.ID, func(o starhost.Options) starhost.Options {
-		o.BuiltinStatusFields, o.BuiltinStatus = claudecode.StatusFields, st.Builtin
-		return o
-	})
-	if err != nil {
-		return err
+	a := agentServer{status: new(atomic.Pointer[claudecode.Status])}
+	a.open = func(id, dir, mode string) (*agenthosts.Session, error) {
+		return e.agentSession(id, dir, mode, a.status)
 	}
-	fmt.Fprintln(e.stdout, claudecode.Line(s.StatusLine()))
-	return nil
+	return e.reply(a.serve(ctx, req))
 }
 
-// agentSession starts the host for one agent-host session: the workspace
-// is dir unless --workspace was given. The host is closed by run's
-// e.close.
-func (e *env) agentSession(id, dir, mode, model string, adapt func(starhost.Options) starhost.Options) (*agenthosts.Session, func(), error) {
+// liveEnv set to 0 keeps hook and statusline from forwarding, and mcp
+// from serving a live session.
+const liveEnv = "CRYSTAL_LIVE"
+
+// agentServer serves agent-host requests on a session that open returns:
+// one-shot, a host started for the request; live, the mcp command's host.
+type agentServer struct {
+	open func(id, dir, mode string) (*agenthosts.Session, error)
+	// status is the agent host's last status JSON: the built-in status
+	// fields show it.
+	status *atomic.Pointer[claudecode.Status]
+}
+
+func (a *agentServer) serve(ctx context.Context, req live.Request) live.Reply {
+	switch req.Command {
+	case "hook":
+		h := claudecode.Handler{FailOpen: req.FailOpen, Open: func(_ context.Context, ev *claudecode.Event) (*agenthosts.Session, func(), error) {
+			s, err := a.open(ev.SessionID, ev.Cwd, ev.PermissionMode)
+			return s, func() {}, err
+		}}
+		r := h.Serve(ctx, req.Input)
+		return live.Reply{Stdout: r.Stdout, Stderr: r.Stderr, Exit: r.Exit}
+	case "statusline":
+		st, err := claudecode.ParseStatus(req.Input)
+		if err != nil {
+			return live.Reply{Stderr: "crystal-star: " + err.Error() + "\n", Exit: 1}
+		}
+		a.status.Store(st)
+		s, err := a.open(st.SessionID, st.Dir(), "")
+		if err != nil {
+			return live.Reply{Stderr: "crystal-star: " + err.Error() + "\n", Exit: 1}
+		}
+		return live.Reply{Stdout: []byte(claudecode.Line(s.StatusLine()) + "\n")}
+	}
+	return live.Reply{Stderr: fmt.Sprintf("crystal-star: unknown request %q\n", req.Command), Exit: 2}
+}
+
+// liveSession prepares the mcp command to be the live host of the agent
+// session that started it ($CLAUDE_CODE_SESSION_ID; CRYSTAL_LIVE=0 turns
+// it off): the host serves the agent host's tools and status fields, with
+// the session's facts. It returns nil when no agent session started it.
+func (e *env) liveSession() *agentServer {
+	id := os.Getenv("CLAUDE_CODE_SESSION_ID")
+	if id == "" || os.Getenv(liveEnv) == "0" {
+		return nil
+	}
+	ws, err := e.workspaceDir()
+	if err != nil {
+		return nil
+	}
+	a := &agentServer{status: new(atomic.Pointer[claudecode.Status])}
+	base := agenthosts.Session{ID: id, Workspace: ws}
+	f := base.Facts()
+	e.facts, e.adapt = &f, agentOptions(a.status)
+	var mu sync.Mutex
+	a.open = func(id, _, mode string) (*agenthosts.Session, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		s := base
+		s.ID, s.Mode, s.Host = id, mode, e.host
+		if st := a.status.Load(); st != nil {
+			s.Model = st.Model.ID
+		}
+		if s.Facts() != e.host.Session().Facts() {
+			e.host.Session().SetFacts(s.Facts())
+		}
+		return &s, nil
+	}
+	return a
+}
+
+// serveLive listens on the agent session's live socket until the returned
+// stop; a failure to listen is a note and the session is served one-shot.
+func (e *env) serveLive(h *starhost.Host, a *agentServer) (stop func()) {
+	id := os.Getenv("CLAUDE_CODE_SESSION_ID")
+	srv, err := live.Listen(e.ctx, id, a.serve)
+	if err != nil {
+		e.mu.Lock()
+		fmt.Fprintf(e.stderr, "note: hooks of agent session %s are served one-shot: %v\n", id, err)
+		e.mu.Unlock()
+		return nil
+	}
+	return func() { srv.Close() }
+}
+
+// agentOptions adapts the CLI's host options to serve an agent host: its
+// tools, no built-in ones (agenthosts.HostOptions), and its status fields
+// from the last status JSON.
+func agentOptions(status *atomic.Pointer[claudecode.Status]) func(starhost.Options) starhost.Options {
+	return func(o starhost.Options) starhost.Options {
+		o = agenthosts.HostOptions(o)
+		o.BuiltinStatusFields = claudecode.StatusFields
+		o.BuiltinStatus = func(name string) string {
+			if st := status.Load(); st != nil {
+				return st.Builtin(name)
+			}
+			return ""
+		}
+		return o
+	}
+}
+
+// agentSession starts the host for one agent-host session, one-shot: the
+// workspace is dir unless --workspace was given. The host is closed by
+// run's e.close.
+func (e *env) agentSession(id, dir, mode string, status *atomic.Pointer[claudecode.Status]) (*agenthosts.Session, error) {
 	if e.global.workspace == "" {
 		e.global.workspace = dir
 	}
-	s := &agenthosts.Session{ID: id, Workspace: e.global.workspace, Mode: mode, Model: model}
+	s := &agenthosts.Session{ID: id, Workspace: e.global.workspace, Mode: mode}
+	if st := status.Load(); st != nil {
+		s.Model = st.Model.ID
+	}
 	f := s.Facts()
 	e.facts = &f
-	e.adapt = func(o starhost.Options) starhost.Options {
-		o = agenthosts.HostOptions(o)
-		if adapt != nil {
-			o = adapt(o)
-		}
-		return o
-	}
+	e.adapt = agentOptions(status)
 	h, err := e.start()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	s.Host = h
-	return s, func() {}, nil
+	return s, nil
 }
 
-// reply writes a hook's answer: stdout as is (JSON), stderr sanitised, and
-// the exit code.
-func (e *env) reply(stdout []byte, stderr string, code int) error {
-	if len(stdout) > 0 {
-		if _, err := e.stdout.unsanitised().Write(stdout); err != nil {
+// reply writes an agent-host reply: stdout as is (JSON, or the status line
+// already made safe), stderr sanitised, and the exit code.
+func (e *env) reply(r live.Reply) error {
+	if len(r.Stdout) > 0 {
+		if _, err := e.stdout.unsanitised().Write(r.Stdout); err != nil {
 			return err
 		}
 	}
-	if stderr != "" {
+	if r.Stderr != "" {
 		e.mu.Lock()
-		fmt.Fprint(e.stderr, stderr)
+		fmt.Fprint(e.stderr, r.Stderr)
 		e.mu.Unlock()
 	}
-	if code != 0 {
-		return &exitError{code: code}
+	if r.Exit != 0 {
+		return &exitError{code: r.Exit}
 	}
 	return nil
 }

@@ -61,6 +61,7 @@ func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, arg
 	cmds["genplugins"] = cmdGenPlugins
 	cmds["mcphttp"] = cmdMCPHTTP
 	cmds["mcphttprun"] = cmdMCPHTTPRun
+	cmds["livemcp"] = cmdLiveMCP
 	return cmds
 }
 
