@@ -58,7 +58,10 @@ func TestAgentHostScripts(t *testing.T) {
 			env.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
 			env.Setenv("GEMINI_API_KEY", "fake-key")
 			env.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
-			return nil
+			// The live sockets (agenthosts/live) of this scenario only.
+			rt := filepath.Join(env.WorkDir, "rt")
+			env.Setenv("XDG_RUNTIME_DIR", rt)
+			return os.Mkdir(rt, 0o700)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"agenthost":      cmdAgentHost,
