@@ -17,6 +17,7 @@ import (
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 	"github.com/crystal-star/crystal-star/starhost/agenthosts/claudecode"
+	"github.com/crystal-star/crystal-star/starhost/agenthosts/geminicli"
 	"github.com/crystal-star/crystal-star/starhost/agenthosts/live"
 )
 
@@ -24,7 +25,7 @@ import (
 // large, never unbounded.
 const maxHookInput = 16 << 20
 
-var hookCmd = command{name: "hook", args: "claude-code", summary: "serve one agent-host hook event: the event JSON on stdin, the host's reply on stdout",
+var hookCmd = command{name: "hook", args: "claude-code|gemini-cli", summary: "serve one agent-host hook event: the event JSON on stdin, the host's reply on stdout",
 	flags: []flagSpec{{"fail-open", "", "let a tool call run when its policy cannot (default: deny it)"},
 		{"timeout", "DURATION", "the most one event may take (default 20s; a PreToolUse past it is denied)"}},
 	example: "hook claude-code --dev plugins/guard", run: runHook}
@@ -44,7 +45,7 @@ func runHook(e *env, args []string) error {
 		return err
 	}
 	if len(f.args) != 1 {
-		return usagef("hook takes the agent host: claude-code")
+		return usagef("hook takes the agent host: claude-code or gemini-cli")
 	}
 	timeout := 20 * time.Second
 	if v, ok := f.set["timeout"]; ok {
@@ -53,8 +54,8 @@ func runHook(e *env, args []string) error {
 		}
 	}
 	_, failOpen := f.set["fail-open"]
-	if f.args[0] != "claude-code" {
-		return usagef("hook %s: unknown agent host; want claude-code", f.args[0])
+	if f.args[0] != "claude-code" && f.args[0] != "gemini-cli" {
+		return usagef("hook %s: unknown agent host; want claude-code or gemini-cli", f.args[0])
 	}
 	return e.serveAgent(live.Request{Command: "hook", Agent: f.args[0], FailOpen: failOpen}, timeout)
 }
@@ -116,6 +117,14 @@ type agentServer struct {
 func (a *agentServer) serve(ctx context.Context, req live.Request) live.Reply {
 	switch req.Command {
 	case "hook":
+		if req.Agent == "gemini-cli" {
+			h := geminicli.Handler{FailOpen: req.FailOpen, Open: func(_ context.Context, ev *geminicli.Event) (*agenthosts.Session, func(), error) {
+				s, err := a.open(ev.SessionID, ev.Cwd, "")
+				return s, func() {}, err
+			}}
+			r := h.Serve(ctx, req.Input)
+			return live.Reply{Stdout: r.Stdout, Stderr: r.Stderr, Exit: r.Exit}
+		}
 		h := claudecode.Handler{FailOpen: req.FailOpen, Open: func(_ context.Context, ev *claudecode.Event) (*agenthosts.Session, func(), error) {
 			s, err := a.open(ev.SessionID, ev.Cwd, ev.PermissionMode)
 			return s, func() {}, err
@@ -243,7 +252,7 @@ func (e *env) reply(r live.Reply) error {
 	return nil
 }
 
-var setupCmd = command{name: "setup", args: "claude-code", summary: "install crystal-star's hooks, status line and MCP server into an agent host's settings",
+var setupCmd = command{name: "setup", args: "claude-code|gemini-cli", summary: "install crystal-star's hooks, status line and MCP server into an agent host's settings",
 	flags: []flagSpec{{"project", "", "the workspace's settings (the default)"},
 		{"user", "", "the user's settings"},
 		{"dry-run", "", "print the change, write nothing"},
@@ -259,8 +268,8 @@ func runSetup(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(f.args) != 1 || f.args[0] != "claude-code" {
-		return usagef("setup takes the agent host: claude-code")
+	if len(f.args) != 1 || f.args[0] != "claude-code" && f.args[0] != "gemini-cli" {
+		return usagef("setup takes the agent host: claude-code or gemini-cli")
 	}
 	_, project := f.set["project"]
 	_, user := f.set["user"]
@@ -272,15 +281,26 @@ func runSetup(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if dir, ok := f.set["plugin"]; ok {
+	dir, plugin := f.set["plugin"]
+	switch {
+	case plugin && f.args[0] == "claude-code":
 		return e.writeBundle(dir, s.Bundle(), dry)
+	case plugin:
+		return usagef("setup --plugin makes a Claude Code plugin; for Gemini CLI run setup gemini-cli --project or --user")
 	}
 	if !user {
 		if s.Project, err = e.workspaceDir(); err != nil {
 			return err
 		}
 	}
-	files, notes, err := s.Files()
+	var files []*agenthosts.SettingsFile
+	var notes []string
+	if f.args[0] == "gemini-cli" {
+		g := geminicli.Setup{Exe: s.Exe, Args: s.Args, Project: s.Project, UserDir: geminicli.UserDir()}
+		files, notes, err = g.Files()
+	} else {
+		files, notes, err = s.Files()
+	}
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@
 //	deepseek   POST {URL}/deepseek/chat/completions               endpoint {URL}/deepseek
 //	anthropic  POST {URL}/anthropic/v1/messages (SSE when stream) endpoint {URL}/anthropic
 //	gemini     POST {URL}/gemini/v1beta/models/M:generateContent  endpoint {URL}/gemini
+//	           (and M:streamGenerateContent, one server-sent event)
 //	ollama     POST {URL}/ollama/api/chat                         endpoint {URL}/ollama
 //
 // The echo is "echo MODEL effort=E tier=T max=N images=I msgs=M: TEXT":
@@ -28,8 +29,9 @@
 // protocol's refusal (ollama has none and echoes).
 //
 // Script replaces the echo with replies in order; ScriptReplies does too,
-// and its replies may ask for tool calls (openai, deepseek and anthropic
-// speak them; the other protocols answer 500 saying so).
+// and its replies may ask for tool calls (openai, deepseek, anthropic and
+// gemini speak them; the other protocols answer 500 saying so). Respond
+// picks each reply from the request instead.
 package modelfake
 
 import (
@@ -189,7 +191,7 @@ func route(path string) (wire, bool) {
 		return responsesWire{}, true
 	case strings.HasSuffix(path, "/v1/messages"):
 		return anthropicWire{}, true
-	case strings.HasSuffix(path, ":generateContent"):
+	case strings.HasSuffix(path, ":generateContent"), strings.HasSuffix(path, ":streamGenerateContent"):
 		return geminiWire{}, true
 	case strings.HasSuffix(path, "/api/chat"):
 		return ollamaWire{}, true
