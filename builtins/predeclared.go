@@ -142,12 +142,12 @@ func newError(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 		return nil, err
 	}
 	if err := checkErrorCode(code); err != nil {
-		return nil, fmt.Errorf("error(%q, ...): the code %w", code, err)
+		return nil, &badCodeError{code: code, why: err.Error()}
 	}
 	if contrib.ReservedCode(code) {
 		// A host acts on its own codes (tool_unavailable: safe to retry), so
 		// a plugin cannot claim one for a call that ran.
-		return nil, &reservedCodeError{code: code}
+		return nil, &badCodeError{code: code, why: "is reserved for the host", reserved: true}
 	}
 	return &errorValue{code: code, message: message}, nil
 }

@@ -217,7 +217,7 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 	// The watchdog's cause counts only if the run did end by cancellation:
 	// it may fire just after a run failed of something else.
 	cancelled := strings.HasPrefix(msg, "Starlark computation cancelled: ")
-	var rc *reservedCodeError
+	var bc *badCodeError
 	switch {
 	case cancelled && st.cause.Load() == causeMemory:
 		code, reason, cause = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded", contrib.CauseMemoryLimit
@@ -242,8 +242,8 @@ func (inst *instance) failure(err error, st *runState, what string) error {
 		code, reason, cause = contrib.ResourceExhausted, "memory_limit "+contrib.FormatByteSize(inst.memLimit)+" exceeded", contrib.CauseMemoryLimit
 	case cancelled:
 		reason = "cancelled"
-	case errors.As(err, &rc):
-		reason = fmt.Sprintf("error(%q, ...): the code is reserved for the host", rc.code)
+	case errors.As(err, &bc):
+		reason = fmt.Sprintf("error(%q, ...): the code %s", bc.code, bc.why)
 	}
 	d := contrib.Diag(code, inst.req.Plugin, pos, "%s: %s", what, strings.TrimPrefix(msg, "Starlark computation cancelled: "))
 	d.Detail = detail

@@ -71,14 +71,22 @@ func (e *errorValue) Attr(name string) (starlark.Value, error) {
 // AttrNames lists code and message.
 func (e *errorValue) AttrNames() []string { return []string{"code", "message"} }
 
-// reservedCodeError is error(code, ...) with a code the host itself
-// produces (contrib.ReservedCode). Unlike other uncaught errors, the
-// caller is told why (failure), so the plugin's author sees it in the
-// tool_failed message.
-type reservedCodeError struct{ code string }
+// badCodeError is error(code, ...) with a code the host refuses: one it
+// produces itself (contrib.ReservedCode, reserved) or one not shaped as a
+// stable code. Unlike other uncaught errors, the caller is told why
+// (failure), so the plugin's author sees it in the tool_failed message
+// instead of "uncaught error".
+type badCodeError struct {
+	code     string
+	why      string // follows "the code"
+	reserved bool
+}
 
-func (e *reservedCodeError) Error() string {
-	return fmt.Sprintf("error(%q, ...): the code %q is reserved for the host; choose a code of your own", e.code, e.code)
+func (e *badCodeError) Error() string {
+	if e.reserved {
+		return fmt.Sprintf("error(%q, ...): the code %q is reserved for the host; choose a code of your own", e.code, e.code)
+	}
+	return fmt.Sprintf("error(%q, ...): the code %s", e.code, e.why)
 }
 
 // checkErrorCode checks a stable error code: a lowercase letter, then

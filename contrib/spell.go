@@ -30,6 +30,22 @@ func DidYouMean(name string, candidates []string) string {
 	return ""
 }
 
+// Suggested returns the candidate of the last DidYouMean in msg: what a
+// quick fix writes in place of the misspelled name.
+func Suggested(msg string) (string, bool) {
+	const open, end = ` (did you mean "`, `"?)`
+	i := strings.LastIndex(msg, open)
+	if i < 0 {
+		return "", false
+	}
+	rest := msg[i+len(open):]
+	j := strings.Index(rest, end)
+	if j <= 0 {
+		return "", false
+	}
+	return rest[:j], true
+}
+
 // editDistance is the Damerau-Levenshtein distance of a and b (an adjacent
 // transposition counts as one edit), giving up at limit.
 func editDistance(a, b string, limit int) int {

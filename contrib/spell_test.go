@@ -18,3 +18,15 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// TestH29_3_SuggestedReadsDidYouMean: the language server's quick fixes
+// read back what DidYouMean writes, wherever it stands in a message.
+func TestH29_3_SuggestedReadsDidYouMean(t *testing.T) {
+	msg := "ctx has no field worksapce" + DidYouMean("worksapce", []string{"workspace", "session"}) + "; more"
+	if got, ok := Suggested(msg); !ok || got != "workspace" {
+		t.Errorf("Suggested(%q) = %q, %v; want workspace", msg, got, ok)
+	}
+	if got, ok := Suggested("ctx has no field x; its fields are a, b"); ok {
+		t.Errorf("Suggested without a suggestion = %q, want none", got)
+	}
+}

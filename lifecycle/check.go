@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/tomlpos"
 )
 
 // This file holds the admission rules that need neither trust nor a running
@@ -21,7 +22,7 @@ import (
 func (c *Candidate) KeyPos(key ...string) contrib.Pos {
 	pos := contrib.Pos{File: c.Display + "/" + ManifestName, Line: 1, Col: 1}
 	if data, err := os.ReadFile(filepath.Join(c.Dir, ManifestName)); err == nil {
-		pos.Line, pos.Col = keyPosition(data, key)
+		pos.Line, pos.Col = tomlpos.Position(data, key)
 	}
 	return pos
 }

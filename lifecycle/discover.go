@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/tomlpos"
 )
 
 // Root is one place plugins are discovered. Roots are given in priority
@@ -140,7 +141,7 @@ func (c *Candidate) load() {
 		return
 	}
 	if st, err := os.Stat(filepath.Join(c.Dir, filepath.FromSlash(m.Entry))); err != nil || st.IsDir() {
-		line, col := keyPosition(data, []string{"entry"})
+		line, col := tomlpos.Position(data, []string{"entry"})
 		c.Diagnostics = append(c.Diagnostics, contrib.Diag(contrib.EntryMissing, m.ID, contrib.Pos{File: file, Line: line, Col: col},
 			"entry file %s does not exist", m.Entry))
 		return

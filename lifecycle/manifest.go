@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/tomlpos"
 )
 
 // ManifestName is the manifest file of every plugin directory.
@@ -85,7 +86,7 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		plugin = m.ID
 	}
 	at := func(key ...string) contrib.Pos {
-		line, col := keyPosition(data, key)
+		line, col := tomlpos.Position(data, key)
 		return contrib.Pos{File: file, Line: line, Col: col}
 	}
 	var diags []contrib.Diagnostic
@@ -156,38 +157,6 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
-}
-
-// keyPosition finds the line and column where a key is assigned, tracking
-// [table] headers. It returns the first line when the key is not found.
-func keyPosition(data []byte, key []string) (int, int) {
-	var table string
-	want := strings.Join(key[:len(key)-1], ".")
-	last := key[len(key)-1]
-	for i, line := range strings.Split(string(data), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "[") {
-			table = strings.Trim(strings.SplitN(trimmed, "#", 2)[0], "[] \t")
-			continue
-		}
-		name, _, ok := strings.Cut(trimmed, "=")
-		if !ok || table != want {
-			continue
-		}
-		if strings.Trim(strings.TrimSpace(name), `"'`) == last {
-			return i + 1, strings.Index(line, trimmed) + 1
-		}
-	}
-	// An unknown [table] or dotted key: the line that first names it.
-	full := strings.Join(key, ".")
-	for i, line := range strings.Split(string(data), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "["+full+"]") || strings.HasPrefix(trimmed, "[["+full+"]]") ||
-			strings.HasPrefix(trimmed, full+".") || strings.HasPrefix(trimmed, full+" ") || strings.HasPrefix(trimmed, full+"=") {
-			return i + 1, strings.Index(line, trimmed) + 1
-		}
-	}
-	return 1, 1
 }
 
 // decodeError is the diagnostic of a plugin.toml the decoder rejects.

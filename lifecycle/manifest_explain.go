@@ -6,6 +6,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/tomlpos"
 )
 
 // The manifest's diagnostics say what to write, the same in check, in the
@@ -43,7 +44,7 @@ func knownKeyHint(k toml.Key) string {
 func missingKey(file string, data []byte, key string, unknown []string) (contrib.Pos, string) {
 	for _, u := range unknown {
 		if contrib.Nearest(u, manifestKeys) == key {
-			line, col := keyPosition(data, []string{u})
+			line, col := tomlpos.Position(data, []string{u})
 			return contrib.Pos{File: file, Line: line, Col: col}, key + " is missing; the key at this line looks like a misspelling of it"
 		}
 	}

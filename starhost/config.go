@@ -14,6 +14,7 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/internal/safefile"
+	"github.com/crystal-star/crystal-star/internal/tomlpos"
 )
 
 // Config is the layered configuration: {home}/config.toml, then
@@ -60,6 +61,7 @@ type Config struct {
 // layer is one config file as read, with the keys it set.
 type layer struct {
 	path string
+	data []byte
 	md   toml.MetaData
 	cfg  Config
 	file fileLayer
@@ -83,7 +85,7 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 			if strings.Contains(strings.ToLower(k.String()), "trust") {
 				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only in the home trust file"
 			}
-			note(contrib.Diag(code, "", contrib.Pos{File: path}, "%s", msg))
+			note(contrib.Diag(code, "", l.pos(k.String()), "%s", msg))
 		}
 		if i == 0 {
 			cfg.ToolSets = l.cfg.ToolSets
@@ -97,12 +99,18 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 	return cfg
 }
 
+// pos is where the layer writes key (dotted, as diagnostics print it).
+func (l *layer) pos(key string) contrib.Pos {
+	line, col := tomlpos.Position(l.data, tomlpos.SplitKey(key))
+	return contrib.Pos{File: l.path, Line: line, Col: col}
+}
+
 func readLayer(path string) (*layer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	l := &layer{path: path}
+	l := &layer{path: path, data: data}
 	l.md, err = toml.Decode(string(data), &l.file)
 	l.cfg = l.file.Config
 	l.cfg.Plugins = l.file.Plugins.On

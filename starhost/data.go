@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -31,6 +32,9 @@ func (h *Host) dataDirs(plugin, directory string, source contrib.Source) (global
 	}
 	global, project = h.paths().Data(directory)
 	globalOwners, projectOwners := h.paths().DataOwners()
+	if link := firstLink(h.paths().WorkspaceDir(), project); link != "" {
+		return "", "", linkRefused(plugin, project, link)
+	}
 	scopes := []struct {
 		scope, dir, owners string
 		owned              bool
@@ -221,6 +225,36 @@ func claimDataDir(plugin, directory string, source contrib.Source, scope, dir, o
 	// directory must exist before the next claimer reads the record.
 	_ = os.MkdirAll(dir, 0o755)
 	return nil
+}
+
+// firstLink returns the first path from root down to dir (root included)
+// that is a symbolic link, or "". The workspace's .crystal directory is
+// the repository's: a link planted there — .crystal itself, data, plugins
+// or a plugin's data directory — would make ctx.data (an os.Root opened at
+// the link's target) read and write wherever it points.
+func firstLink(root, dir string) string {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	p := root
+	for _, el := range append([]string{"."}, strings.Split(rel, string(filepath.Separator))...) {
+		p = filepath.Join(p, el)
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// linkRefused refuses the data directories when the project one is reached
+// through a symbolic link (firstLink).
+func linkRefused(plugin, project, link string) *contrib.Diagnostic {
+	d := contrib.Diag(contrib.DataDirRefused, plugin, contrib.Pos{},
+		"the project data directory %s is reached through the symbolic link %s, which the workspace's repository could point anywhere; %s gets no data directory (ctx.data is None)",
+		project, link, plugin).
+		WithRemedy("replace the link %s with a real directory", link)
+	return &d
 }
 
 // holdsData reports whether dir exists with at least one entry.

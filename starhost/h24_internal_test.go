@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -183,5 +184,43 @@ func TestH24_1_UnrecordedDataIsClaimedOnlyByInstalledPlugins(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestH24_1_LinkedProjectDataIsRefused: a symbolic link a repository
+// plants on the way to a plugin's project data directory — .crystal,
+// .crystal/data, .crystal/data/plugins or the directory itself — refuses
+// the plugin its data directories instead of giving it the link's target;
+// nothing is created or written through the link (issue 24, point 1).
+func TestH24_1_LinkedProjectDataIsRefused(t *testing.T) {
+	for _, planted := range []string{".crystal", ".crystal/data", ".crystal/data/plugins", ".crystal/data/plugins/tools"} {
+		t.Run(planted, func(t *testing.T) {
+			h := &Host{opts: Options{Home: t.TempDir(), Workspace: t.TempDir()}}
+			target := t.TempDir() // what the link would expose: the user's ~/.ssh, say
+			writeFile(t, filepath.Join(target, "id_ed25519"), "PRIVATE")
+			link := filepath.Join(h.opts.Workspace, filepath.FromSlash(planted))
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			g, p, refused := h.dataDirs("acme.p", "tools", contrib.SourceHome)
+			if refused == nil || g != "" || p != "" {
+				t.Fatalf("dataDirs through a link = %q, %q, %v; want refused", g, p, refused)
+			}
+			if refused.Code != contrib.DataDirRefused || !strings.Contains(refused.Message, link) {
+				t.Errorf("refusal = %s: %s; want DataDirRefused naming %s", refused.Code, refused.Message, link)
+			}
+			entries, _ := os.ReadDir(target)
+			if len(entries) != 1 {
+				t.Errorf("the link's target holds %d entries; want only the file it had", len(entries))
+			}
+		})
+	}
+	// A real directory is given as before.
+	h := &Host{opts: Options{Home: t.TempDir(), Workspace: t.TempDir()}}
+	if _, p, refused := h.dataDirs("acme.p", "tools", contrib.SourceHome); refused != nil || p == "" {
+		t.Fatalf("dataDirs without links = %q, %v", p, refused)
 	}
 }

@@ -84,19 +84,19 @@ func stricter(a, b string) bool { return a == IsolationProcess || b != Isolation
 // and is ignored.
 func mergeIsolation(dst *Config, l *layer, workspace bool, note func(contrib.Diagnostic)) {
 	mergeWorkers(dst, l, workspace, note)
-	bad := func(code contrib.Code, format string, args ...any) {
-		note(contrib.Diag(code, "", contrib.Pos{File: l.path}, format, args...))
+	bad := func(key string, code contrib.Code, format string, args ...any) {
+		note(contrib.Diag(code, "", l.pos(key), format, args...))
 	}
 	for _, k := range l.file.Plugins.Unknown {
-		bad(contrib.ConfigUnknownKey, "unknown config key %s is ignored", k)
+		bad(k, contrib.ConfigUnknownKey, "unknown config key %s is ignored", k)
 	}
 	if l.md.IsDefined("isolation") {
 		m := l.file.Isolation
 		switch {
 		case !validIsolation(m):
-			bad(contrib.ConfigUnknownKey, "isolation %q is neither %q nor %q and is ignored", m, IsolationInProcess, IsolationProcess)
+			bad("isolation", contrib.ConfigUnknownKey, "isolation %q is neither %q nor %q and is ignored", m, IsolationInProcess, IsolationProcess)
 		case workspace && !stricter(m, dst.Isolation):
-			bad(contrib.IsolationWeakened, "isolation %q would weaken the home setting %q and is ignored", m, dst.Isolation)
+			bad("isolation", contrib.IsolationWeakened, "isolation %q would weaken the home setting %q and is ignored", m, dst.Isolation)
 		default:
 			dst.Isolation = m
 			if workspace && m == IsolationProcess {
@@ -122,9 +122,9 @@ func mergeIsolation(dst *Config, l *layer, workspace bool, note func(contrib.Dia
 		}
 		switch {
 		case !validIsolation(m):
-			bad(contrib.ConfigUnknownKey, "isolation %q for %s is neither %q nor %q and is ignored", m, id, IsolationInProcess, IsolationProcess)
+			bad(fmt.Sprintf("plugins.%q.isolation", id), contrib.ConfigUnknownKey, "isolation %q for %s is neither %q nor %q and is ignored", m, id, IsolationInProcess, IsolationProcess)
 		case workspace && !stricter(m, cur):
-			bad(contrib.IsolationWeakened, "isolation %q for %s would weaken the home setting %q and is ignored", m, id, cur)
+			bad(fmt.Sprintf("plugins.%q.isolation", id), contrib.IsolationWeakened, "isolation %q for %s would weaken the home setting %q and is ignored", m, id, cur)
 		default:
 			if dst.PluginIsolation == nil {
 				dst.PluginIsolation = map[string]string{}

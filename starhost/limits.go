@@ -49,7 +49,7 @@ func (h *Host) baseLimits() Limits {
 // never loosen one.
 func mergeLimits(dst *Config, l *layer, workspace bool, note func(contrib.Diagnostic)) {
 	bad := func(key, format string, args ...any) {
-		note(contrib.Diag(contrib.ConfigValueInvalid, "", contrib.Pos{File: l.path}, "%s: %s", key, fmt.Sprintf(format, args...)))
+		note(contrib.Diag(contrib.ConfigValueInvalid, "", l.pos(key), "%s: %s", key, fmt.Sprintf(format, args...)))
 	}
 	if l.md.IsDefined("memory_limit") {
 		n, err := contrib.ParseByteSize(l.cfg.MemoryLimit)

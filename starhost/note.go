@@ -30,7 +30,7 @@ func (p Position) IsValid() bool { return p.File != "" }
 func (p Position) String() string { return contrib.Pos(p).String() }
 
 // Note is a session note or diagnostic delivered to the embedder
-// (Options.Notes, PluginInfo.Diagnostics, CheckReport): a stable Code
+// (Options.Notes, PluginInfo.Diagnostics, check.Report): a stable Code
 // (PascalCase, docs/diagnostics.md), the plugin it concerns, the place in
 // its source where there is one, one English sentence and, for problems,
 // the next step. A Note is an error, so a failure reported as one is found

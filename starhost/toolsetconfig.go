@@ -67,7 +67,7 @@ func (c Config) ToolSetNames() []string {
 // diagnostic each: a cloned repository must never start a process.
 func ignoreWorkspaceToolSets(l *layer, home string, note func(contrib.Diagnostic)) {
 	for _, name := range (Config{ToolSets: l.cfg.ToolSets}).ToolSetNames() {
-		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", contrib.Pos{File: l.path},
+		note(contrib.Diag(contrib.WorkspaceToolSetIgnored, "", l.pos(fmt.Sprintf("tool_sets.%q", name)),
 			"tool set %q is ignored: a workspace config.toml may not declare tool sets; declare it in %s", name,
 			layout.Paths{Home: home}.Config(false)))
 	}

@@ -40,10 +40,10 @@ func mergeWorkers(dst *Config, l *layer, workspace bool, note func(contrib.Diagn
 	}
 	switch {
 	case n == nil || *n < 0:
-		note(contrib.Diag(contrib.ConfigValueInvalid, "", contrib.Pos{File: l.path},
+		note(contrib.Diag(contrib.ConfigValueInvalid, "", l.pos("workers"),
 			"workers: want 0 (a worker per plugin) or a positive number of worker processes; it is ignored"))
 	case workspace && cur == 0 && *n != 0, workspace && *n != 0 && *n < cur:
-		note(contrib.Diag(contrib.IsolationWeakened, "", contrib.Pos{File: l.path},
+		note(contrib.Diag(contrib.IsolationWeakened, "", l.pos("workers"),
 			"workers = %d would put more plugins in each worker than the home setting and is ignored", *n))
 	default:
 		dst.Workers = n

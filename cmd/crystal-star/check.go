@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/check"
 	"github.com/crystal-star/crystal-star/starhost/format" // fmt, and the Style* warnings of check
 )
 
@@ -49,11 +50,11 @@ func runCheck(e *env, args []string) error {
 	defer stop()
 	// The same names as a started CLI host (env.start), so check finds
 	// exactly what the CLI host would leave out.
-	opts := starhost.CheckOptions{Paths: f.args, Options: e.checkHostOptions()}
+	opts := check.Options{Paths: f.args, Options: e.checkHostOptions()}
 	if f.has("watch") {
 		return e.checkWatch(ctx, opts, f.has("json"))
 	}
-	r, err := starhost.Check(ctx, opts)
+	r, err := check.Plugins(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // checkWatch is `check --watch`: the first run prints every finding and the
@@ -13,24 +13,24 @@ import (
 // "fixed: ", those a syntax error in their plugin stops from being
 // computed prefixed with "hidden by the syntax error: " — and the summary, or nothing when nothing changed. It stops,
 // with status 0, when ctx ends (Ctrl-C).
-func (e *env) checkWatch(ctx context.Context, opts starhost.CheckOptions, asJSON bool) error {
+func (e *env) checkWatch(ctx context.Context, opts check.Options, asJSON bool) error {
 	if asJSON {
 		return usagef("check: --watch prints lines as they change; it cannot be combined with --json")
 	}
 	first := true
-	return starhost.WatchCheck(ctx, opts, func(r *starhost.CheckReport, ch starhost.CheckChange) {
+	return check.Watch(ctx, opts, func(r *check.Report, ch check.Change) {
 		if ch.Empty() && !first {
 			return
 		}
 		first = false
 		for _, d := range ch.Fixed {
-			fmt.Fprintln(e.stdout, "fixed: "+starhost.CheckLine(d))
+			fmt.Fprintln(e.stdout, "fixed: "+check.Line(d))
 		}
 		for _, d := range ch.Hidden {
-			fmt.Fprintln(e.stdout, "hidden by the syntax error: "+starhost.CheckLine(d))
+			fmt.Fprintln(e.stdout, "hidden by the syntax error: "+check.Line(d))
 		}
 		for _, d := range ch.Added {
-			fmt.Fprintln(e.stdout, starhost.CheckLine(d))
+			fmt.Fprintln(e.stdout, check.Line(d))
 		}
 		fmt.Fprintln(e.stdout, r.Summary())
 	})

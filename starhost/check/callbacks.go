@@ -125,15 +125,7 @@ func walkBody(stmts []syntax.Stmt, f func(syntax.Stmt)) {
 
 // ctxKinds returns the ctx kinds fn receives, or nil when it is no
 // callback (then every kind is possible).
-func ctxKinds(fn *function) []builtins.CtxKind {
-	var kinds []builtins.CtxKind
-	for _, cb := range fn.uses {
-		if cb.Ctx != builtins.CtxNone && !slices.Contains(kinds, cb.Ctx) {
-			kinds = append(kinds, cb.Ctx)
-		}
-	}
-	return kinds
-}
+func ctxKinds(fn *function) []builtins.CtxKind { return CtxKinds(fn.uses) }
 
 // checkCtxUse checks the ctx fields fn reads through its first parameter,
 // when that is a ctx: names per callback kind, members, capabilities, and
@@ -243,10 +235,8 @@ func (c *checker) checkCtxChain(fn *function, kinds []builtins.CtxKind, chain []
 // ctxNames lists the ctx fields of the given kinds (all when none).
 func ctxNames(kinds []builtins.CtxKind) []string {
 	var names []string
-	for _, m := range builtins.CtxMembers() {
-		if len(kinds) == 0 || slices.ContainsFunc(kinds, m.Has) {
-			names = append(names, m.Name)
-		}
+	for _, m := range CtxFields(kinds) {
+		names = append(names, m.Name)
 	}
 	return names
 }

@@ -1,12 +1,19 @@
-// Package check holds the static checks of `crystal-star check` and the
-// language server: it walks the syntax trees of a plugin's bundle with the
+// Package check is `crystal-star check`: Plugins finds every mistake in
+// plugins that can be found before they run (manifests, compile errors, a
+// dry run of each module in a worker process, admission, conflicts, the
+// static checks and the style warnings), Watch runs it again after every
+// save, and Workers keeps the worker between runs. It reaches the host's
+// internals only through starhost/internal/sandbox; the host's root
+// package does not import it.
+//
+// Run holds the static checks, shared with the language server: it walks the syntax trees of a plugin's bundle with the
 // constructor signatures and ctx shapes of builtins (generated from the point
 // table of contrib) and reports what would only fail when a callback runs —
 // a callback with the wrong number of parameters, an evident return value of
 // the wrong type, a ctx field that does not exist for the callback or needs
 // a capability the manifest lacks, a status field the plugin never
 // declared — and every bad constructor call at once, where the dry run stops
-// at the first. It runs no Starlark and reads nothing but the trees it is
+// at the first. Run runs no Starlark and reads nothing but the trees it is
 // given.
 package check
 

@@ -6,6 +6,6 @@
 // It is a package of its own so that only what formats links buildifier
 // (and the protobuf runtime it brings): starhost and an embedder that only
 // runs plugins do not. Importing it registers LintTree with starhost/check
-// (check.RegisterStyle); without it, starhost.Check reports no Style*
+// (check.RegisterStyle); without it, check.Plugins reports no Style*
 // warnings.
 package format

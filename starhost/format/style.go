@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,12 +10,13 @@ import (
 	"github.com/bazelbuild/buildtools/warn"
 	"go.starlark.net/syntax"
 
+	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // The style warnings are check's: a program that imports this package
-// gets them in starhost.Check and the language server.
+// gets them in check.Plugins and the language server.
 func init() { check.RegisterStyle(LintTree) }
 
 // styleRule is one buildifier warning `crystal-star check` runs, with the
@@ -227,4 +229,40 @@ func paramIdent(p build.Expr) *build.Ident {
 		return paramIdent(p.Ident)
 	}
 	return nil
+}
+
+// FixStyle returns src formatted as Source formats it with buildifier's
+// automatic fix of the style warning code applied everywhere in the file,
+// and whether that changes anything: the quick fix of the language server
+// for a Style* finding (an unused load is removed, a / on integers becomes
+// //). It is false for a code buildifier cannot fix, a file the formatter
+// refuses, and a result the plugin dialect could not parse. It is safe for
+// concurrent use; a panic inside the library is recovered and yields false.
+func FixStyle(name string, src []byte, code contrib.Code) (out []byte, ok bool) {
+	defer func() {
+		if recover() != nil {
+			out, ok = nil, false
+		}
+	}()
+	i := slices.IndexFunc(styleWarnings, func(w styleRule) bool { return w.Code == code })
+	if i < 0 || !slices.Contains(styleNames, styleWarnings[i].Name) {
+		return nil, false
+	}
+	before, err := Source(name, src)
+	if err != nil {
+		return nil, false
+	}
+	f, err := build.ParseDefault(name, before)
+	if err != nil {
+		return nil, false
+	}
+	warn.FixWarnings(f, []string{styleWarnings[i].Name}, false, nil)
+	out = build.Format(f)
+	if bytes.Equal(out, before) {
+		return nil, false
+	}
+	if _, err := builtins.Dialect.Parse(name, out, 0); err != nil {
+		return nil, false
+	}
+	return out, true
 }

@@ -146,3 +146,24 @@ func lint(plugin, file string, src []byte) []contrib.Diagnostic {
 	}
 	return LintTree(plugin, file, f, src)
 }
+
+// TestH29_3_FixStyle: buildifier's automatic fix of a style warning, as the
+// language server's quick fix applies it: an unused load is removed, an
+// integer / becomes //; a warning with no fix, and a clean file, give none.
+func TestH29_3_FixStyle(t *testing.T) {
+	src := "load(\"lib.star\", \"used\", \"unused\")\n\nX = used(7 / 2)\n"
+	out, ok := FixStyle("plugin.star", []byte(src), contrib.StyleUnusedLoad)
+	if want := "load(\"lib.star\", \"used\")\n\nX = used(7 / 2)\n"; !ok || string(out) != want {
+		t.Errorf("FixStyle(StyleUnusedLoad) = %q, %v; want %q", out, ok, want)
+	}
+	out, ok = FixStyle("plugin.star", []byte(src), contrib.StyleIntegerDivision)
+	if !ok || !strings.Contains(string(out), "7 // 2") || !strings.Contains(string(out), `"unused"`) {
+		t.Errorf("FixStyle(StyleIntegerDivision) = %q, %v; want 7 // 2 and the load untouched", out, ok)
+	}
+	if out, ok := FixStyle("plugin.star", []byte("X = 1\n"), contrib.StyleUnusedLoad); ok {
+		t.Errorf("FixStyle on a clean file = %q", out)
+	}
+	if out, ok := FixStyle("plugin.star", []byte(src), contrib.StyleUnreachable); ok {
+		t.Errorf("FixStyle of a warning with nothing to fix = %q", out)
+	}
+}

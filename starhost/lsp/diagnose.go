@@ -9,6 +9,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // check runs `crystal-star check` on the plugin in dir with the editor's
@@ -37,7 +38,7 @@ func (s *server) check(dir string) {
 		}
 		return d
 	}
-	r, err := starhost.Check(s.ctx, starhost.CheckOptions{Paths: []string{snap}, Options: opts, Workers: s.workers})
+	r, err := check.Plugins(s.ctx, check.Options{Paths: []string{snap}, Options: opts, Workers: s.workers})
 	if err != nil {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/docs"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // This file answers hover and completion from the same tables check uses
@@ -89,19 +90,31 @@ func (c cursor) word() []string {
 // cursor, looking back over the document, and whether the cursor is at a
 // keyword position (after "(" or "," with only a partial name typed).
 func (c cursor) enclosingCall() (name string, atKeyword bool) {
-	depth := 0
 	text := c.text[:c.offset]
 	inString := strings.Count(c.before, `"`)%2 == 1
 	typed := strings.LastIndexFunc(text, func(r rune) bool { return !isWord(r) })
 	prev := strings.TrimRightFunc(text[:typed+1], unicode.IsSpace)
 	atKeyword = !inString && (strings.HasSuffix(prev, "(") || strings.HasSuffix(prev, ","))
+	name, open, nested := c.callOpen()
+	if open < 0 {
+		return "", false
+	}
+	return name, atKeyword && !nested
+}
+
+// callOpen finds the "(" of the call whose argument list holds the cursor:
+// the callee as written (a.b.c), the offset of "(" (-1 when there is
+// none), and whether the cursor is inside a list or dict argument.
+func (c cursor) callOpen() (name string, open int, nested bool) {
+	depth := 0
+	text := c.text[:c.offset]
 	for i := len(text) - 1; i >= 0; i-- {
 		switch text[i] {
 		case ')', ']', '}':
 			depth++
 		case '[', '{':
 			if depth == 0 {
-				atKeyword = false // inside a list or dict argument
+				nested = true
 			} else {
 				depth--
 			}
@@ -111,10 +124,10 @@ func (c cursor) enclosingCall() (name string, atKeyword bool) {
 				continue
 			}
 			j := strings.LastIndexFunc(text[:i], func(r rune) bool { return !isWord(r) && r != '.' })
-			return text[j+1 : i], atKeyword
+			return text[j+1 : i], i, nested
 		}
 	}
-	return "", false
+	return "", -1, false
 }
 
 // Hover returns Markdown documentation for the name at the cursor: a
@@ -131,7 +144,7 @@ func Hover(text string, line, char int) string {
 		return ctxHover(chain[1:])
 	}
 	if len(chain) == 1 && last == "ctx" {
-		return ctxRootHover()
+		return ctxRootHover(nil, "")
 	}
 	if call, _ := c.enclosingCall(); call != "" && strings.HasPrefix(strings.TrimSpace(c.after[len(wordTail(c.after)):]), "=") {
 		if sig := builtins.LookupSignature(call); sig != nil {
@@ -237,12 +250,17 @@ func ctxHover(chain []string) string {
 
 // ctxRootHover documents the bare ctx (a callback's first parameter, by
 // convention): its members and the docs/api.md section on ctx.
-func ctxRootHover() string {
+// With kinds, it is the ctx of a callback of those kinds (serves says which)
+// and lists only their fields.
+func ctxRootHover(kinds []builtins.CtxKind, serves string) string {
 	var names []string
-	for _, m := range builtins.CtxMembers() {
+	for _, m := range check.CtxFields(kinds) {
 		names = append(names, "`"+m.Name+"`")
 	}
 	doc := "`ctx`: the context of this run, the first parameter of every callback: what the host passes in (session, environment, services, data...).\n\nMembers: " + strings.Join(names, ", ")
+	if serves != "" { // "Serves as a tool's run. Its ctx has ..."
+		doc = "`ctx`: the context of this run. This function s" + serves[1:]
+	}
 	if s := apiSection("ctx"); s != "" {
 		doc += "\n\n---\n\n" + s
 	}
@@ -290,32 +308,65 @@ const (
 	KindField
 	KindValue
 	KindFunction
+	KindVariable
 )
 
-// Complete returns the completions at the cursor: ctx members after
-// "ctx.", a constructor's keywords inside its call, hook events, catalog
-// values and other closed values inside a string argument, the plugin's
-// status field names inside status.set("…"), and the predeclared names
-// elsewhere.
+// Complete returns the completions at the cursor of a file on its own
+// (no bundle around it); the server completes with the bundle (complete).
 func Complete(text string, line, char int) []Completion {
+	ix := newIndex(&files{})
+	ix.add("plugin.star", text, line, char)
+	ix.roles = check.Callbacks(check.Bundle{Files: ix.trees})
+	return ix.complete("plugin.star", text, line, char)
+}
+
+// complete returns the completions at the cursor of file rel: ctx members
+// after "ctx." (those of the callback kind the function serves), a
+// constructor's keywords inside its call, hook events, catalog values and
+// other closed values inside a string argument, the plugin's status field
+// names inside status.set("…"), the names a load("…", "…") can bring, and
+// elsewhere the author's names then the predeclared ones.
+func (ix *index) complete(rel, text string, line, char int) []Completion {
 	c := cursorAt(text, line, char)
+	col := runeCol(lineOf(text, line), char)
 	if strings.Count(c.before, `"`)%2 == 1 {
+		if out, ok := ix.loadNameCompletions(rel, c); ok {
+			return out
+		}
 		return c.stringCompletions()
 	}
-	if chain := c.word(); len(chain) > 1 && chain[0] == "ctx" {
-		return ctxCompletions(chain[1 : len(chain)-1])
+	if chain := c.word(); len(chain) > 1 {
+		// The function around the chain's root, which stays in place
+		// when what follows it is blanked to parse (parseTolerant).
+		root := len([]rune(c.before[:strings.LastIndexFunc(c.before, func(r rune) bool { return !isWord(r) && r != '.' })+1]))
+		if kinds, isCtx := ix.ctxKindsAt(rel, chain[0], line, root); isCtx {
+			return ctxCompletions(kinds, chain[1:len(chain)-1])
+		}
+		return []Completion{} // a member of something else: nothing known, nothing offered
 	}
+	var out []Completion
 	if call, atKeyword := c.enclosingCall(); atKeyword {
-		if sig := builtins.LookupSignature(call); sig != nil {
-			var out []Completion
+		if own, ok := ix.ownSignature(rel, call); ok {
+			// The author's function: its parameters as keywords, then
+			// the names a positional argument may be.
+			for _, p := range own.Params {
+				name := paramName(own.Label[p.Start:p.End])
+				if isIdent(name) {
+					out = append(out, Completion{Label: name + " =", Detail: own.Label, Insert: name + " = ", Kind: KindKeyword})
+				}
+			}
+		} else if sig := builtins.LookupSignature(call); sig != nil {
 			for _, p := range sig.Params {
 				out = append(out, Completion{Label: p.Name, Detail: string(p.Kind), Doc: p.Doc, Insert: p.Name + " = ", Kind: KindKeyword})
 			}
 			return out
 		}
 	}
-	var out []Completion
+	out = append(out, ix.ownCompletions(rel, line, col)...)
 	for _, name := range builtins.PredeclaredNames() {
+		if !isIdent(name) || slices.ContainsFunc(out, func(c Completion) bool { return c.Label == name }) {
+			continue
+		}
 		comp := Completion{Label: name, Kind: KindFunction}
 		if sig := builtins.LookupSignature(name); sig != nil {
 			comp.Detail, comp.Doc = sig.Name+"("+strings.Join(sig.ParamNames(), ", ")+")", sig.Doc
@@ -325,8 +376,11 @@ func Complete(text string, line, char int) []Completion {
 	return out
 }
 
-func ctxCompletions(chain []string) []Completion {
-	members := builtins.CtxMembers()
+// ctxCompletions are the members of ctx.a.b (chain a, b) for a callback of
+// one of kinds (any kind when none): at the first level only the fields
+// check accepts for that kind (check.CtxFields).
+func ctxCompletions(kinds []builtins.CtxKind, chain []string) []Completion {
+	members := check.CtxFields(kinds)
 	for _, name := range chain {
 		i := slices.IndexFunc(members, func(m builtins.CtxMember) bool { return m.Name == name })
 		if i < 0 {

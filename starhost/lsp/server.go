@@ -1,6 +1,9 @@
 // Package lsp is the language server of `crystal-star lsp`: diagnostics
 // from `crystal-star check` as the author types, hover documentation and
 // completion from the tables check uses and the text of docs/api.md,
+// hover, completion, signature help, references and rename on the
+// author's own names across the bundle (index.go), ctx. completion by the
+// callback kind check assigns, quick fixes for check's suggestions,
 // go-to-definition across load(), and formatting through `crystal-star
 // fmt`.
 //
@@ -31,6 +34,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/check"
 	"github.com/crystal-star/crystal-star/starhost/format" // formatting, and the Style* warnings of its diagnostics
 )
 
@@ -55,7 +59,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		opts.Debounce = DefaultDebounce
 	}
 	s := &server{opts: opts, docs: map[string]string{}, timers: map[string]*time.Timer{}, published: map[string][]string{},
-		workers: starhost.NewCheckWorkers()}
+		workers: check.NewWorkers()}
 	defer s.workers.Close() // after the last check (s.checks.Wait below)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -74,6 +78,10 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		TextDocumentCompletion:         s.completion,
 		TextDocumentDefinition:         s.definition,
 		TextDocumentFormatting:         s.formatting,
+		TextDocumentSignatureHelp:      s.signatureHelp,
+		TextDocumentReferences:         s.references,
+		TextDocumentRename:             s.rename,
+		TextDocumentPrepareRename:      s.prepareRename,
 		WorkspaceDidChangeWatchedFiles: func(*glsp.Context, *protocol.DidChangeWatchedFilesParams) error { return nil },
 	}
 	conn := jsonrpc2.NewConn(ctx, newFrameStream(stream),
@@ -102,7 +110,7 @@ type server struct {
 	// workers runs the dry runs of every check of the session in one
 	// worker process, started on the first and kept, so a check as the
 	// author types does not pay for a process start.
-	workers *starhost.CheckWorkers
+	workers *check.Workers
 
 	mu        sync.Mutex
 	conn      *jsonrpc2.Conn
@@ -129,8 +137,15 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	if req.Params != nil {
 		gctx.Params = *req.Params
 	}
-	if req.Method == string(protocol.MethodExit) {
+	switch req.Method {
+	case string(protocol.MethodExit):
 		return nil, conn.Close()
+	case string(protocol.MethodTextDocumentCodeAction):
+		r, err := s.codeAction(gctx.Params) // glsp would drop the diagnostics' codes
+		if err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		}
+		return r, nil
 	}
 	r, validMethod, validParams, err := h.Handle(gctx)
 	switch {
@@ -160,6 +175,11 @@ func (s *server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any,
 			CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{".", "\"", "(", ","}},
 			DefinitionProvider:         true,
 			DocumentFormattingProvider: true,
+			SignatureHelpProvider:      &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}},
+			ReferencesProvider:         true,
+			RenameProvider:             protocol.RenameOptions{PrepareProvider: &yes},
+			CodeActionProvider: protocol.CodeActionOptions{
+				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
 		},
 		ServerInfo: &protocol.InitializeResultServerInfo{Name: "crystal-star", Version: &version},
 	}, nil
@@ -235,8 +255,12 @@ func (s *server) text(path string) string {
 }
 
 func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	text := s.text(pathOf(p.TextDocument.URI))
-	doc := Hover(text, int(p.Position.Line), int(p.Position.Character))
+	path := pathOf(p.TextDocument.URI)
+	ix, rel := s.indexOf(path, nil)
+	doc := ix.hoverOwn(rel, int(p.Position.Line), int(p.Position.Character))
+	if doc == "" {
+		doc = Hover(s.text(path), int(p.Position.Line), int(p.Position.Character))
+	}
 	if doc == "" {
 		return nil, nil
 	}
@@ -246,12 +270,14 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 var completionKinds = map[CompletionKind]protocol.CompletionItemKind{
 	KindKeyword: protocol.CompletionItemKindProperty, KindField: protocol.CompletionItemKindField,
 	KindValue: protocol.CompletionItemKindEnumMember, KindFunction: protocol.CompletionItemKindFunction,
+	KindVariable: protocol.CompletionItemKindVariable,
 }
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	text := s.text(pathOf(p.TextDocument.URI))
+	path := pathOf(p.TextDocument.URI)
+	ix, rel := s.indexOf(path, &p.Position)
 	items := []protocol.CompletionItem{}
-	for _, c := range Complete(text, int(p.Position.Line), int(p.Position.Character)) {
+	for _, c := range ix.complete(rel, s.text(path), int(p.Position.Line), int(p.Position.Character)) {
 		kind := completionKinds[c.Kind]
 		item := protocol.CompletionItem{Label: c.Label, Kind: &kind}
 		if c.Detail != "" {

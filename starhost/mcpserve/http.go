@@ -54,7 +54,9 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	// hosts) would refuse an allowed name reached through loopback.
 	// The event store (in memory, bounded by the SDK) makes event streams
 	// resumable: a client that lost its connection reconnects with
-	// Last-Event-ID and gets what it missed (the priming event of SEP-1699).
+	// Last-Event-ID and gets what it missed (the priming event of SEP-1699);
+	// it also orders a cancelled sampling request's notice before the
+	// answer of the call it served (watchingStore).
 	// The SDK closes a session idle for SessionTimeout itself (no request
 	// in flight: a POST pauses its timer); the limiter bounds their number.
 	if opts.MaxSessions <= 0 {
@@ -63,11 +65,12 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.SessionIdleTimeout <= 0 {
 		opts.SessionIdleTimeout = DefaultSessionIdleTimeout
 	}
+	calls := newCallsInFlight()
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
-		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: mcp.NewMemoryEventStore(nil),
+		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: watchingStore{mcp.NewMemoryEventStore(nil), calls},
 			SessionTimeout: opts.SessionIdleTimeout, MaxRequestBodyBytes: MaxBodyBytes})
 	mux := http.NewServeMux()
-	mux.Handle(path, newSessionLimiter(s.srv, opts.MaxSessions, methodNotFound{mcpHandler}))
+	mux.Handle(path, newSessionLimiter(s.srv, opts.MaxSessions, postFilter{next: mcpHandler, calls: calls}))
 	return guard{next: mux, opts: opts}
 }
 

@@ -2,8 +2,12 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -70,8 +74,12 @@ func (samplingClient) Complete(ctx context.Context, req starhost.ModelRequest) (
 		params.Messages = append(params.Messages, &mcp.SamplingMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: m.Content}})
 	}
 	params.SystemPrompt = strings.Join(system, "\n\n")
-	res, err := ss.CreateMessage(ctx, params)
+	w := &samplingWrites{cancelled: make(chan struct{})}
+	res, err := ss.CreateMessage(context.WithValue(ctx, samplingWritesKey{}, w), params)
 	if err != nil {
+		if ctx.Err() != nil && w.onStream.Load() {
+			w.awaitCancelNotice()
+		}
 		return starhost.ModelReply{}, err
 	}
 	text, ok := res.Content.(*mcp.TextContent)
@@ -79,4 +87,63 @@ func (samplingClient) Complete(ctx context.Context, req starhost.ModelRequest) (
 		return starhost.ModelReply{}, errors.New("the MCP client's model answered without text")
 	}
 	return starhost.ModelReply{Text: text.Text, FinishReason: res.StopReason}, nil
+}
+
+// cancelNoticeWait bounds how long a cancelled sampling request waits for
+// its notifications/cancelled to be written to its event stream.
+const cancelNoticeWait = time.Second
+
+// samplingWrites is what the HTTP event store saw written of one sampling
+// request: the request itself, then its cancellation.
+//
+// The SDK sends a cancelled request's notifications/cancelled off the
+// caller's path (its issue #1150). Over Streamable HTTP that notice goes on
+// the event stream of the tool call being served, and the call's answer
+// closes that stream: when the answer came first the SDK dropped the notice
+// (3 runs in 8 cancelled the client's sampling). So a cancelled sampling
+// request whose request went to an event stream returns only once its
+// cancellation is on that stream too; the tool's answer follows it.
+type samplingWrites struct {
+	onStream  atomic.Bool   // the request was written to an event stream
+	cancelled chan struct{} // closed once its cancellation was written
+	once      sync.Once
+}
+
+type samplingWritesKey struct{}
+
+func (w *samplingWrites) awaitCancelNotice() {
+	t := time.NewTimer(cancelNoticeWait)
+	defer t.Stop()
+	select {
+	case <-w.cancelled:
+	case <-t.C:
+	}
+}
+
+// watchingStore is the HTTP event store: it stores events as the SDK's
+// store does, but not the answer to a call the client cancelled (see
+// postFilter), and tells a sampling request which of its messages were
+// written (the SDK writes them with the request's context).
+type watchingStore struct {
+	mcp.EventStore
+	calls *callsInFlight
+}
+
+func (s watchingStore) Append(ctx context.Context, sessionID, streamID string, data []byte) error {
+	var err error
+	if !s.calls.cancelledAnswer(sessionID, data) {
+		err = s.EventStore.Append(ctx, sessionID, streamID, data)
+	}
+	if w, ok := ctx.Value(samplingWritesKey{}).(*samplingWrites); ok {
+		var m struct {
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal(data, &m)
+		if m.Method == "notifications/cancelled" {
+			w.once.Do(func() { close(w.cancelled) })
+		} else {
+			w.onStream.Store(true)
+		}
+	}
+	return err
 }

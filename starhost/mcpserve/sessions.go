@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -194,74 +195,208 @@ type jsonrpcErrorAnswer struct {
 	Error   *jsonrpc.Error  `json:"error"`
 }
 
-// methodNotFound turns the SDK's answer to a request for a method it does
-// not know — HTTP 400 with a plain-text body, before the request reaches
-// the session — into the JSON-RPC error the stdio transport gives (-32601,
-// with the request's id, HTTP 200), so a client over HTTP can match it to
-// its request like any other error. Every other answer passes unchanged.
-type methodNotFound struct{ next http.Handler }
+// postFilter stands between a POST and the SDK's handler for two answers
+// the SDK gives otherwise:
+//
+//   - A request for a method the SDK does not know gets HTTP 400 with a
+//     plain-text body, before the request reaches the session; the filter
+//     turns it into the JSON-RPC error the stdio transport gives (-32601,
+//     with the request's id, HTTP 200), so a client over HTTP can match it
+//     to its request like any other error.
+//   - A call the client cancelled (notifications/cancelled) would still be
+//     answered: MCP says it should not be. The filter withholds that
+//     answer; the call's event stream then ends without it, as the stdio
+//     transport drops it.
+//   - A call reusing the id of a call in flight in its session would take
+//     that call's stream (the SDK matches answers to streams by id); it is
+//     refused with -32600, as over stdio, and the first is answered.
+//
+// Every other answer passes unchanged.
+type postFilter struct {
+	next  http.Handler
+	calls *callsInFlight
+}
 
-func (m methodNotFound) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func newCallsInFlight() *callsInFlight {
+	return &callsInFlight{byKey: map[callKey]*callInFlight{}}
+}
+
+func (m postFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.Body == nil {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	body := &teeBody{ReadCloser: r.Body}
-	r.Body = body
-	hw := &holdBadRequest{ResponseWriter: w}
-	m.next.ServeHTTP(hw, r)
-	if !hw.holding {
+	// The body is read first (the SDK reads it whole too, and refuses one
+	// past MaxBodyBytes), so that a cancellation is known before the SDK
+	// acts on it.
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	r.Body.Close()
+	if err != nil {
+		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	req, ok := singleCall(body.read.Bytes())
-	if ok && strings.Contains(hw.held.String(), fmt.Sprintf("%q unsupported", req.Method)) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	msg, _ := jsonrpc.DecodeMessage(bytes.TrimSpace(body))
+	req, _ := msg.(*jsonrpc.Request)
+	session := r.Header.Get("Mcp-Session-Id")
+	pw := &postWriter{ResponseWriter: w}
+	switch {
+	case req == nil || session == "":
+	case req.IsCall():
+		call := m.calls.start(session, req.ID)
+		if call == nil {
+			// The SDK matches answers to streams by id: a second request
+			// with the id of one in flight would take the first's stream.
+			writeAnswer(w, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: idInUse(req.ID)}})
+			return
+		}
+		pw.call = call
+		defer m.calls.end(session, call)
+	case req.Method == "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			m.calls.cancel(session, idText(mustID(p.RequestID)))
+		}
+	}
+	m.next.ServeHTTP(pw, r)
+	if !pw.holding {
+		return
+	}
+	if req != nil && req.IsCall() && strings.Contains(pw.held.String(), fmt.Sprintf("%q unsupported", req.Method)) {
 		w.Header().Del("X-Content-Type-Options")
-		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		writeAnswer(w, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("method not found: %q", req.Method)}})
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(data)
 		return
 	}
 	w.WriteHeader(http.StatusBadRequest)
-	_, _ = w.Write(hw.held.Bytes())
+	_, _ = w.Write(pw.held.Bytes())
 }
 
-// singleCall decodes body as one JSON-RPC call (no batch).
-func singleCall(body []byte) (*jsonrpc.Request, bool) {
-	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(body))
-	if err != nil {
-		return nil, false
+// writeAnswer writes one JSON-RPC answer as the POST's JSON body (HTTP 200).
+func writeAnswer(w http.ResponseWriter, res *jsonrpc.Response) {
+	data, _ := jsonrpc.EncodeMessage(res)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+// idInUse is the refusal of a request reusing the id of one in flight.
+func idInUse(id jsonrpc.ID) string {
+	return fmt.Sprintf("request id %v is already in use by a request in flight", id.Raw())
+}
+
+// callsInFlight are the calls whose POST is open, by session and id: only
+// those can be cancelled, so the set is bounded by the requests in flight.
+type callsInFlight struct {
+	mu        sync.Mutex
+	byKey     map[callKey]*callInFlight
+	cancelled atomic.Int64 // calls in byKey the client cancelled
+}
+
+type callKey struct{ session, id string } // id as its JSON text
+
+type callInFlight struct {
+	id        string
+	cancelled atomic.Bool
+}
+
+func idText(id jsonrpc.ID) string {
+	data, _ := json.Marshal(id.Raw())
+	return string(data)
+}
+
+// start records a call whose POST opened, or returns nil when a call with
+// its id is in flight in the session.
+func (c *callsInFlight) start(session string, id jsonrpc.ID) *callInFlight {
+	call := &callInFlight{id: idText(id)}
+	key := callKey{session, call.id}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey[key] != nil {
+		return nil
 	}
-	req, ok := msg.(*jsonrpc.Request)
-	return req, ok && req.IsCall()
+	c.byKey[key] = call
+	return call
 }
 
-// teeBody keeps what the handler read of a request body (at most
-// MaxBodyBytes: the SDK reads no further).
-type teeBody struct {
-	io.ReadCloser
-	read bytes.Buffer
-}
-
-func (t *teeBody) Read(p []byte) (int, error) {
-	n, err := t.ReadCloser.Read(p)
-	if t.read.Len() < MaxBodyBytes {
-		t.read.Write(p[:min(n, MaxBodyBytes-t.read.Len())])
+func (c *callsInFlight) end(session string, call *callInFlight) {
+	c.mu.Lock()
+	if call.cancelled.Load() {
+		c.cancelled.Add(-1)
 	}
-	return n, err
+	delete(c.byKey, callKey{session, call.id})
+	c.mu.Unlock()
 }
 
-// holdBadRequest holds back an answer that starts with HTTP 400 (a small
-// plain-text error) so that methodNotFound can replace it; every other
-// answer goes straight through, flushes included (event streams).
-type holdBadRequest struct {
+func (c *callsInFlight) cancel(session, id string) {
+	c.mu.Lock()
+	if call := c.byKey[callKey{session, id}]; call != nil && !call.cancelled.Swap(true) {
+		c.cancelled.Add(1)
+	}
+	c.mu.Unlock()
+}
+
+// cancelledAnswer reports whether data, a message about to be stored for
+// session, answers a call the client cancelled: the event store keeps no
+// such answer, so a client resuming the stream does not get it either.
+func (c *callsInFlight) cancelledAnswer(session string, data []byte) bool {
+	if c == nil || c.cancelled.Load() == 0 {
+		return false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Method != "" || m.ID == nil {
+		return false
+	}
+	c.mu.Lock()
+	call := c.byKey[callKey{session, idText(mustID(m.ID))}]
+	c.mu.Unlock()
+	return call != nil && call.cancelled.Load()
+}
+
+// answers reports whether event (one SSE event, or a JSON body) is the
+// answer to the call.
+func (call *callInFlight) answers(event []byte) bool {
+	data := bytes.TrimSpace(event)
+	if !bytes.HasPrefix(data, []byte("{")) {
+		i := bytes.Index(data, []byte("data: "))
+		if i < 0 || (i > 0 && data[i-1] != '\n') {
+			return false
+		}
+		data = data[i+len("data: "):]
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(data, &m) == nil && m.Method == "" && m.ID != nil && idText(mustID(m.ID)) == call.id
+}
+
+// mustID decodes a JSON-RPC id (a number or a string); anything else is
+// the invalid id, whose text matches no call.
+func mustID(raw json.RawMessage) jsonrpc.ID {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	id, _ := jsonrpc.MakeID(v)
+	return id
+}
+
+// postWriter holds back an answer that starts with HTTP 400 (a small
+// plain-text error) so that postFilter can replace it, and drops the
+// answer to a call the client cancelled; every other answer goes straight
+// through, flushes included (event streams).
+type postWriter struct {
 	http.ResponseWriter
+	call             *callInFlight
 	started, holding bool
 	held             bytes.Buffer
 }
 
-func (h *holdBadRequest) WriteHeader(code int) {
+func (h *postWriter) WriteHeader(code int) {
 	if !h.started {
 		h.started = true
 		if code == http.StatusBadRequest {
@@ -274,17 +409,20 @@ func (h *holdBadRequest) WriteHeader(code int) {
 	}
 }
 
-func (h *holdBadRequest) Write(p []byte) (int, error) {
+func (h *postWriter) Write(p []byte) (int, error) {
 	if !h.started {
 		h.WriteHeader(http.StatusOK)
 	}
 	if h.holding {
 		return h.held.Write(p)
 	}
+	if h.call != nil && h.call.cancelled.Load() && h.call.answers(p) {
+		return len(p), nil
+	}
 	return h.ResponseWriter.Write(p)
 }
 
-func (h *holdBadRequest) Flush() {
+func (h *postWriter) Flush() {
 	if !h.holding {
 		h.started = true
 		if f, ok := h.ResponseWriter.(http.Flusher); ok {
@@ -294,4 +432,4 @@ func (h *holdBadRequest) Flush() {
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (h *holdBadRequest) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+func (h *postWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }

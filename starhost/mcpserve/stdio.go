@@ -131,7 +131,7 @@ func (c *drainConn) admit(req *jsonrpc.Request) *jsonrpc.Response {
 		msg = fmt.Sprintf("method %q is invalid before initialize", req.Method)
 	case c.pending[req.ID]:
 		// The SDK would answer with id null, which the client cannot match.
-		msg = fmt.Sprintf("request id %v is already in use by a request in flight", req.ID.Raw())
+		msg = idInUse(req.ID)
 	default:
 		c.initialized = c.initialized || req.Method == "initialize"
 		c.pending[req.ID] = true

@@ -1,4 +1,4 @@
-package starhost
+package check
 
 import (
 	"sync"
@@ -7,9 +7,10 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 )
 
-// CheckWorkers is the worker process that runs Check's dry runs. Check
+// Workers is the worker process that runs the dry runs of Plugins. Plugins
 // runs code from pull requests, so it never runs plugin code in its own
 // process; one worker serves every dry run of a run, one plugin after
 // another, instead of a process per plugin (which cost 30 times the rest
@@ -17,11 +18,11 @@ import (
 // a fault (memory_limit, the timeout, a crash) is reported for the plugin
 // whose dry run caused it, and the next plugin gets a fresh worker.
 //
-// Check makes its own and ends it when it returns. A caller that checks
-// again and again (WatchCheck, the language server) passes one in
-// CheckOptions.Workers to keep the worker between runs, and closes it when
+// Plugins makes its own and ends it when it returns. A caller that checks
+// again and again (Watch, the language server) passes one in
+// Options.Workers to keep the worker between runs, and closes it when
 // done. It is safe for concurrent use; dry runs are served one at a time.
-type CheckWorkers struct {
+type Workers struct {
 	started func() // test hook: called when a worker process starts
 
 	mu     sync.Mutex
@@ -29,13 +30,13 @@ type CheckWorkers struct {
 	runner *lworker.DryRunner
 }
 
-// NewCheckWorkers returns workers for Check; none runs until the first dry
+// NewWorkers returns workers for Plugins; none runs until the first dry
 // run.
-func NewCheckWorkers() *CheckWorkers { return &CheckWorkers{} }
+func NewWorkers() *Workers { return &Workers{} }
 
-// Close ends the worker, if one runs. Check may use w again afterwards: it
+// Close ends the worker, if one runs. Plugins may use w again afterwards: it
 // starts a new one.
-func (w *CheckWorkers) Close() {
+func (w *Workers) Close() {
 	w.mu.Lock()
 	r := w.runner
 	w.runner = nil
@@ -48,8 +49,8 @@ func (w *CheckWorkers) Close() {
 // dryRunner returns the runner for sandbox's memory limit and a dry-run
 // timeout, replacing one made with other limits (config.toml changed
 // between two runs).
-func (w *CheckWorkers) dryRunner(sandbox *Host, timeout time.Duration) *lworker.DryRunner {
-	mem, _ := sandbox.limits()
+func (w *Workers) dryRunner(host sandbox.Host, timeout time.Duration) *lworker.DryRunner {
+	mem := host.MemoryLimit()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if key := [2]int64{mem, int64(timeout)}; w.runner == nil || key != w.limits {
@@ -57,14 +58,14 @@ func (w *CheckWorkers) dryRunner(sandbox *Host, timeout time.Duration) *lworker.
 			w.runner.Close()
 		}
 		w.limits = key
-		w.runner = sandbox.workers(timeout).DryRunner(w.started)
+		w.runner = host.Workers(timeout).DryRunner(w.started)
 	}
 	return w.runner
 }
 
 // request is the activation request of p's dry run; providers holds its
 // satisfied dependencies (only their ids cross to the worker).
-func (ck *checker) request(p *checkPlugin, providers map[string]map[string]any) contrib.ActivationRequest {
+func (ck *runner) request(p *checkPlugin, providers map[string]map[string]any) contrib.ActivationRequest {
 	c, mf := p.cand, p.cand.Manifest
 	return contrib.ActivationRequest{
 		Plugin: mf.ID, DisplayName: mf.Name(), Generation: "check", Source: c.Source,
@@ -77,6 +78,6 @@ func (ck *checker) request(p *checkPlugin, providers map[string]map[string]any) 
 }
 
 // isolationOnly reports a diagnostic about running in a worker rather than
-// about the plugin's files: Check runs every plugin in one, whatever the
+// about the plugin's files: Plugins runs every plugin in one, whatever the
 // configuration says.
 func isolationOnly(d contrib.Diagnostic) bool { return d.Code == contrib.IsolationUnsupported }

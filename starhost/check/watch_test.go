@@ -1,4 +1,4 @@
-package starhost
+package check_test
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
-// TestWatchCheck proves WatchCheck re-checks after a save and reports only
+// TestWatchCheck proves check.Watch re-checks after a save and reports only
 // what changed: a new finding, a fixed one, and nothing for a save that
 // changes no finding.
 func TestWatchCheck(t *testing.T) {
@@ -29,8 +30,8 @@ func TestWatchCheck(t *testing.T) {
 	runs := make(chan run, 8)
 	done := make(chan error, 1)
 	go func() {
-		done <- WatchCheck(ctx, CheckOptions{Paths: []string{plug}, Options: checkTestOptions(t, dir)},
-			func(r *CheckReport, ch CheckChange) { runs <- run{len(r.Diagnostics), len(ch.Added), len(ch.Fixed)} })
+		done <- check.Watch(ctx, check.Options{Paths: []string{plug}, Options: checkTestOptions(t, dir)},
+			func(r *check.Report, ch check.Change) { runs <- run{len(r.Diagnostics), len(ch.Added), len(ch.Fixed)} })
 	}()
 	next := func() run {
 		t.Helper()
@@ -38,7 +39,7 @@ func TestWatchCheck(t *testing.T) {
 		case r := <-runs:
 			return r
 		case err := <-done:
-			t.Fatalf("WatchCheck returned %v", err)
+			t.Fatalf("check.Watch returned %v", err)
 		case <-time.After(20 * time.Second): // a hang guard, not a timing assertion
 			t.Fatal("no run after the save")
 		}
@@ -61,6 +62,6 @@ func TestWatchCheck(t *testing.T) {
 	}
 	cancel()
 	if err := <-done; err != nil {
-		t.Errorf("WatchCheck = %v after ctx ended; want nil", err)
+		t.Errorf("check.Watch = %v after ctx ended; want nil", err)
 	}
 }

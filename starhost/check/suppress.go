@@ -1,7 +1,7 @@
-// Suppression comments: `# crystal-star: disable=Code[,Code]` on a line
+// Suppression comments: `# crystal-star: disable=Code[,starhost.Code]` on a line
 // drops findings of those codes there.
 
-package starhost
+package check
 
 import (
 	"os"

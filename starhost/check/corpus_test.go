@@ -1,4 +1,4 @@
-package starhost
+package check_test
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/check"
+	_ "github.com/crystal-star/crystal-star/starhost/format" // the Style* warnings of the corpus
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/check")
@@ -18,17 +21,17 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/ch
 // checkCorpus holds one broken plugin (or a directory of plugins, for
 // cross-plugin rules) per case, each with want.txt: the lines `crystal-star
 // check` prints for it, paths relative to checkCorpus.
-const checkCorpus = "../testdata/check"
+const checkCorpus = "../../testdata/check"
 
 // checkTestOptions are the options of the corpus runs: the CLI's built-in
 // names, an empty home and a small step budget so the too_many_steps case
 // is quick.
-func checkTestOptions(t testing.TB, root string) Options {
+func checkTestOptions(t testing.TB, root string) starhost.Options {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{
+	return starhost.Options{
 		Home: t.TempDir(), Workspace: t.TempDir(), Steps: 200_000,
 		BuiltinTools:        []string{"read", "write", "edit", "bash", "grep", "glob", "skill"},
 		HostPlaceholders:    []string{"mode", "workspace", "session_id", "approval_mode", "provider", "model"},
@@ -46,10 +49,10 @@ func checkTestOptions(t testing.TB, root string) Options {
 }
 
 // renderCheck is the human output of `crystal-star check`.
-func renderCheck(r *CheckReport) string {
+func renderCheck(r *check.Report) string {
 	var b strings.Builder
 	for _, d := range r.Diagnostics {
-		b.WriteString(CheckLine(d) + "\n")
+		b.WriteString(check.Line(d) + "\n")
 	}
 	b.WriteString(r.Summary() + "\n")
 	return b.String()
@@ -80,7 +83,7 @@ func TestCheckCorpus(t *testing.T) {
 	for _, name := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r, err := Check(context.Background(), CheckOptions{
+			r, err := check.Plugins(context.Background(), check.Options{
 				Paths: []string{filepath.Join(checkCorpus, name)}, Options: checkTestOptions(t, checkCorpus)})
 			if err != nil {
 				t.Fatal(err)
@@ -182,7 +185,7 @@ func TestCheckCorpusCoversCatalogue(t *testing.T) {
 			t.Errorf("notStatic names unknown code %s", code)
 		}
 	}
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "check.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "check.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +199,7 @@ func TestCheckCorpusCoversCatalogue(t *testing.T) {
 // TestCheckExamplePluginsClean proves every example plugin of plugins/
 // checks clean: no error, no warning.
 func TestCheckExamplePluginsClean(t *testing.T) {
-	r, err := Check(context.Background(), CheckOptions{Paths: []string{"../plugins"}, Options: checkTestOptions(t, "../plugins")})
+	r, err := check.Plugins(context.Background(), check.Options{Paths: []string{"../../plugins"}, Options: checkTestOptions(t, "../../plugins")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +207,7 @@ func TestCheckExamplePluginsClean(t *testing.T) {
 		t.Fatal("no example plugins found")
 	}
 	for _, d := range r.Diagnostics {
-		t.Errorf("%s", CheckLine(d))
+		t.Errorf("%s", check.Line(d))
 	}
 }
 
@@ -214,7 +217,7 @@ func TestCheckExamplePluginsClean(t *testing.T) {
 func TestCheckWritesNothing(t *testing.T) {
 	opts := checkTestOptions(t, checkCorpus)
 	before := treeOf(t, checkCorpus, opts.Home, opts.Workspace)
-	if _, err := Check(context.Background(), CheckOptions{Paths: []string{checkCorpus}, Options: opts}); err != nil {
+	if _, err := check.Plugins(context.Background(), check.Options{Paths: []string{checkCorpus}, Options: opts}); err != nil {
 		t.Fatal(err)
 	}
 	if after := treeOf(t, checkCorpus, opts.Home, opts.Workspace); !slices.Equal(before, after) {
@@ -245,34 +248,34 @@ func TestCheckWithoutPathsUsesHostRoots(t *testing.T) {
 	opts := checkTestOptions(t, checkCorpus)
 	opts.Dev = []string{filepath.Join(checkCorpus, "tool_duplicate")}
 	opts.Display = nil
-	r, err := Check(context.Background(), CheckOptions{Options: opts})
+	r, err := check.Plugins(context.Background(), check.Options{Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Plugins) != 1 || r.Plugins[0].ID != "acme.notes" {
 		t.Fatalf("plugins = %v; want the one dev plugin", r.Plugins)
 	}
-	if len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != Code(contrib.ToolDuplicate) ||
-		r.Diagnostics[0].Pos.File != "../testdata/check/tool_duplicate/plugin.star" {
+	if len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != starhost.Code(contrib.ToolDuplicate) ||
+		r.Diagnostics[0].Pos.File != "../../testdata/check/tool_duplicate/plugin.star" {
 		t.Errorf("diagnostics = %v; want one ToolDuplicate relative to the current directory", r.Diagnostics)
 	}
 }
 
 func TestCheckMissingPath(t *testing.T) {
-	_, err := Check(context.Background(), CheckOptions{Paths: []string{"no/such/dir"}, Options: checkTestOptions(t, ".")})
+	_, err := check.Plugins(context.Background(), check.Options{Paths: []string{"no/such/dir"}, Options: checkTestOptions(t, ".")})
 	if err == nil {
 		t.Fatal("want an error for a missing path")
 	}
 }
 
 func TestCheckSummary(t *testing.T) {
-	r := &CheckReport{Plugins: []CheckedPlugin{{ID: "a"}, {ID: "b"}}, Diagnostics: []Note{
-		{Severity: SeverityError}, {Severity: SeverityError}, {Severity: SeverityError},
-		{Severity: SeverityWarning}}}
+	r := &check.Report{Plugins: []check.Plugin{{ID: "a"}, {ID: "b"}}, Diagnostics: []starhost.Note{
+		{Severity: starhost.SeverityError}, {Severity: starhost.SeverityError}, {Severity: starhost.SeverityError},
+		{Severity: starhost.SeverityWarning}}}
 	if got, want := r.Summary(), "3 errors, 1 warning in 2 plugins"; got != want {
 		t.Errorf("Summary() = %q; want %q", got, want)
 	}
-	if got, want := (&CheckReport{Plugins: []CheckedPlugin{{}}}).Summary(), "0 errors, 0 warnings in 1 plugin"; got != want {
+	if got, want := (&check.Report{Plugins: []check.Plugin{{}}}).Summary(), "0 errors, 0 warnings in 1 plugin"; got != want {
 		t.Errorf("Summary() = %q; want %q", got, want)
 	}
 }

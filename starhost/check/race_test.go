@@ -1,6 +1,6 @@
 //go:build race
 
-package starhost
+package check_test
 
 // checkRace is set when the race detector is on: its shadow memory does
 // not fit under a small worker memory limit.

@@ -1,4 +1,4 @@
-package starhost
+package check_test
 
 // The cost of `crystal-star check` on 100 generated plugins, against raw
 // parsing (go.starlark.net/syntax) of the same files. docs/performance.md
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // benchPluginCount is the size of the generated corpus.
@@ -113,7 +114,7 @@ func writeBenchPlugins(tb testing.TB, dir string, n int) map[string][]byte {
 }
 
 func benchCheck(tb testing.TB, dir string) {
-	r, err := Check(context.Background(), CheckOptions{Paths: []string{dir}, Options: checkTestOptions(tb, dir)})
+	r, err := check.Plugins(context.Background(), check.Options{Paths: []string{dir}, Options: checkTestOptions(tb, dir)})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package starhost
+package check
 
 import (
 	"context"
@@ -11,30 +11,32 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 )
 
-// CheckChange is what changed between two runs of Check.
-type CheckChange struct {
+// Change is what changed between two runs of Plugins.
+type Change struct {
 	// Added are the findings the new run has and the previous one had not
 	// (all of them for the first run); Fixed are the ones it no longer has.
 	// Hidden are the ones it no longer has because a syntax error in their
 	// plugin stops the checks that found them: not fixed, and still
 	// expected — reported fixed only once a run without the syntax error
 	// lacks them.
-	Added, Fixed, Hidden []Note
+	Added, Fixed, Hidden []starhost.Note
 }
 
 // Empty reports whether nothing changed.
-func (c CheckChange) Empty() bool {
+func (c Change) Empty() bool {
 	return len(c.Added) == 0 && len(c.Fixed) == 0 && len(c.Hidden) == 0
 }
 
-// checkDebounce is how long WatchCheck waits for the file system to settle
+// checkDebounce is how long Watch waits for the file system to settle
 // after a change before checking again (an editor's save is several
 // events).
 const checkDebounce = 100 * time.Millisecond
 
-// WatchCheck runs Check, then runs it again after every change below the
+// Watch runs Plugins, then runs it again after every change below the
 // checked plugin directories (opts.Paths, or the host's plugin roots), once
 // the changes settle. It calls report after each run with the report and
 // what changed since the previous run; findings compare by plugin, place,
@@ -43,14 +45,14 @@ const checkDebounce = 100 * time.Millisecond
 // kept between runs (opts.Workers, or one of its own). It returns nil when ctx ends, or the
 // error of a run that could not read its paths. report is called from the
 // calling goroutine.
-func WatchCheck(ctx context.Context, opts CheckOptions, report func(*CheckReport, CheckChange)) error {
+func Watch(ctx context.Context, opts Options, report func(*Report, Change)) error {
 	dirs := opts.Paths
 	if len(dirs) == 0 {
-		sandbox, err := New(opts.Options)
+		host, err := starhost.New(opts.Options)
 		if err != nil {
 			return err
 		}
-		for _, r := range sandbox.roots() {
+		for _, r := range sandbox.Of(host).Roots() {
 			dirs = append(dirs, r.Dir)
 		}
 	}
@@ -64,12 +66,12 @@ func WatchCheck(ctx context.Context, opts CheckOptions, report func(*CheckReport
 	}
 	if opts.Workers == nil {
 		// One worker serves every run of the watch.
-		opts.Workers = NewCheckWorkers()
+		opts.Workers = NewWorkers()
 		defer opts.Workers.Close()
 	}
 	prev := &watchState{}
 	run := func() error {
-		r, err := Check(ctx, opts)
+		r, err := Plugins(ctx, opts)
 		if err != nil {
 			return err
 		}
@@ -126,7 +128,7 @@ func watchTree(w *fsnotify.Watcher, dir string) {
 // watchState is what the watch remembers between runs: the findings by
 // key, and which of them a syntax error hides (reported hidden once).
 type watchState struct {
-	seen   map[string]Note
+	seen   map[string]starhost.Note
 	hidden map[string]bool
 }
 
@@ -134,17 +136,17 @@ type watchState struct {
 // st r's. A finding gone from a plugin that now has a syntax error is
 // hidden, not fixed: the checks that found it did not run. It stays
 // expected, and is reported fixed only by a run that parses its plugin.
-func diffReports(st *watchState, r *CheckReport) CheckChange {
-	var ch CheckChange
-	now := map[string]Note{}
+func diffReports(st *watchState, r *Report) Change {
+	var ch Change
+	now := map[string]starhost.Note{}
 	broken := map[string]bool{} // plugins with a syntax error: nothing past parsing ran
 	for _, d := range r.Diagnostics {
-		k := CheckLine(d) + "\x00" + d.Plugin
+		k := Line(d) + "\x00" + d.Plugin
 		now[k] = d
 		if _, ok := st.seen[k]; !ok {
 			ch.Added = append(ch.Added, d)
 		}
-		if d.Code == Code(contrib.SyntaxError) {
+		if d.Code == starhost.Code(contrib.SyntaxError) {
 			broken[d.Plugin] = true
 		}
 	}
@@ -153,7 +155,7 @@ func diffReports(st *watchState, r *CheckReport) CheckChange {
 		if _, ok := now[k]; ok {
 			continue
 		}
-		if broken[d.Plugin] && d.Code != Code(contrib.SyntaxError) {
+		if broken[d.Plugin] && d.Code != starhost.Code(contrib.SyntaxError) {
 			now[k], hidden[k] = d, true
 			if !st.hidden[k] {
 				ch.Hidden = append(ch.Hidden, d)
@@ -162,7 +164,7 @@ func diffReports(st *watchState, r *CheckReport) CheckChange {
 		}
 		ch.Fixed = append(ch.Fixed, d)
 	}
-	byPlace := func(a, b Note) int { return compareNotes(diagOf(a), diagOf(b)) }
+	byPlace := func(a, b starhost.Note) int { return compareNotes(diagOf(a), diagOf(b)) }
 	slices.SortFunc(ch.Fixed, byPlace)
 	slices.SortFunc(ch.Hidden, byPlace)
 	st.seen, st.hidden = now, hidden

@@ -1,4 +1,4 @@
-package starhost
+package check
 
 import (
 	"cmp"
@@ -18,49 +18,51 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
 	lworker "github.com/crystal-star/crystal-star/lifecycle/worker"
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 )
 
-// DefaultCheckTimeout bounds the dry run of one plugin's module in Check.
-const DefaultCheckTimeout = 10 * time.Second
+// DefaultTimeout bounds the dry run of one plugin's module in Plugins.
+const DefaultTimeout = 10 * time.Second
 
-// CheckOptions configure Check. The embedded Options are read as a host
+// Options configure Plugins. The embedded starhost.Options are read as a host
 // would read them — the plugin roots (Workspace, Home, Dev, Builtin, and
 // the `plugins` switch of config.toml), the names the embedder owns, Steps,
 // HostVersion and Display — but Notes is never called and no trust file is
 // read. The zero value checks every plugin a host with zero Options would
 // discover.
-type CheckOptions struct {
-	Options
+type Options struct {
+	starhost.Options
 	// Paths, when set, are the only plugins checked: each is a plugin
 	// directory or a directory of them, in load order as given. Cross-plugin
 	// rules (names taken, dependencies) apply among them.
 	Paths []string
-	// Timeout bounds each plugin's dry run (DefaultCheckTimeout).
+	// Timeout bounds each plugin's dry run (DefaultTimeout).
 	Timeout time.Duration
 	// Workers, when set, runs the dry runs and keeps its worker process
-	// for the next Check (WatchCheck, an editor's language server); the
-	// caller closes it. When nil, Check starts a worker on its first dry
+	// for the next run (Watch, an editor's language server); the
+	// caller closes it. When nil, Plugins starts a worker on its first dry
 	// run and ends it before it returns.
-	Workers *CheckWorkers
+	Workers *Workers
 }
 
-// CheckedPlugin is one plugin directory Check looked at.
-type CheckedPlugin struct {
+// Plugin is one plugin directory Plugins looked at.
+type Plugin struct {
 	ID        string // the manifest id, or the directory name
 	Directory string // as shown in positions
 }
 
-// CheckReport is what Check found.
-type CheckReport struct {
+// Report is what Plugins found.
+type Report struct {
 	// Plugins lists every plugin checked, in load order.
-	Plugins []CheckedPlugin
+	Plugins []Plugin
 	// Diagnostics are the errors and warnings, sorted by file, line,
 	// column and code. Each has a file, line and column and a plugin id.
-	Diagnostics []Note
+	Diagnostics []starhost.Note
 }
 
 // Count returns the number of diagnostics of severity s.
-func (r *CheckReport) Count(s Severity) int {
+func (r *Report) Count(s starhost.Severity) int {
 	n := 0
 	for _, d := range r.Diagnostics {
 		if d.Severity == s {
@@ -72,9 +74,9 @@ func (r *CheckReport) Count(s Severity) int {
 
 // Summary returns the report's one-line summary, such as
 // "3 errors, 1 warning in 2 plugins".
-func (r *CheckReport) Summary() string {
-	return fmt.Sprintf("%s, %s in %s", plural(r.Count(SeverityError), "error"),
-		plural(r.Count(SeverityWarning), "warning"), plural(len(r.Plugins), "plugin"))
+func (r *Report) Summary() string {
+	return fmt.Sprintf("%s, %s in %s", plural(r.Count(starhost.SeverityError), "error"),
+		plural(r.Count(starhost.SeverityWarning), "warning"), plural(len(r.Plugins), "plugin"))
 }
 
 func plural(n int, word string) string {
@@ -84,12 +86,12 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// CheckLine formats d the way `crystal-star check` prints it, the one shape
+// Line formats d the way `crystal-star check` prints it, the one shape
 // of every diagnostic, which editors and CI annotators read:
-// `file:line:col: severity: plugin: message [Code]` (Note.String).
-func CheckLine(d Note) string { return d.String() }
+// `file:line:col: severity: plugin: message [Code]` (starhost.Note.String).
+func Line(d starhost.Note) string { return d.String() }
 
-// Check finds every mistake in plugins that can be found before they run,
+// Plugins finds every mistake in plugins that can be found before they run,
 // without trust and without effects, and reports it with its place (AT3,
 // AT4). For each plugin it reports the manifest's problems; the compile
 // errors of its Starlark (syntax, resolve against the real predeclared
@@ -100,51 +102,52 @@ func CheckLine(d Note) string { return d.String() }
 // placeholder and status-field names); and the curated style warnings of
 // builtins' style warnings.
 //
-// The sandbox is a worker process (CheckWorkers: one serves every plugin
+// The sandbox is a worker process (Workers: one serves every plugin
 // of the run, and a fault ends only the dry run that caused it, as that
 // plugin's finding). It runs only each module's top level, with a step
 // budget, memory_limit and Timeout, neutral services (empty facts, notes dropped) and no callback
 // ever called and no plugin timer started: no data is written, no model is
-// called, nothing is published outside Check. A plugin whose dependencies are unsatisfied is
+// called, nothing is published outside Plugins. A plugin whose dependencies are unsatisfied is
 // compiled but not run, as the host would block it.
 //
 // A `# crystal-star: disable=Code[,Code...]` comment on the line of a
 // diagnostic's position suppresses it. Notes (severity note) are not
 // reported. The error is non-nil only when a path cannot be read or ctx
 // ends.
-func Check(ctx context.Context, opts CheckOptions) (*CheckReport, error) {
+func Plugins(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Display == nil {
 		opts.Display = cwdRelative
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultCheckTimeout
+		opts.Timeout = DefaultTimeout
 	}
-	opts.Notes = nil                  // the sandbox reports through the CheckReport only
-	sandbox, err := New(opts.Options) // never started: its roots, names and status board
+	opts.Notes = nil                        // the sandbox reports through the Report only
+	host, err := starhost.New(opts.Options) // never started: its roots, names and status board
 	if err != nil {
 		return nil, err
 	}
-	roots := sandbox.roots()
+	sb := sandbox.Of(host)
+	roots := sb.Roots()
 	if len(opts.Paths) > 0 {
 		roots = nil
 		for _, p := range opts.Paths {
 			if st, err := os.Stat(p); err != nil {
-				return nil, codeErrorf(ErrInvalidOptions, "CheckOptions.Paths: %w", err)
+				return nil, sandbox.Errorf(starhost.ErrInvalidOptions, "check.Options.Paths: %w", err)
 			} else if !st.IsDir() {
-				return nil, codeErrorf(ErrInvalidOptions, "CheckOptions.Paths: %s is not a directory", p)
+				return nil, sandbox.Errorf(starhost.ErrInvalidOptions, "check.Options.Paths: %s is not a directory", p)
 			}
 			roots = append(roots, lifecycle.Root{Dir: p, Source: contrib.SourceDev})
 		}
 	}
 	workers := opts.Workers
 	if workers == nil {
-		workers = NewCheckWorkers()
+		workers = NewWorkers()
 		defer workers.Close()
 	}
-	ck := &checker{
+	ck := &runner{
 		opts:     opts,
-		sandbox:  sandbox,
-		worker:   workers.dryRunner(sandbox, opts.Timeout), // the timeout ends a dry run as CallbackTimeout
+		host:     sb,
+		worker:   workers.dryRunner(sb, opts.Timeout), // the timeout ends a dry run as CallbackTimeout
 		registry: contrib.NewRegistry(contrib.RegistryOptions{}),
 		byCand:   map[*lifecycle.Candidate]*checkPlugin{},
 		byID:     map[string]*checkPlugin{},
@@ -163,10 +166,10 @@ func cwdRelative(dir string) string {
 	return filepath.ToSlash(dir)
 }
 
-// checker is one run of Check.
-type checker struct {
-	opts      CheckOptions
-	sandbox   *Host
+// runner is one run of Plugins.
+type runner struct {
+	opts      Options
+	host      sandbox.Host       // the unstarted host: roots, trust, status fields, workers
 	worker    *lworker.DryRunner // dry runs, one after another in a worker process (check_worker.go)
 	registry  *contrib.Registry
 	plugins   []*checkPlugin // load order
@@ -176,7 +179,7 @@ type checker struct {
 	diags     []contrib.Diagnostic
 }
 
-// checkPlugin is one candidate as the checker sees it.
+// checkPlugin is one candidate as the runner sees it.
 type checkPlugin struct {
 	cand    *lifecycle.Candidate
 	files   map[string][]byte // the bundle snapshot; nil when unreadable
@@ -193,13 +196,13 @@ type checkPlugin struct {
 	compiled bool
 }
 
-func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*CheckReport, error) {
-	report := &CheckReport{Plugins: []CheckedPlugin{}}
+func (ck *runner) run(ctx context.Context, cands []*lifecycle.Candidate) (*Report, error) {
+	report := &Report{Plugins: []Plugin{}}
 	for _, c := range cands {
 		ck.load(c)
-		report.Plugins = append(report.Plugins, CheckedPlugin{ID: c.ID(), Directory: c.Display})
+		report.Plugins = append(report.Plugins, Plugin{ID: c.ID(), Directory: c.Display})
 	}
-	admission := lifecycle.CheckAdmission(cands, ck.sandbox.opts.HostVersion)
+	admission := lifecycle.CheckAdmission(cands, ck.host.HostVersion())
 	var instances []contrib.Instance
 	defer func() {
 		for _, inst := range instances {
@@ -239,7 +242,7 @@ func (ck *checker) run(ctx context.Context, cands []*lifecycle.Candidate) (*Chec
 // load snapshots one candidate's bundle and records its discovery
 // diagnostics; a plugin whose manifest is unusable is compiled here, as it
 // has no dry run.
-func (ck *checker) load(c *lifecycle.Candidate) {
+func (ck *runner) load(c *lifecycle.Candidate) {
 	p := &checkPlugin{cand: c, failed: c.Manifest == nil, lines: map[string][]string{}, parsed: map[string]*syntax.File{}}
 	ck.plugins, ck.byCand[c] = append(ck.plugins, p), p
 	if c.Manifest != nil && !c.Shadowed {
@@ -271,7 +274,7 @@ func compareNotes(a, b contrib.Diagnostic) int {
 // dryRun activates p in the sandbox, or only compiles it when the host
 // would block it for its dependencies, and returns the instance of a
 // successful activation.
-func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contrib.Diagnostic) contrib.Instance {
+func (ck *runner) dryRun(ctx context.Context, p *checkPlugin, problems []contrib.Diagnostic) contrib.Instance {
 	c, mf := p.cand, p.cand.Manifest
 	ck.add(p, problems...)
 	blocked := p.files == nil
@@ -304,11 +307,11 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	// DC22: an installed plugin the operator has not trusted for these exact
 	// bytes never runs a line, not even in the sandbox: it is only compiled.
 	// Plugins named on the command line are the author's own, like --dev.
-	if c.Source.Installed() && len(ck.sandbox.admit(c, lifecycle.Fingerprint(mf, lifecycle.NewBundle(p.files)))) > 0 {
+	if c.Source.Installed() && len(ck.host.Admit(c, lifecycle.Fingerprint(mf, lifecycle.NewBundle(p.files)))) > 0 {
 		ck.addFailure(p, ck.compile(p, req))
 		return nil
 	}
-	// Check runs code from pull requests: always in a worker, under the
+	// Plugins runs code from pull requests: always in a worker, under the
 	// memory limit, killed after Timeout. The worker compiles and reports
 	// compile errors; the checking process compiles too, for the trees of
 	// the static checks and the style warnings (syntax trees do not cross
@@ -326,7 +329,7 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 	set := inst.Set()
 	ck.add(p, slices.DeleteFunc(slices.Clone(set.Diagnostics), isolationOnly)...)
 	if !c.Shadowed {
-		ck.add(p, ck.sandbox.admitStatusFields(mf.ID, set)...)
+		ck.add(p, ck.host.AdmitStatusFields(mf.ID, set)...)
 		ck.registry.Publish(&contrib.Published{Plugin: mf.ID, Generation: "check", Rank: c.Rank,
 			Source: c.Source, Set: set, Gate: contrib.NewGate()})
 		ck.published = append(ck.published, p)
@@ -337,7 +340,7 @@ func (ck *checker) dryRun(ctx context.Context, p *checkPlugin, problems []contri
 
 // compileFallback compiles plugin.star of a plugin whose manifest is
 // unusable, so its compile errors show in the same run as the manifest's.
-func (ck *checker) compileFallback(p *checkPlugin) {
+func (ck *runner) compileFallback(p *checkPlugin) {
 	const entry = "plugin.star"
 	if _, ok := p.files[entry]; !ok {
 		return
@@ -349,7 +352,7 @@ func (ck *checker) compileFallback(p *checkPlugin) {
 // compile compiles req in the checking process, which runs no plugin
 // code, and keeps the trees the compiler parsed in p.parsed: the static
 // checks and the style warnings reuse the compiler's parse.
-func (ck *checker) compile(p *checkPlugin, req contrib.ActivationRequest) error {
+func (ck *runner) compile(p *checkPlugin, req contrib.ActivationRequest) error {
 	return compileTrees(ck.opts.Steps, p, req)
 }
 
@@ -361,7 +364,7 @@ func compileTrees(steps uint64, p *checkPlugin, req contrib.ActivationRequest) e
 }
 
 // addFailure records the diagnostics of a failed compile or activation.
-func (ck *checker) addFailure(p *checkPlugin, err error) {
+func (ck *runner) addFailure(p *checkPlugin, err error) {
 	if err == nil {
 		return
 	}
@@ -376,7 +379,7 @@ func (ck *checker) addFailure(p *checkPlugin, err error) {
 // add records diagnostics of p: notes are dropped; a missing place becomes
 // the plugin's entry file (or manifest) at 1:1; a diagnostic whose line
 // carries a matching disable comment is dropped.
-func (ck *checker) add(p *checkPlugin, ds ...contrib.Diagnostic) {
+func (ck *runner) add(p *checkPlugin, ds ...contrib.Diagnostic) {
 	c := p.cand
 	for _, d := range ds {
 		if d.Severity == contrib.SeverityNote {
@@ -410,3 +413,27 @@ type sandboxServices struct{}
 
 func (sandboxServices) Note(contrib.Diagnostic) {}
 func (sandboxServices) Facts() contrib.Facts    { return contrib.Facts{} }
+
+// noteOf is d as starhost reports it.
+func noteOf(d contrib.Diagnostic) starhost.Note {
+	return starhost.Note{Code: starhost.Code(d.Code), Severity: starhost.Severity(d.Severity), Plugin: d.Plugin,
+		Pos: starhost.Position(d.Pos), Message: d.Message, Remedy: d.Remedy, Detail: d.Detail}
+}
+
+// notesOf converts a list of diagnostics; nil stays nil.
+func notesOf(ds []contrib.Diagnostic) []starhost.Note {
+	if ds == nil {
+		return nil
+	}
+	out := make([]starhost.Note, len(ds))
+	for i, d := range ds {
+		out[i] = noteOf(d)
+	}
+	return out
+}
+
+// diagOf is n as the internal packages know it.
+func diagOf(n starhost.Note) contrib.Diagnostic {
+	return contrib.Diagnostic{Code: contrib.Code(n.Code), Severity: contrib.Severity(n.Severity), Plugin: n.Plugin,
+		Pos: contrib.Pos(n.Pos), Message: n.Message, Remedy: n.Remedy, Detail: n.Detail}
+}

@@ -1,4 +1,4 @@
-package starhost
+package check
 
 import (
 	"maps"
@@ -12,18 +12,17 @@ import (
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
-	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // lintResult is what the static checks and the style warnings found in
 // one plugin.
 type lintResult struct {
-	static  check.Result
+	static  Result
 	style   []contrib.Diagnostic
 	compile error // of the compile for trees (checkPlugin.trees)
 }
 
-// linter lints plugins on as many cores as there are while Check goes on:
+// linter lints plugins on as many cores as there are while Plugins goes on:
 // linting reads only a plugin's own trees and bytes, so plugins are
 // independent. A plugin is added once its trees are final (after its dry
 // run or compile); wait adds the rest and returns the results in the
@@ -95,7 +94,7 @@ func (l *linter) stop() {
 // lint runs the static checks (starhost/check) over p's bundle and the
 // style warnings over each .star file, on the compiler's parse where there
 // is one. The style warnings are buildifier's, registered by
-// starhost/format (check.RegisterStyle): a program that does not import
+// starhost/format (RegisterStyle): a program that does not import
 // it links no buildifier and gets none.
 func lint(p *checkPlugin) lintResult {
 	var names []string
@@ -120,10 +119,10 @@ func lint(p *checkPlugin) lintResult {
 		caps = p.cand.Manifest.Capabilities
 	}
 	var res lintResult
-	res.static = check.Run(check.Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
+	res.static = Run(Bundle{Plugin: p.cand.ID(), Files: files, Capabilities: caps})
 	for _, name := range names {
 		if f := files[name]; f != nil {
-			res.style = append(res.style, check.Style(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
+			res.style = append(res.style, Style(p.cand.ID(), p.cand.Display+"/"+name, f, p.files[name])...)
 		}
 	}
 	return res
@@ -133,7 +132,7 @@ func lint(p *checkPlugin) lintResult {
 // errors when the worker did not report its own. A dry-run failure at a
 // constructor call the static checks found broken says nothing new and is
 // dropped.
-func (ck *checker) applyLint(p *checkPlugin, res lintResult) {
+func (ck *runner) applyLint(p *checkPlugin, res lintResult) {
 	if !p.compiled {
 		ck.addFailure(p, res.compile) // the worker died before it could say
 	}

@@ -1,4 +1,4 @@
-package starhost
+package check_test
 
 import (
 	"context"
@@ -12,14 +12,16 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
 // countingWorkers returns check workers that count the worker processes
 // they start.
-func countingWorkers(t *testing.T) (*CheckWorkers, *atomic.Int32) {
+func countingWorkers(t *testing.T) (*check.Workers, *atomic.Int32) {
 	var n atomic.Int32
-	w := NewCheckWorkers()
-	w.started = func() { n.Add(1) }
+	w := check.NewWorkers()
+	check.SetWorkerStarted(w, func() { n.Add(1) })
 	t.Cleanup(w.Close)
 	return w, &n
 }
@@ -45,16 +47,16 @@ func TestCheckWorkerFaultStaysWithItsPlugin(t *testing.T) {
 	opts := checkTestOptions(t, dir)
 	opts.Steps = 1 << 40 // the timeout, not the step budget, ends the spin
 	workers, started := countingWorkers(t)
-	r, err := Check(context.Background(), CheckOptions{Paths: []string{before, hang, after, dup}, Options: opts,
+	r, err := check.Plugins(context.Background(), check.Options{Paths: []string{before, hang, after, dup}, Options: opts,
 		Timeout: time.Second, Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPlugin := map[string][]Note{}
+	byPlugin := map[string][]starhost.Note{}
 	for _, d := range r.Diagnostics {
 		byPlugin[d.Plugin] = append(byPlugin[d.Plugin], d)
 	}
-	if ds := byPlugin["acme.hang"]; len(ds) != 1 || ds[0].Code != Code(contrib.CallbackTimeout) ||
+	if ds := byPlugin["acme.hang"]; len(ds) != 1 || ds[0].Code != starhost.Code(contrib.CallbackTimeout) ||
 		!strings.Contains(ds[0].Message, "callback_timeout 1s exceeded") {
 		t.Errorf("acme.hang: %v; want one CallbackTimeout naming the limit", ds)
 	}
@@ -91,9 +93,9 @@ func TestCheckStartsOneWorkerPerRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := checkTestOptions(t, dir)
-	run := func(w *CheckWorkers, paths ...string) *CheckReport {
+	run := func(w *check.Workers, paths ...string) *check.Report {
 		t.Helper()
-		r, err := Check(context.Background(), CheckOptions{Paths: paths, Options: opts, Workers: w})
+		r, err := check.Plugins(context.Background(), check.Options{Paths: paths, Options: opts, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +115,7 @@ func TestCheckStartsOneWorkerPerRun(t *testing.T) {
 	}
 
 	idle, none := countingWorkers(t)
-	if r := run(idle, blocked); r.Count(SeverityError) == 0 {
+	if r := run(idle, blocked); r.Count(starhost.SeverityError) == 0 {
 		t.Fatalf("the blocked plugin checked clean")
 	}
 	if got := none.Load(); got != 0 {
@@ -134,14 +136,14 @@ func TestCheckWorkerMemoryBombStaysWithItsPlugin(t *testing.T) {
 	after := testkit.Plugin{ID: "acme.after", Source: fmt.Sprintf(cleanCheckPlugin, "after")}.Write(t, filepath.Join(dir, "after"))
 	opts := checkTestOptions(t, dir)
 	opts.MemoryLimit = 64 << 20
-	r, err := Check(context.Background(), CheckOptions{Paths: []string{bomb, after}, Options: opts})
+	r, err := check.Plugins(context.Background(), check.Options{Paths: []string{bomb, after}, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var bombed bool
 	for _, d := range r.Diagnostics {
 		switch {
-		case d.Plugin == "acme.bomb" && d.Code == Code(contrib.ResourceExhausted) && strings.Contains(d.Message, "memory_limit 64MiB"):
+		case d.Plugin == "acme.bomb" && d.Code == starhost.Code(contrib.ResourceExhausted) && strings.Contains(d.Message, "memory_limit 64MiB"):
 			bombed = true
 		case d.Plugin == "acme.after":
 			t.Errorf("acme.after: %v; want nothing (the fault was acme.bomb's)", d)
