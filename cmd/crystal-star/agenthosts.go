@@ -88,7 +88,7 @@ func (e *env) serveAgent(req live.Request, timeout time.Duration) error {
 	if os.Getenv(liveEnv) != "0" {
 		rep, err := live.Call(ctx, claudecode.SessionOf(data), req)
 		if err == nil {
-			return e.reply(rep)
+			return e.reply(rep, req.Command == "hook")
 		}
 		if !errors.Is(err, live.ErrNoLive) {
 			fmt.Fprintf(e.stderr, "note: %v; serving the event from disk\n", err)
@@ -98,7 +98,7 @@ func (e *env) serveAgent(req live.Request, timeout time.Duration) error {
 	a.open = func(id, dir, mode string) (*agenthosts.Session, error) {
 		return e.agentSession(id, dir, mode, a.status)
 	}
-	return e.reply(a.serve(ctx, req))
+	return e.reply(a.serve(ctx, req), req.Command == "hook")
 }
 
 // liveEnv set to 0 keeps hook and statusline from forwarding, and mcp
@@ -233,13 +233,20 @@ func (e *env) agentSession(id, dir, mode string, status *atomic.Pointer[claudeco
 	return s, nil
 }
 
-// reply writes an agent-host reply: stdout as is (JSON, or the status line
-// already made safe), stderr sanitised, and the exit code.
-func (e *env) reply(r live.Reply) error {
-	if len(r.Stdout) > 0 {
-		if _, err := e.stdout.unsanitised().Write(r.Stdout); err != nil {
-			return err
-		}
+// reply writes an agent-host reply: a hook's JSON with what a terminal
+// would act on escaped inside its strings (the same JSON to its reader), a
+// status line and stderr through the sanitiser, and the exit code.
+func (e *env) reply(r live.Reply, isJSON bool) error {
+	var err error
+	switch {
+	case len(r.Stdout) == 0:
+	case isJSON:
+		err = e.stdout.writeJSON(r.Stdout)
+	default:
+		_, err = e.stdout.Write(r.Stdout)
+	}
+	if err != nil {
+		return err
 	}
 	if r.Stderr != "" {
 		e.mu.Lock()
