@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 )
 
 // Request is what a hook or status-line process forwards.
@@ -87,14 +86,17 @@ func Path(dir, session string) string {
 
 // Server is a live process's listener for one agent session.
 type Server struct {
-	ln   net.Listener
+	ln   *net.UnixListener
 	path string
+	file os.FileInfo // the socket file as created, to remove only our own
 	wg   sync.WaitGroup
 }
 
 // Listen starts serving session's socket with h until ctx ends or Close.
-// A socket left by a process that died is replaced; one a live process
-// answers on is an error (the session is served already).
+// The newest live process of a session wins: an agent host that restarts
+// its MCP server talks to the new one, so a socket already there — left by
+// a process that died, or held by an older one — is replaced, and the
+// older process, when it closes, leaves the new socket alone.
 func Listen(ctx context.Context, session string, h Handler) (*Server, error) {
 	dir, err := Dir()
 	if err != nil {
@@ -104,20 +106,21 @@ func Listen(ctx context.Context, session string, h Handler) (*Server, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("the live socket's path %s is longer than a Unix socket allows: set XDG_RUNTIME_DIR to a shorter directory", path)
 	}
-	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
-		c.Close()
-		return nil, fmt.Errorf("agent session %s is served by another live process already (%s)", session, path)
-	}
 	_ = os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	ln.SetUnlinkOnClose(false) // Close removes the file only while it is ours
+	fi, err := os.Lstat(path)
+	if err == nil {
+		err = os.Chmod(path, 0o600)
+	}
+	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{ln: ln, path: path}
+	s := &Server{ln: ln, path: path, file: fi}
 	s.wg.Add(1)
 	go s.accept(ctx, h)
 	go func() { <-ctx.Done(); s.Close() }()
@@ -127,10 +130,13 @@ func Listen(ctx context.Context, session string, h Handler) (*Server, error) {
 // Path is the socket the server listens on.
 func (s *Server) Path() string { return s.path }
 
-// Close stops listening, removes the socket and waits for the requests in
-// progress.
+// Close stops listening, removes the socket unless a newer live process
+// of the session replaced it, and waits for the requests in progress.
 func (s *Server) Close() error {
 	err := s.ln.Close()
+	if fi, statErr := os.Lstat(s.path); statErr == nil && os.SameFile(fi, s.file) {
+		_ = os.Remove(s.path)
+	}
 	s.wg.Wait()
 	return err
 }
