@@ -114,7 +114,19 @@ type agentServer struct {
 	status *atomic.Pointer[claudecode.Status]
 }
 
+// serve answers req with everything a terminal would act on escaped, so
+// whoever prints the reply — this CLI, or crystal-star-hook forwarding to a
+// live host — prints it safely.
 func (a *agentServer) serve(ctx context.Context, req live.Request) live.Reply {
+	r := a.answer(ctx, req)
+	if req.Command == "hook" {
+		r.Stdout = []byte(jsonSafe(string(r.Stdout)))
+	}
+	r.Stderr = safe(r.Stderr)
+	return r
+}
+
+func (a *agentServer) answer(ctx context.Context, req live.Request) live.Reply {
 	switch req.Command {
 	case "hook":
 		if req.Agent == "gemini-cli" {
@@ -303,7 +315,7 @@ func runSetup(e *env, args []string) error {
 	var files []*agenthosts.SettingsFile
 	var notes []string
 	if f.args[0] == "gemini-cli" {
-		g := geminicli.Setup{Exe: s.Exe, Args: s.Args, Project: s.Project, UserDir: geminicli.UserDir()}
+		g := geminicli.Setup{Exe: s.Exe, HookExe: s.HookExe, Args: s.Args, Project: s.Project, UserDir: geminicli.UserDir()}
 		files, notes, err = g.Files()
 	} else {
 		files, notes, err = s.Files()
@@ -319,13 +331,17 @@ func runSetup(e *env, args []string) error {
 
 // claudeSetup is how Claude Code runs this crystal-star: its absolute path
 // and the global flags of this command line that say which plugins
-// (--home, --dev), made absolute.
+// (--home, --dev), made absolute. The hooks run crystal-star-hook, the
+// fast forwarder, when it is installed beside it.
 func (e *env) claudeSetup() (claudecode.Setup, error) {
 	exe, err := selfPath()
 	if err != nil {
 		return claudecode.Setup{}, err
 	}
-	s := claudecode.Setup{Exe: exe}
+	s := claudecode.Setup{Exe: exe, HookExe: exe}
+	if fast := filepath.Join(filepath.Dir(exe), "crystal-star-hook"); fileExists(fast) {
+		s.HookExe = fast
+	}
 	s.ConfigDir, s.UserFile = claudecode.UserDirs()
 	if e.global.home != "" {
 		h, _ := filepath.Abs(e.global.home)
@@ -336,6 +352,11 @@ func (e *env) claudeSetup() (claudecode.Setup, error) {
 		s.Args = append(s.Args, "--dev", a)
 	}
 	return s, nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }
 
 // selfPath is this program's path as a shell finds it again: the command

@@ -17,13 +17,21 @@ import (
 // PreToolUse hook end to end, process start included, with the four
 // example plugins — forwarded to the session's live `crystal-star mcp`,
 // and one-shot (the hook process starts its own host). It runs the real
-// binary: $CRYSTAL_STAR_BIN, else one built for the benchmark.
+// binary: $CRYSTAL_STAR_BIN, else one built for the benchmark, and the
+// forwarder crystal-star-hook ($CRYSTAL_STAR_HOOK_BIN, else built beside it).
 // docs/performance.md records the p50.
 func BenchmarkH27_3_Hook(b *testing.B) {
 	bin := os.Getenv("CRYSTAL_STAR_BIN")
 	if bin == "" {
 		bin = filepath.Join(b.TempDir(), "crystal-star")
 		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	fast := os.Getenv("CRYSTAL_STAR_HOOK_BIN")
+	if fast == "" {
+		fast = filepath.Join(filepath.Dir(bin), "crystal-star-hook")
+		if out, err := exec.Command("go", "build", "-o", fast, "../crystal-star-hook").CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
@@ -39,7 +47,7 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 	run := func(b *testing.B, args ...string) {
 		ds, cpu := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 		for b.Loop() {
-			cmd := exec.Command(bin, args...)
+			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Env, cmd.Dir, cmd.Stdin = env, dir, strings.NewReader(event)
 			t0 := time.Now()
 			if _, err := cmd.Output(); err != nil {
@@ -55,9 +63,9 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 		b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(cpu[len(cpu)/2].Microseconds())/1000, "p50-cpu-ms")
 	}
-	hook := func(b *testing.B) { run(b, "--dev", plugins, "hook", "claude-code") }
+	hook := func(b *testing.B) { run(b, bin, "--dev", plugins, "hook", "claude-code") }
 	// The floor: the same binary started for a command that does nothing.
-	b.Run("start-only", func(b *testing.B) { run(b, "help", "hook") })
+	b.Run("start-only", func(b *testing.B) { run(b, bin, "help", "hook") })
 	b.Run("one-shot", hook)
 	b.Run("forwarded", func(b *testing.B) {
 		mcp := exec.Command(bin, "--dev", plugins, "mcp")
@@ -78,6 +86,9 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		hook(b)
+		b.Run("crystal-star", hook)
+		// crystal-star-hook, the forwarder setup installs when it is
+		// beside crystal-star.
+		b.Run("crystal-star-hook", func(b *testing.B) { run(b, fast, "--dev", plugins, "hook", "claude-code") })
 	})
 }

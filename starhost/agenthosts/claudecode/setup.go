@@ -21,6 +21,9 @@ type Setup struct {
 	// --dev DIR); the hooks, status line and MCP server run them.
 	Exe  string
 	Args []string
+	// HookExe runs the hooks and the status line: crystal-star-hook, the
+	// fast forwarder, where it is installed; "" is Exe.
+	HookExe string
 	// Project is the workspace whose .claude/settings.json and .mcp.json
 	// are written; "" writes the user's settings instead.
 	Project string
@@ -35,9 +38,13 @@ type Setup struct {
 var hookMatchers = [][2]string{{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PreToolUse", "*"}, {"PostToolUse", "*"},
 	{"Stop", ""}, {"PreCompact", ""}, {"SessionEnd", ""}}
 
-// command is crystal-star's command line with sub, shell-quoted.
+// command is the hook command line with sub, shell-quoted.
 func (s Setup) command(sub ...string) string {
-	return agenthosts.ShellLine(append(append([]string{s.Exe}, s.Args...), sub...))
+	exe := s.HookExe
+	if exe == "" {
+		exe = s.Exe
+	}
+	return agenthosts.ShellLine(append(append([]string{exe}, s.Args...), sub...))
 }
 
 func (s Setup) server() map[string]any {

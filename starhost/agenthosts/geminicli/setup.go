@@ -17,6 +17,8 @@ type Setup struct {
 	// Exe and Args start crystal-star (Args are its global flags).
 	Exe  string
 	Args []string
+	// HookExe runs the hooks (crystal-star-hook where installed); "" is Exe.
+	HookExe string
 	// Project is the workspace whose .gemini/settings.json is written; ""
 	// writes the user's ~/.gemini/settings.json (UserDir).
 	Project string
@@ -39,7 +41,11 @@ func (s Setup) Files() ([]*agenthosts.SettingsFile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := agenthosts.ShellLine(append(append([]string{s.Exe}, s.Args...), "hook", "gemini-cli"))
+	exe := s.HookExe
+	if exe == "" {
+		exe = s.Exe
+	}
+	cmd := agenthosts.ShellLine(append(append([]string{exe}, s.Args...), "hook", "gemini-cli"))
 	for _, e := range Events {
 		if err := agenthosts.AddHook(hooks, e, "", cmd, map[string]any{"name": "crystal-star"}); err != nil {
 			return nil, nil, err
