@@ -78,7 +78,8 @@ func request(args []string) (live.Request, bool) {
 			}
 		}
 	}
-	return req, req.Command != ""
+	known := req.Agent == "claude-code" || req.Command == "hook" && req.Agent == "gemini-cli"
+	return req, known // the full CLI says what is wrong with anything else
 }
 
 func sessionOf(data []byte) string {
