@@ -55,6 +55,37 @@ func (c *bundleCompiler) report(code contrib.Code, pos contrib.Pos, format strin
 	c.diags = append(c.diags, contrib.Diag(code, c.plugin, pos, format, args...))
 }
 
+// nearestFile is the "did you mean" of a load of missing file p: the
+// bundle's .star file nearest in spelling, else one of the same name in
+// another directory.
+func (c *bundleCompiler) nearestFile(p string) string {
+	var files []string
+	if b, ok := c.fsys.(interface{ Files() map[string][]byte }); ok { // a bundle snapshot lists no directories
+		for q := range b.Files() {
+			if strings.HasSuffix(q, ".star") {
+				files = append(files, q)
+			}
+		}
+	} else {
+		_ = fs.WalkDir(c.fsys, ".", func(q string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(q, ".star") {
+				files = append(files, q)
+			}
+			return nil
+		})
+	}
+	slices.Sort(files)
+	if hint := contrib.DidYouMean(p, files); hint != "" {
+		return hint
+	}
+	for _, q := range files {
+		if path.Base(q) == path.Base(p) {
+			return ` (did you mean "` + q + `"?)` // DidYouMean's words, for the editor's quick fix
+		}
+	}
+	return ""
+}
+
 // compileAll compiles entry and its loads. chain is the load path to p.
 func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 	for i, q := range chain {
@@ -72,7 +103,7 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 		if len(chain) == 0 {
 			c.report(contrib.EntryMissing, contrib.Pos{File: c.display(p)}, "entry file %s is not in the plugin bundle", p)
 		} else {
-			c.report(contrib.LoadMissing, from, "load(%q): no such file in the plugin bundle", p)
+			c.report(contrib.LoadMissing, from, "load(%q): no such file in the plugin bundle%s", p, c.nearestFile(p))
 		}
 		return
 	}

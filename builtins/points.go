@@ -188,7 +188,7 @@ func (inst *instance) answer(pos contrib.Pos, what string, v starlark.Value) (an
 	case starlark.NoneType:
 		return nil, nil
 	case *errorValue:
-		return nil, &contrib.ToolError{Code: v.code, Message: v.message}
+		return nil, &contrib.PlacedError{ToolError: &contrib.ToolError{Code: v.code, Message: v.message}, Pos: v.pos}
 	}
 	out, err := copyJSON(v)
 	if err != nil {

@@ -149,7 +149,7 @@ func newError(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 		// a plugin cannot claim one for a call that ran.
 		return nil, &badCodeError{code: code, why: "is reserved for the host", reserved: true}
 	}
-	return &errorValue{code: code, message: message}, nil
+	return &errorValue{code: code, message: message, pos: callerPos(th, 0)}, nil
 }
 
 func depsRequire(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

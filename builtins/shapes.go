@@ -334,7 +334,7 @@ var ctxMembers = sync.OnceValue(func() []CtxMember {
 			Members: leaves("thread-scoped entries", "add", "release")},
 		{Name: "env", Doc: "the environment (CC19): plugins, tool_sets, external_tools, skills",
 			Members: leaves("a read-only list of the environment", "external_tools", "plugins", "skills", "tool_sets")},
-		{Name: "progress", Doc: "progress(done, total = None, message = None) reports a tool's progress: notifications/progress over MCP when the client asked, else nothing"},
+		{Name: "progress", Kinds: []CtxKind{CtxTool}, Doc: "progress(done, total = None, message = None) reports a tool's progress: notifications/progress over MCP when the client asked, else nothing"},
 		{Name: "store", Doc: "a mutable map for the life of one generation: ctx.store[key], get, pop, keys",
 			Members: leaves("a store method", (&store{}).AttrNames()...)},
 		{Name: "status", Doc: "the generation's status sink: set(name, text), clear(name)",

@@ -38,7 +38,7 @@ func (inst *instance) statusSink() StatusSink {
 // statusCtx is ctx.status: the generation's sink, once attached.
 func statusCtx(c *callCtx) starlark.Value {
 	if sink := c.inst.statusSink(); sink != nil {
-		return statusValue(sink)
+		return statusValue(c.inst, sink)
 	}
 	return nil
 }
@@ -50,7 +50,7 @@ func prepareStatus(inst *instance, _ *callCtx) ([]starlark.Value, bool) {
 	if sink == nil {
 		return nil, false
 	}
-	return []starlark.Value{statusValue(sink)}, true
+	return []starlark.Value{statusValue(inst, sink)}, true
 }
 
 // retireStatus is CC18: if attach_status fails, the sink is closed and every
@@ -61,23 +61,44 @@ func retireStatus(inst *instance) {
 	}
 }
 
-// statusValue is the status object: set(name, text) and clear(name).
-func statusValue(sink StatusSink) starlark.Value {
+// notingSink is a sink that takes the note of an unknown name from its
+// caller (statusline.Sink), so that the note has the call's place.
+type notingSink interface {
+	SetNoting(name, text string, note func(msg string))
+	ClearNoting(name string, note func(msg string))
+}
+
+// statusValue is the status object: set(name, text) and clear(name). A
+// name the plugin did not register is noted at the call (StatusFieldUnknown).
+func statusValue(inst *instance, sink StatusSink) starlark.Value {
+	noting, _ := sink.(notingSink)
+	at := func(th *starlark.Thread) func(string) {
+		pos := callerPos(th, 0)
+		return func(msg string) { inst.note(contrib.Diag(contrib.StatusFieldUnknown, inst.req.Plugin, pos, "%s", msg)) }
+	}
 	return record("status", starlark.StringDict{
-		"set": starlark.NewBuiltin("status.set", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"set": starlark.NewBuiltin("status.set", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name, text string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &name, &text); err != nil {
 				return nil, err
 			}
-			sink.Set(name, text)
+			if noting != nil {
+				noting.SetNoting(name, text, at(th))
+			} else {
+				sink.Set(name, text)
+			}
 			return starlark.None, nil
 		}),
-		"clear": starlark.NewBuiltin("status.clear", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"clear": starlark.NewBuiltin("status.clear", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
 				return nil, err
 			}
-			sink.Clear(name)
+			if noting != nil {
+				noting.ClearNoting(name, at(th))
+			} else {
+				sink.Clear(name)
+			}
 			return starlark.None, nil
 		}),
 	})

@@ -47,7 +47,10 @@ func (e *entry) AttrNames() []string { return []string{"name"} }
 
 // errorValue is what error(code, message) returns: an expected failure with a
 // stable code (DC6).
-type errorValue struct{ code, message string }
+type errorValue struct {
+	code, message string
+	pos           contrib.Pos // of the error(...) call, for notes (zero when the host made it)
+}
 
 var _ starlark.HasAttrs = (*errorValue)(nil)
 

@@ -127,6 +127,7 @@ const (
 	PointEntrySkipped    Code = "PointEntrySkipped"
 	PointOperationFailed Code = "PointOperationFailed"
 	HookSkipped          Code = "HookSkipped"
+	HookCannotDeny       Code = "HookCannotDeny"
 	RawHookRegistered    Code = "RawHookRegistered"
 	RawHookRefused       Code = "RawHookRefused"
 
@@ -230,6 +231,7 @@ var Catalogue = []CodeInfo{
 	{PointEntrySkipped, SeverityWarning, "An entry of a contribution point failed or answered with an unusable value; it was skipped and the rest of the point still ran.", "Fix the error at the top of the backtrace, or return the shape docs/points.md gives for the point."},
 	{PointOperationFailed, SeverityError, "An entry of an authoritative point (policy, approval, normalizer, compaction summary) failed, so the operation it served failed.", "Fix the entry; return error(code, message) for an expected failure."},
 	{HookSkipped, SeverityWarning, "A hook failed, or returned a replacement beyond its event's powers; it was skipped and the next hook saw the previous value.", "Fix the error, or change only what the event allows (docs/points.md, hooks)."},
+	{HookCannotDeny, SeverityError, "A tool_call, approval or tool_result hook returns error() or calls fail() (or failed at run time) as if that stopped the call; a hook cannot deny a call, so it was skipped and the call went on: the guard failed open.", "Deny in a dispatch_policy entry (return the reason as a string), or ask the user in a dispatch_approval entry (docs/points.md, guards)."},
 	{RawHookRegistered, SeverityNote, "The plugin registered a raw hook, which may rewrite prompts, model calls, compaction and approval.", "Nothing to fix; review raw hooks before trusting the plugin."},
 	{RawHookRefused, SeverityWarning, "A raw hook returned something the host cannot represent (a repeated item id, an unknown role or risk level, a wrong type); it was skipped.", "Return items with unique ids and known roles, and known risk levels."},
 	{StyleUnusedVariable, SeverityWarning, "A local variable (or a private top-level one) is assigned but never read.", "Remove it, or name it _ when the value is deliberately ignored."},

@@ -398,6 +398,11 @@ func RunHooks(ctx context.Context, runs []HookRun, event HookEvent, payload map[
 		}
 		if err != nil {
 			d := entryFailure(err, r.Plugin, r.Entry.Pos, what+" "+string(r.Entry.Event))
+			if why, fix, ok := CannotDeny(r.Entry.Event); ok && !spec.Raw {
+				// A guard written as a hook: say that the call went on.
+				note(Diag(HookCannotDeny, r.Plugin, d.Pos, "%s; %s", d.Message, why).WithRemedy("%s", fix).withDetail(d.Detail))
+				continue
+			}
 			note(Diag(HookSkipped, r.Plugin, d.Pos, "%s; the %s was skipped", d.Message, what).withDetail(d.Detail))
 			continue
 		}
@@ -430,6 +435,37 @@ func (d Diagnostic) withDetail(detail string) Diagnostic {
 	return d
 }
 
+// cannotDeny holds, for each event whose hooks authors take for guards,
+// what an error() or fail() of its hook really does and what stops a call
+// (HK2: no hook can skip or deny a call).
+var cannotDeny = map[HookEvent][2]string{
+	HookToolCall: {"a tool_call hook cannot deny the call: its error() or fail() only skips the hook, and the call goes on",
+		"deny in a dispatch_policy entry (return the reason as a string), or ask the user in a dispatch_approval entry (docs/points.md, guards)"},
+	HookApproval: {"an approval hook cannot deny the call: its error() or fail() only skips the hook, and the call is approved as before",
+		"return {\"prompt\": True} to require the user's approval, or deny in a dispatch_policy entry (docs/points.md, guards)"},
+	HookToolResult: {"a tool_result hook cannot undo the call: its error() or fail() only skips the hook, and the result goes through unchanged",
+		"replace the text by returning {\"text\": ...}, or deny the call before it runs in a dispatch_policy entry (docs/points.md, guards)"},
+}
+
+// CannotDeny returns, for a hook event authors take for a guard (tool_call,
+// approval, tool_result), why an error() or fail() of its hook does not
+// stop the call, and what does; ok is false for the other events.
+func CannotDeny(event HookEvent) (why, fix string, ok bool) {
+	w, ok := cannotDeny[event]
+	return w[0], w[1], ok
+}
+
+// PlacedError is an error(code, message) a point entry or hook answered
+// with, and the place of its error(...) call: the note about it points
+// there (issue 29 point 2).
+type PlacedError struct {
+	*ToolError
+	Pos Pos
+}
+
+// Unwrap returns the ToolError.
+func (e *PlacedError) Unwrap() error { return e.ToolError }
+
 // entryFailure turns an entry's error into a diagnostic: a failure that
 // carries one (a Starlark run) keeps its message, position and backtrace.
 // what names the entry in a message of its own ("hook tool_call").
@@ -443,6 +479,9 @@ func entryFailure(err error, plugin string, pos Pos, what string) Diagnostic {
 	}
 	var te *ToolError
 	if errors.As(err, &te) {
+		if pe := (*PlacedError)(nil); errors.As(err, &pe) && pe.Pos.IsValid() {
+			pos = pe.Pos // where error(...) was called, not the entry's constructor
+		}
 		return Diag(CallbackFailed, plugin, pos, "%s returned error(%q, %q)", what, te.Code, te.Message)
 	}
 	return Diag(CallbackFailed, plugin, pos, "%s: %v", what, err)

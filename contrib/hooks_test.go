@@ -48,11 +48,11 @@ func TestHK1_HooksChainInLoadOrder(t *testing.T) {
 }
 
 func TestHK1_FailingHookIsSkippedWithANote(t *testing.T) {
-	failing := HookRun{Plugin: "acme.a", Entry: &HookEntry{Event: HookToolResult, Run: func(context.Context, HookEvent, map[string]any) (any, error) {
+	failing := HookRun{Plugin: "acme.a", Entry: &HookEntry{Event: HookUserMessage, Run: func(context.Context, HookEvent, map[string]any) (any, error) {
 		return nil, errors.New("boom")
 	}}}
-	out, notes := runHooks(HookToolResult, map[string]any{"id": "c1", "text": "ok"}, failing,
-		hookReturning("acme.b", HookToolResult, nil, constant(map[string]any{"text": "ok!"})))
+	out, notes := runHooks(HookUserMessage, map[string]any{"text": "ok"}, failing,
+		hookReturning("acme.b", HookUserMessage, nil, constant(map[string]any{"text": "ok!"})))
 	if out["text"] != "ok!" {
 		t.Errorf("result %v; the next hook must still run", out)
 	}

@@ -80,11 +80,20 @@ func (b *Board) NewSink(plugin, generation string, names []string, note func(str
 // 1 KiB as passed) does not allocate, does not sanitise again and holds only
 // the sink's own lock. A name the plugin did not register is
 // ignored with one note per name. After Retire, Set does nothing.
-func (s *Sink) Set(name, text string) { s.update(name, text) }
+func (s *Sink) Set(name, text string) { s.update(name, text, nil) }
 
 // Clear removes the text of one of the plugin's fields (CC18), exactly as Set
 // with blank text. Clearing a field with no text is no change.
-func (s *Sink) Clear(name string) { s.update(name, "") }
+func (s *Sink) Clear(name string) { s.update(name, "", nil) }
+
+// SetNoting is Set, with the note about a name the plugin did not register
+// given to note instead of the sink's own callback: a caller that knows
+// where the call stands (builtins' ctx.status.set) adds its place. The
+// note is still given once per name.
+func (s *Sink) SetNoting(name, text string, note func(msg string)) { s.update(name, text, note) }
+
+// ClearNoting is Clear, noting as SetNoting does.
+func (s *Sink) ClearNoting(name string, note func(msg string)) { s.update(name, "", note) }
 
 // Retire ends the sink: every later call is ignored and every text it
 // published is removed, in one change event. The host retires a generation's
@@ -126,13 +135,13 @@ func (s *Sink) detach() {
 	s.mu.Unlock()
 }
 
-func (s *Sink) update(name, text string) {
+func (s *Sink) update(name, text string, note func(string)) {
 	if s.retired.Load() {
 		return
 	}
 	key := strings.ToLower(name)
 	if _, ok := s.names[key]; !ok {
-		s.unknown(key)
+		s.unknown(key, note)
 		return
 	}
 	s.mu.Lock()
@@ -185,8 +194,11 @@ func keep(raw string) string {
 }
 
 // unknown notes a name the plugin did not register, once per name.
-func (s *Sink) unknown(key string) {
-	if s.note == nil {
+func (s *Sink) unknown(key string, note func(string)) {
+	if note == nil {
+		note = s.note
+	}
+	if note == nil {
 		return
 	}
 	q := quoteName(key)
@@ -201,5 +213,5 @@ func (s *Sink) unknown(key string) {
 	}
 	s.noted[q] = struct{}{}
 	s.mu.Unlock()
-	s.note(fmt.Sprintf("status field %s is not registered by plugin %s; ignored", q, s.plugin))
+	note(fmt.Sprintf("status field %s is not registered by plugin %s; ignored", q, s.plugin))
 }

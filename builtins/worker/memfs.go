@@ -48,3 +48,7 @@ func (i memInfo) Mode() fs.FileMode  { return 0o444 }
 func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
+
+// Files returns the bundle's files, as lifecycle.Bundle does (a "did you
+// mean" of a missing load() lists them).
+func (m *memFS) Files() map[string][]byte { return m.files }

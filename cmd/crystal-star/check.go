@@ -18,7 +18,8 @@ import (
 var checkCmd = command{name: "check", args: "[PATH...]",
 	summary: "lint manifests and Starlark without running the host; exit 1 on errors",
 	flags: []flagSpec{{name: "json", help: "print the diagnostics as JSON (docs/check.md)"},
-		{name: "watch", help: "re-check on every save and print only what changed (docs/check.md)"}},
+		{name: "watch", help: "re-check on every save and print only what changed (docs/check.md)"},
+		{name: "strict", help: "exit 1 on warnings too, for CI (docs/check.md)"}},
 	example: "check plugins/review", run: runCheck}
 
 var fmtCmd = command{name: "fmt", args: "[-w] [-d] [PATH...|-]",
@@ -76,7 +77,7 @@ func runCheck(e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, r.Summary())
 	}
-	if r.Count(starhost.SeverityError) > 0 {
+	if r.Count(starhost.SeverityError) > 0 || f.has("strict") && r.Count(starhost.SeverityWarning) > 0 {
 		return &exitError{code: 1}
 	}
 	return nil

@@ -34,6 +34,7 @@ type console struct {
 	failing     map[string]bool // plugins whose last attempt failed
 	status      consoleStatus
 	unsubscribe func()
+	checks      *devChecks // check's findings of each dev plugin that loads (dev_check.go)
 }
 
 func runDev(e *env, args []string) error {
@@ -52,12 +53,15 @@ func runDev(e *env, args []string) error {
 		defer lf.Close()
 		c.log = newOutput(lf)
 	}
+	c.checks = newDevChecks(c, e.checkHostOptions())
+	defer c.checks.stop()
 	e.events = c.event
 	h, err := e.start()
 	if err != nil {
 		return err
 	}
 	c.h = h
+	c.checks.start()
 	ps := h.Plugins()
 	if len(ps) == 0 {
 		return nothingFound("dev", "watch")
@@ -112,6 +116,7 @@ func runDev(e *env, args []string) error {
 
 func (c *console) shutdown(cancel context.CancelFunc, watchDone chan error) error {
 	c.unsubscribe() // the texts the plugins drop at close are no news
+	c.checks.stop() // no finding after "stopped"
 	cancel()
 	<-watchDone
 	c.h.Session().End(context.Background()) // MC8: /quit, end of input or Ctrl-C
@@ -167,8 +172,10 @@ func (c *console) event(ev starhost.Event) {
 	switch ev.Kind {
 	case "activated":
 		c.printf("loaded %s %s in %s", ev.Plugin, ev.Generation, round(ev.Elapsed))
+		c.checks.loaded(ev.Plugin)
 	case "reloaded":
 		c.printf("reloaded %s %s in %s", ev.Plugin, ev.Generation, round(ev.Elapsed))
+		c.checks.loaded(ev.Plugin)
 	case "kept":
 		c.printf("kept %s: the new source failed; %s still serves", ev.Plugin, ev.Generation)
 	case "faulted":

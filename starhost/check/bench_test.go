@@ -201,3 +201,18 @@ func processCPU(who int) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkH29_2_DevConsoleCheckOnePlugin is the check the dev console
+// runs after each load of a dev plugin: one generated plugin, static
+// (compile, static checks, style warnings; no dry run, no worker).
+func BenchmarkH29_2_DevConsoleCheckOnePlugin(b *testing.B) {
+	dir := b.TempDir()
+	writeBenchPlugins(b, dir, 1)
+	opts := check.Options{Paths: []string{filepath.Join(dir, "p000")}, Options: checkTestOptions(b, dir), Static: true}
+	for b.Loop() {
+		r, err := check.Plugins(context.Background(), opts)
+		if err != nil || len(r.Diagnostics) > 0 {
+			b.Fatalf("check: %v %v", err, r.Diagnostics)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func (c *checker) checkReturns(fn *function, cb *builtins.Callback) {
 		c.report(contrib.CallbackReturn, pos, "%s returns %s, but %s must return %s", fn.name, class, cb.What, cb.Returns)
 	}
 	if fn.expr != nil {
-		if class := evident(fn.file, fn.expr, c); class != "" && slices.Contains(cb.Reject, class) {
+		if class := c.classOf(fn.file, fn, fn.expr, 0); class != "" && slices.Contains(cb.Reject, class) {
 			start, _ := fn.expr.Span()
 			bad(start, class)
 		}
@@ -80,7 +80,7 @@ func (c *checker) checkReturns(fn *function, cb *builtins.Callback) {
 			return
 		}
 		valued = true
-		if class := evident(fn.file, r.Result, c); class != "" && slices.Contains(cb.Reject, class) {
+		if class := c.classOf(fn.file, fn, r.Result, 0); class != "" && slices.Contains(cb.Reject, class) {
 			bad(r.Return, class)
 		}
 	})

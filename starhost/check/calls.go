@@ -158,6 +158,11 @@ func (c *checker) checkString(k *call, p *builtins.Param, pos syntax.Position, s
 	switch {
 	case k.name() == "hook" || k.name() == "raw_hook" || p.Name == "replace" || p.Name == "scope":
 		// The host's staging checks these; checkStaged repeats its finding.
+	case p.Name == "description" || p.Name == "display_name":
+		if i, r, bad := controlChar(s); bad {
+			c.report(contrib.ArgumentInvalid, pos, "%s(%s = ...) has the control character %U at character %d; a terminal would act on it. Descriptions are plain text: remove it",
+				k.name(), p.Name, r, i+1)
+		}
 	case len(p.Values) > 0 && !contains(p.Values, s):
 		c.fail(k, pos, "%s(%s = %q): want %s%s", k.name(), p.Name, s, quoteList(p.Values), contrib.DidYouMean(s, p.Values))
 	case k.name() == "timer" && p.Name == "every":
@@ -167,6 +172,19 @@ func (c *checker) checkString(k *call, p *builtins.Param, pos syntax.Position, s
 			c.fail(k, pos, "timer(every = %q) is shorter than the minimum %s; use %q or more", s, builtins.MinTimerInterval, builtins.MinTimerInterval.String())
 		}
 	}
+}
+
+// controlChar finds the first control character of s other than newline
+// and tab (ESC starts terminal escape sequences): its index in runes.
+func controlChar(s string) (int, rune, bool) {
+	i := 0
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (r < 0x20 || r >= 0x7f && r < 0xa0) {
+			return i, r, true
+		}
+		i++
+	}
+	return 0, 0, false
 }
 
 // checkStaged reports, before the dry run and in the same words, what the
@@ -186,6 +204,8 @@ func (c *checker) checkStaged(k *call, given map[string]syntax.Expr) {
 		if ev, ok := lit("event"); ok && ev != "" {
 			if err := contrib.CheckHookEvent(contrib.HookEvent(ev), name == "raw_hook"); err != nil {
 				c.report(contrib.PointEntryInvalid, k.x.Lparen, "%v; it is left out", err)
+			} else if name == "hook" {
+				c.checkGuardHook(k.fi, contrib.HookEvent(ev), given["run"])
 			}
 		}
 	case contrib.LookupPoint(contrib.PointName(name)) != nil && !contrib.LookupPoint(contrib.PointName(name)).Kind:

@@ -143,4 +143,5 @@ func (ck *runner) applyLint(p *checkPlugin, res lintResult) {
 	}
 	ck.add(p, res.static.Diagnostics...)
 	ck.add(p, res.style...)
+	ck.placeSchemaErrors(p)
 }

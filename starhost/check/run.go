@@ -39,6 +39,12 @@ type Options struct {
 	Paths []string
 	// Timeout bounds each plugin's dry run (DefaultTimeout).
 	Timeout time.Duration
+	// Static, when set, runs no plugin code and starts no worker: each
+	// plugin is compiled and gets the static checks and style warnings,
+	// but no dry run, so what only a dry run finds (the entries the host
+	// would leave out, name conflicts between plugins) is not reported.
+	// The dev console uses it after a load, which reported those itself.
+	Static bool
 	// Workers, when set, runs the dry runs and keeps its worker process
 	// for the next run (Watch, an editor's language server); the
 	// caller closes it. When nil, Plugins starts a worker on its first dry
@@ -299,8 +305,8 @@ func (ck *runner) dryRun(ctx context.Context, p *checkPlugin, problems []contrib
 		return nil
 	}
 	req := ck.request(p, providers)
-	if blocked {
-		p.failed = true
+	if blocked || ck.opts.Static {
+		p.failed = p.failed || blocked
 		ck.addFailure(p, ck.compile(p, req))
 		return nil
 	}
