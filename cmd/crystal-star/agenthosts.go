@@ -235,7 +235,7 @@ func (e *env) agentSession(id, dir, mode string, status *atomic.Pointer[claudeco
 		s.Model = st.Model.ID
 	}
 	f := s.Facts()
-	e.facts = &f
+	e.facts, e.noToolSets = &f, true
 	e.adapt = agentOptions(status)
 	h, err := e.start()
 	if err != nil {

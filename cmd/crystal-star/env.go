@@ -44,6 +44,9 @@ type env struct {
 	// commands serve Claude Code's tools, not the CLI's (agenthosts.go).
 	adapt func(starhost.Options) starhost.Options
 	facts *starhost.Facts // the session facts before start, when not the CLI's
+	// noToolSets keeps a one-shot agent-host hook from starting the
+	// config's MCP tool sets: the agent host runs the tools.
+	noToolSets bool
 
 	// A one-shot command that prints plugins' projections itself sets
 	// deferNotes before start: notes wait in deferred until flushNotes,
@@ -102,7 +105,7 @@ func (e *env) start() (*starhost.Host, error) {
 	// A crystal-star started as a tool set starts none itself: it reads
 	// the same config.toml and would start itself again, forever
 	// (docs/toolsets.md).
-	if _, child := toolsets.StartedAsToolSet(); !child && len(h.Config().ToolSets) > 0 {
+	if _, child := toolsets.StartedAsToolSet(); !child && !e.noToolSets && len(h.Config().ToolSets) > 0 {
 		e.toolSets = toolsets.Start(e.ctx, h, toolsets.Options{Notes: e.note})
 	}
 	return h, nil
