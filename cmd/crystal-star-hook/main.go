@@ -38,7 +38,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if req, ok := request(args); ok && os.Getenv("CRYSTAL_LIVE") != "0" {
 		req.Input = data
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		if req.Timeout <= 0 {
+			req.Timeout = 20 * time.Second // the full CLI's default
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), req.Timeout)
 		rep, err := live.Call(ctx, sessionOf(data), req)
 		cancel()
 		if err == nil {
@@ -71,6 +74,9 @@ func request(args []string) (live.Request, bool) {
 		case "--fail-open":
 			req.FailOpen = true
 		case "--timeout":
+			if i+1 < len(args) {
+				req.Timeout, _ = time.ParseDuration(args[i+1])
+			}
 			i++
 		default:
 			if req.Command == "" {

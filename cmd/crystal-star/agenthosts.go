@@ -82,7 +82,7 @@ func (e *env) serveAgent(req live.Request, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	req.Input = data
+	req.Input, req.Timeout = data, timeout
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if os.Getenv(liveEnv) != "0" {

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Request is what a hook or status-line process forwards.
@@ -34,6 +35,9 @@ type Request struct {
 	Command, Agent string
 	// FailOpen is the hook's --fail-open.
 	FailOpen bool `json:",omitempty"`
+	// Timeout bounds the live process's work on the request (the hook's
+	// --timeout); 0 leaves it to the caller's deadline.
+	Timeout time.Duration `json:",omitempty"`
 	// Input is the process's stdin.
 	Input []byte
 }
@@ -163,6 +167,11 @@ func serveConn(ctx context.Context, c net.Conn, h Handler) {
 	line, err := r.ReadBytes('\n')
 	if err != nil || json.Unmarshal(line, &req) != nil {
 		return
+	}
+	if req.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
 	}
 	var rep Reply
 	func() {
