@@ -188,13 +188,10 @@ func (h *Handler) preToolUse(ctx context.Context, s *agenthosts.Session, ev *Eve
 		out["permissionDecision"], out["permissionDecisionReason"] = "ask", d.Reason
 	}
 	if d.Input != nil {
+		// No decision comes with a rewrite that passed the policy again
+		// (HK2): Claude Code's own permission rules decide on it, as on
+		// any call crystal-star has no opinion about.
 		out["updatedInput"] = d.Input
-		if d.Verdict == agenthosts.NoOpinion {
-			// Claude Code applies updatedInput only with a decision. The
-			// rewritten call passed classification, policy and approval
-			// again (HK2); Claude Code's deny and ask rules still apply.
-			out["permissionDecision"], out["permissionDecisionReason"] = "allow", "crystal-star: a plugin rewrote the call and the policy approved the rewrite"
-		}
 	}
 	if len(out) == 1 {
 		return Reply{}
