@@ -381,8 +381,32 @@ func (inst *instance) commandFunc(name string, pos contrib.Pos, fn starlark.Call
 	return func(ctx context.Context, cmd contrib.Invocation) (string, bool, error) {
 		c := inst.newCtx(ctx, ctxCommand)
 		out, err := inst.call(ctx, what, fn, c, invocationValue(cmd))
-		return inst.textResult(pos, what, out, err, "a string or None")
+		if err == nil {
+			if parts, ok, perr := contentParts(out); ok || perr != nil {
+				return inst.commandParts(ctx, pos, what, parts, perr)
+			}
+		}
+		return inst.textResult(pos, what, out, err, "a string, None or content parts")
 	}
+}
+
+// commandParts is the result of a command that returned content parts
+// (image(...), resource(...), or a list mixing them with strings): its
+// text parts joined are this turn's input, and the caller that can take
+// the parts (an MCP prompt) gets them all, in order, through the
+// context's parts sink.
+func (inst *instance) commandParts(ctx context.Context, pos contrib.Pos, what string, parts []contrib.Part, err error) (string, bool, error) {
+	text := ""
+	if err == nil {
+		text, err = contrib.CommandParts(parts)
+	}
+	if err != nil {
+		return "", false, &runFailure{diag: contrib.Diag(contrib.CallbackFailed, inst.req.Plugin, pos, "%s: result: %v", what, err)}
+	}
+	if sink := contrib.PartsSinkFrom(ctx); sink != nil {
+		sink(parts)
+	}
+	return text, true, nil
 }
 
 // textResult reads a callback's text result: a str is produced text, None

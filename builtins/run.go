@@ -34,7 +34,12 @@ type runState struct {
 	// waiting counts the host calls the run is blocked in (a model call):
 	// meanwhile it runs no plugin code, so it grows no heap (watchdog.go).
 	waiting atomic.Int32
-	owner   *instance // the generation the run belongs to
+	// asking counts the questions the run waits on (ctx.ask) and paused
+	// sums the nanoseconds spent on finished ones: the person's time is
+	// not the callback's, so callback_timeout does not count it.
+	asking atomic.Int32
+	paused atomic.Int64
+	owner  *instance // the generation the run belongs to
 }
 
 // hostWait marks th's run as waiting in a host call until done is called.

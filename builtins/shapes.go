@@ -79,6 +79,9 @@ const (
 	ReturnList     ReturnClass = "a list"
 	ReturnTuple    ReturnClass = "a tuple"
 	ReturnFunction ReturnClass = "a function"
+	// ReturnParts: image(...), audio(...), resource(...), or a list or
+	// tuple display holding one (content parts, MC1).
+	ReturnParts ReturnClass = "content parts"
 )
 
 // Callback is the shape of one kind of callback.
@@ -124,26 +127,28 @@ func (s *Signature) ParamNames() []string {
 }
 
 var notCallable = []ReturnClass{ReturnFunction}
-var textOnly = []ReturnClass{ReturnDict, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}
+var textOnly = []ReturnClass{ReturnDict, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}
 
 // The callbacks of the hand-written kinds.
 var (
 	toolRun = &Callback{What: "a tool's run", Params: []string{"ctx", "args"}, Ctx: CtxTool,
 		Returns: "a string (text), a dict or list (JSON), error(code, message) or None", Reject: notCallable}
 	commandRun = &Callback{What: "a command's run", Params: []string{"ctx", "inv"}, Ctx: CtxCommand,
-		Returns: "a string (this turn's input) or None (pass)", Reject: textOnly}
+		Returns: "a string (this turn's input), content parts (image, resource, or a list mixing them with strings) or None (pass)",
+		// A command may return content parts: an MCP prompt's messages.
+		Reject: []ReturnClass{ReturnDict, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
 	placeholderResolve = &Callback{What: "a placeholder's resolve", Params: []string{"ctx"}, Ctx: CtxPlaceholder,
 		Returns: "a string", Reject: append([]ReturnClass{ReturnNone}, textOnly...)}
 	classify = &Callback{What: "a classifier's classify", Params: []string{"ctx", "tool", "args"}, Ctx: CtxAttach,
 		Returns: `{"risk": ..., "permission": ...} or None`,
-		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}}
 	create = &Callback{What: "a client factory's create", Params: []string{"request"}, Ctx: CtxNone,
 		Returns: "struct(encode = fn, decode = fn) or error(\"not_supported\", ...)",
-		Reject:  []ReturnClass{ReturnNone, ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		Reject:  []ReturnClass{ReturnNone, ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}}
 	timerRun = &Callback{What: "a timer's run", Params: []string{"ctx"}, Ctx: CtxAttach, Returns: "anything (ignored)"}
 	hookRun  = &Callback{What: "a hook's run", Params: []string{"ctx", "payload"}, Ctx: CtxPoint,
 		Returns: "None (no change) or a dict of the fields it replaces",
-		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction}}
+		Reject:  []ReturnClass{ReturnString, ReturnList, ReturnTuple, ReturnInt, ReturnFloat, ReturnBool, ReturnFunction, ReturnParts}}
 )
 
 // attachParams are what each attach stage passes after ctx (attachPreparers).
@@ -334,6 +339,7 @@ var ctxMembers = sync.OnceValue(func() []CtxMember {
 			Members: leaves("thread-scoped entries", "add", "release")},
 		{Name: "env", Doc: "the environment (CC19): plugins, tool_sets, external_tools, skills",
 			Members: leaves("a read-only list of the environment", "external_tools", "plugins", "skills", "tool_sets")},
+		{Name: "ask", Kinds: []CtxKind{CtxTool, CtxCommand}, Doc: "ask(message, schema = None) asks the person (MCP elicitation, the dev console's prompt): the answer's values as a dict, or None when declined, dismissed, past ask_timeout or nobody can answer"},
 		{Name: "progress", Kinds: []CtxKind{CtxTool}, Doc: "progress(done, total = None, message = None) reports a tool's progress: notifications/progress over MCP when the client asked, else nothing"},
 		{Name: "store", Doc: "a mutable map for the life of one generation: ctx.store[key], get, pop, keys",
 			Members: leaves("a store method", (&store{}).AttrNames()...)},

@@ -228,14 +228,16 @@ func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
 func (r *watched) over(heap uint64) bool { return r.limit > 0 && heap > r.base+r.limit }
 
 // cancelLate cancels the runs whose caller's context ended, and those
-// that outlived their timeout: at their next step, within one tick.
+// that outlived their timeout: at their next step, within one tick. The
+// time a run spends waiting for a person (ctx.ask) is not counted.
 func cancelLate(batch []watched, now time.Time) {
 	for _, r := range batch {
 		if r.ctx != nil && r.ctx.Err() != nil {
 			r.th.Cancel(cancelReason(r.ctx))
 			continue
 		}
-		if r.timeout > 0 && now.Sub(r.start) > r.timeout && r.st.cause.CompareAndSwap(causeNone, causeTimeout) {
+		if r.timeout > 0 && r.st.asking.Load() == 0 && now.Sub(r.start)-time.Duration(r.st.paused.Load()) > r.timeout &&
+			r.st.cause.CompareAndSwap(causeNone, causeTimeout) {
 			r.th.Cancel("callback timeout exceeded")
 		}
 	}

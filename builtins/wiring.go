@@ -106,6 +106,7 @@ var contributeLists = slices.Concat(
 // ctxFields are ctx's attributes beyond the facts every ctx has
 // (baseCtxAttrs, out, site).
 var ctxFields = []ctxField{
+	{"ask", askCtx},
 	{"data", dataCtx},
 	{"env", envCtx},
 	{"models", modelsCtx},

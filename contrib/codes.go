@@ -120,6 +120,8 @@ const (
 	ClientFactoryTaken     Code = "ClientFactoryTaken"
 	ModelAccess            Code = "ModelAccess"
 	ModelClientFailed      Code = "ModelClientFailed"
+	// AskUnanswered: a ctx.ask waited past ask_timeout.
+	AskUnanswered Code = "AskUnanswered"
 
 	// Contribution points and hooks (DC1–DC3, DC9, HK1–HK3).
 	PointEntryInvalid    Code = "PointEntryInvalid"
@@ -225,6 +227,7 @@ var Catalogue = []CodeInfo{
 	{clientFactoryRejected, SeverityError, "A client factory's protocol is not a valid token, is reserved by the host, or is declared twice; the factory is left out.", "Use your own protocol token: a letter, then letters, digits, _ or -."},
 	{ClientFactoryTaken, SeverityWarning, "An earlier plugin in load order already owns this protocol; this factory is not used.", "Rename the protocol or disable the other plugin."},
 	{ModelAccess, SeverityNote, "The plugin declares the models capability and can call the session and review models with the operator's credentials.", "Nothing to fix; remove \"models\" from capabilities if the plugin should not."},
+	{AskUnanswered, SeverityNote, "A tool or command asked the person (ctx.ask) and nobody answered within ask_timeout; the callback got None, as for a dismissed question.", "Answer sooner, or raise ask_timeout in config.toml; a plugin handles None as \"not answered\"."},
 	{ModelClientFailed, SeverityWarning, "The host could not build a model client (a factory's not_supported, a missing adapter or API key, an unknown provider).", "Change the setting named in the message (/tier, /speed, /model) or fix providers.json."},
 	{PointEntryInvalid, SeverityError, "A contribution-point entry breaks its point's rules (a replace target the point does not have, a tier it does not offer, thread scope in contribute()); it is left out.", "Correct the entry as the message says; docs/points.md lists each point's tiers and targets."},
 	{ReplaceConflict, SeverityWarning, "Two entries replace the same named default; this one lost (thread scope beats workspace scope, then the later registration wins) and is not used while the other is registered.", "Replace a different target, or disable the other plugin; order does not decide."},

@@ -1,6 +1,7 @@
 package contrib
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -159,4 +160,33 @@ func (r Result) Without(types ...PartType) (Result, int) {
 	dropped := len(r.Parts) - len(kept)
 	r.Parts = kept
 	return r, dropped
+}
+
+// PartsSink receives the content parts of a command's result (an image,
+// an embedded resource): the caller that can pass them on (an MCP
+// prompts/get) puts one in the command's context; the command's text is
+// still its text parts joined, for every other caller.
+type PartsSink func(parts []Part)
+
+type partsSinkKey struct{}
+
+// WithPartsSink returns ctx carrying sink, for the command run under it.
+func WithPartsSink(ctx context.Context, sink PartsSink) context.Context {
+	return context.WithValue(ctx, partsSinkKey{}, sink)
+}
+
+// PartsSinkFrom returns the parts sink of ctx, or nil.
+func PartsSinkFrom(ctx context.Context) PartsSink {
+	s, _ := ctx.Value(partsSinkKey{}).(PartsSink)
+	return s
+}
+
+// CommandParts checks a command's content parts as a tool result's are
+// checked (sizes, fields) and returns the turn's input text: the text
+// parts joined by newlines.
+func CommandParts(parts []Part) (string, error) {
+	if e := checkContent(parts); e != nil {
+		return "", fmt.Errorf("%s: %s", e.Code, e.Message)
+	}
+	return textOf(parts), nil
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// ("512MiB", "30s"); Limits holds them in effect.
 	MemoryLimit     string `toml:"memory_limit"`
 	CallbackTimeout string `toml:"callback_timeout"`
+	// AskTimeout is ask_timeout as written ("5m"); Limits.AskTimeout
+	// holds it in effect.
+	AskTimeout string `toml:"ask_timeout"`
 	// StepBudget is step_budget as written (0: not set); Limits.StepBudget
 	// holds the budget in effect, PluginStepBudget the [plugins."id"]
 	// step_budget overrides in effect.

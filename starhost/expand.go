@@ -35,6 +35,11 @@ type CommandResult struct {
 	Produced bool          `json:"produced"`
 	Origin   CommandOrigin `json:"origin"` // "markdown" or "plugin"; "" when none produced
 	Plugin   string        `json:"plugin"` // the producing plugin, for origin plugin
+	// Parts are the content parts of a command that returned image(...),
+	// resource(...) or a list mixing them with strings, in order; Input is
+	// then its text parts joined by newlines. An MCP prompt passes them on
+	// as image and embedded-resource messages; a text-only host uses Input.
+	Parts []ContentPart `json:"parts,omitempty"`
 }
 
 // ExecuteCommand runs /name args by the resolution of Expand and says which
@@ -66,8 +71,15 @@ func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandRe
 		}
 		var out string
 		var produced bool
+		var parts []ContentPart
 		gate.Do(ctx, func(ctx context.Context) {
 			var err error
+			ctx = contrib.WithPartsSink(ctx, func(ps []contrib.Part) {
+				parts = make([]ContentPart, len(ps))
+				for i, p := range ps {
+					parts[i] = partOf(p)
+				}
+			})
 			out, produced, err = c.Command.Run(ctx, inv)
 			if err != nil {
 				d := builtins.FailureDiagnostic(err)
@@ -76,7 +88,7 @@ func (h *Host) ExecuteCommand(ctx context.Context, name, args string) (CommandRe
 			}
 		})
 		if produced {
-			return CommandResult{Input: out, Produced: true, Origin: OriginPlugin, Plugin: c.Plugin}, nil
+			return CommandResult{Input: out, Produced: true, Origin: OriginPlugin, Plugin: c.Plugin, Parts: parts}, nil
 		}
 	}
 	if ctx.Err() != nil {

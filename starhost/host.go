@@ -117,6 +117,16 @@ type Options struct {
 	ModelCalls func(ModelCall)
 	// ModelTimeout bounds one HTTP model call (DefaultModelTimeout).
 	ModelTimeout time.Duration
+
+	// Ask answers plugins' questions (ctx.ask in tools and commands): an
+	// MCP client's elicitation (starhost/mcpserve.Elicitation), a console
+	// prompt. nil declines every question: the callback gets None.
+	Ask AskFunc
+	// AskTimeout bounds how long one question waits for the person
+	// (0: DefaultAskTimeout); ask_timeout in config.toml overrides it.
+	// The wait counts against neither the step budget nor
+	// CallbackTimeout.
+	AskTimeout time.Duration
 	// Classifications is the host's built-in classification of tool calls
 	// by tool name (CC10); plugin classifiers are asked only for names it
 	// does not hold that are not BuiltinTools either.
@@ -221,6 +231,9 @@ func (o *Options) validate() error {
 	}
 	if o.CleanupTimeout < 0 {
 		return codeErrorf(ErrInvalidOptions, "Options.CleanupTimeout is %s; want 0 (the default, 5s) or more", o.CleanupTimeout)
+	}
+	if o.AskTimeout < 0 {
+		return codeErrorf(ErrInvalidOptions, "Options.AskTimeout is %s; want 0 (the default, %s) or more", o.AskTimeout, DefaultAskTimeout)
 	}
 	if o.ModelTimeout < 0 {
 		return codeErrorf(ErrInvalidOptions, "Options.ModelTimeout is %s; want 0 (the default, %s) or more", o.ModelTimeout, DefaultModelTimeout)

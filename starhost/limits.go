@@ -24,12 +24,16 @@ type Limits struct {
 	// [plugins."id"] step_budget of its own (Config.PluginStepBudget); a
 	// run past it is cancelled with TooManySteps.
 	StepBudget uint64
+	// AskTimeout bounds how long one ctx.ask waits for the person; the
+	// wait counts against neither StepBudget nor CallbackTimeout.
+	AskTimeout time.Duration
 }
 
 // baseLimits are the limits before config.toml: the embedder's Options,
 // else the defaults.
 func (h *Host) baseLimits() Limits {
-	l := Limits{MemoryLimit: h.opts.MemoryLimit, CallbackTimeout: h.opts.CallbackTimeout, StepBudget: h.opts.Steps}
+	l := Limits{MemoryLimit: h.opts.MemoryLimit, CallbackTimeout: h.opts.CallbackTimeout, StepBudget: h.opts.Steps,
+		AskTimeout: h.opts.askTimeout()}
 	if l.StepBudget == 0 {
 		l.StepBudget = DefaultStepBudget
 	}
@@ -42,8 +46,8 @@ func (h *Host) baseLimits() Limits {
 	return l
 }
 
-// mergeLimits applies one layer's memory_limit, callback_timeout and
-// step_budget (mergeStepBudget). A value
+// mergeLimits applies one layer's memory_limit, callback_timeout,
+// ask_timeout and step_budget (mergeStepBudget). A value
 // that does not parse is a diagnostic and is ignored. The workspace layer
 // comes from the repository being worked on, so it may tighten a limit but
 // never loosen one.
@@ -71,6 +75,17 @@ func mergeLimits(dst *Config, l *layer, workspace bool, note func(contrib.Diagno
 			bad("callback_timeout", "a workspace config may lower the limit, not raise it; %s stays in effect", dst.Limits.CallbackTimeout)
 		default:
 			dst.CallbackTimeout, dst.Limits.CallbackTimeout = l.cfg.CallbackTimeout, d
+		}
+	}
+	if l.md.IsDefined("ask_timeout") {
+		d, err := time.ParseDuration(l.cfg.AskTimeout)
+		switch {
+		case err != nil || d <= 0:
+			bad("ask_timeout", "%q is not a positive duration such as \"5m\"; %s stays in effect", l.cfg.AskTimeout, dst.Limits.AskTimeout)
+		case workspace && d > dst.Limits.AskTimeout:
+			bad("ask_timeout", "a workspace config may lower the limit, not raise it; %s stays in effect", dst.Limits.AskTimeout)
+		default:
+			dst.AskTimeout, dst.Limits.AskTimeout = l.cfg.AskTimeout, d
 		}
 	}
 	mergeStepBudget(dst, l, workspace, bad)

@@ -45,6 +45,19 @@ func TestLimitsLayering(t *testing.T) {
 		{name: "workspace step_budget not positive", home: "step_budget = 1_000_000\n", work: "step_budget = -5\n",
 			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 1_000_000},
 			note: "step_budget: -5 is not a positive number of steps; the value is ignored [ConfigValueInvalid]"},
+		// ask_timeout (issue 29.4): its own limit, layered like the others.
+		{name: "ask_timeout in home", home: "ask_timeout = \"10m\"\n",
+			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000, AskTimeout: 10 * time.Minute}},
+		{name: "ask_timeout from options", opts: starhost.Options{AskTimeout: time.Minute},
+			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000, AskTimeout: time.Minute}},
+		{name: "workspace lowers ask_timeout", work: "ask_timeout = \"30s\"\n",
+			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000, AskTimeout: 30 * time.Second}},
+		{name: "workspace cannot raise ask_timeout", work: "ask_timeout = \"1h\"\n",
+			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000},
+			note: "ask_timeout: a workspace config may lower the limit, not raise it; 5m0s stays in effect [ConfigValueInvalid]"},
+		{name: "bad ask_timeout", home: "ask_timeout = \"soon\"\n",
+			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000},
+			note: `ask_timeout: "soon" is not a positive duration such as "5m"; 5m0s stays in effect`},
 		{name: "zero duration", home: "callback_timeout = \"0s\"\n",
 			want: starhost.Limits{MemoryLimit: 512 << 20, CallbackTimeout: 30 * time.Second, StepBudget: 100_000_000}, note: `callback_timeout: "0s" is not a positive duration such as "30s" or "2m"; 30s stays in effect`},
 	} {
@@ -70,6 +83,9 @@ func TestLimitsLayering(t *testing.T) {
 			h, err := starhost.New(c.opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.want.AskTimeout == 0 {
+				c.want.AskTimeout = starhost.DefaultAskTimeout
 			}
 			if got := h.Config().Limits; got != c.want {
 				t.Errorf("limits %+v, want %+v", got, c.want)

@@ -2,6 +2,7 @@ package starhost
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -106,10 +107,53 @@ func (h *Host) TurnFinished(ctx context.Context, thread, turn, text, stopReason 
 }
 
 // ModelResponse runs the model_response hooks (read only) on one response:
-// its purpose, finish reason, items and usage.
+// its purpose, finish reason, items and usage. usage holds token counts
+// by name — input_tokens, output_tokens, and when the provider reports
+// them total_tokens, cached_input_tokens, reasoning_tokens — and anything
+// else the embedder adds; the hooks always see input_tokens, output_tokens
+// and total_tokens as ints (0 when not reported; total_tokens their sum
+// when not given). docs/api.md documents the shape plugins see.
 func (h *Host) ModelResponse(ctx context.Context, thread, purpose, finishReason string, items []ModelItem, usage map[string]any) {
 	h.hook(ctx, contrib.HookModelResponse, map[string]any{"thread": thread, "purpose": purpose,
-		"finish_reason": finishReason, "items": modelItemsValue(items), "usage": usage})
+		"finish_reason": finishReason, "items": modelItemsValue(items), "usage": usageValue(usage)})
+}
+
+// usageValue is the usage dict of a model_response payload: a copy of
+// usage with the three counts every hook may rely on.
+func usageValue(usage map[string]any) map[string]any {
+	out := make(map[string]any, len(usage)+3)
+	for k, v := range usage {
+		out[k] = v
+	}
+	in, outTokens := tokenCount(out["input_tokens"]), tokenCount(out["output_tokens"])
+	out["input_tokens"], out["output_tokens"] = in, outTokens
+	if _, ok := out["total_tokens"]; ok {
+		out["total_tokens"] = tokenCount(out["total_tokens"])
+	} else {
+		out["total_tokens"] = in + outTokens
+	}
+	return out
+}
+
+// tokenCount reads a count an embedder may give as any Go number (or a
+// JSON number); anything else is 0.
+func tokenCount(v any) int64 {
+	switch n := v.(type) {
+	case int:
+		return int64(n)
+	case int32:
+		return int64(n)
+	case int64:
+		return n
+	case uint64:
+		return int64(n)
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	}
+	return 0
 }
 
 // observe runs an observer point: every entry, failures skipped (DC3).

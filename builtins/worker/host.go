@@ -79,6 +79,12 @@ func (h *HostSide) Handle(ctx context.Context, method string, body []byte) (any,
 		}
 		reg, ok := h.req.Services.(builtins.PointRegistrar)
 		return ok && reg.ReleaseEntry(h.req.Plugin, id), nil
+	case wire.MethodAsk:
+		var q contrib.Question
+		if err := json.Unmarshal(body, &q); err != nil {
+			return nil, err
+		}
+		return h.ask(ctx, q)
 	case wire.MethodModelComplete:
 		var call wire.ModelCall
 		if err := json.Unmarshal(body, &call); err != nil {

@@ -348,8 +348,9 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		if err != nil {
 			return nil, err
 		}
-		text, ok, err := c.Run(ctx, in.Inv)
-		return wire.Outcome{Text: text, OK: ok, Err: failure(err)}, nil
+		var parts []contrib.Part
+		text, ok, err := c.Run(contrib.WithPartsSink(ctx, func(ps []contrib.Part) { parts = ps }), in.Inv)
+		return wire.Outcome{Text: text, OK: ok, Parts: parts, Err: failure(err)}, nil
 	case wire.MethodPlaceholder:
 		p, err := at(set.Placeholders, in.Index, "placeholder")
 		if err != nil {

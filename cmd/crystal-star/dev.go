@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crystal-star/crystal-star/starhost"
@@ -35,6 +36,11 @@ type console struct {
 	status      consoleStatus
 	unsubscribe func()
 	checks      *devChecks // check's findings of each dev plugin that loads (dev_check.go)
+
+	// ctx.ask reads the console's next lines while a line runs (dev_ask.go).
+	askMu   sync.Mutex
+	lines   <-chan string
+	serving atomic.Bool
 }
 
 func runDev(e *env, args []string) error {
@@ -45,6 +51,7 @@ func runDev(e *env, args []string) error {
 	e.global.dev = append(e.global.dev, f.args...)
 	c := &console{e: e}
 	c.cond = sync.NewCond(&c.mu)
+	e.ask = c.ask
 	if path, ok := f.set["log"]; ok {
 		lf, err := os.Create(path)
 		if err != nil {
@@ -98,6 +105,7 @@ func runDev(e *env, args []string) error {
 	c.startStatus()
 	lines, stopInput := c.input()
 	defer stopInput()
+	c.lines = lines
 	for {
 		select {
 		case <-e.ctx.Done(): // Ctrl-C
@@ -107,7 +115,10 @@ func runDev(e *env, args []string) error {
 			if !ok { // end of input
 				return c.shutdown(cancel, watchDone)
 			}
-			if quit := c.run(strings.TrimSpace(line)); quit {
+			c.serving.Store(true)
+			quit := c.run(strings.TrimSpace(line))
+			c.serving.Store(false)
+			if quit {
 				return c.shutdown(cancel, watchDone)
 			}
 		}

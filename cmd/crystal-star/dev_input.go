@@ -26,8 +26,8 @@ import (
 const historyFileName = "dev_history"
 
 // input starts reading console lines and returns them on a channel that is
-// closed at the end of input (Ctrl-D, or Ctrl-C on an empty line, on a
-// terminal), with the function that stops reading.
+// closed at the end of input (Ctrl-D, or Ctrl-C twice on an empty line, on
+// a terminal), with the function that stops reading.
 func (c *console) input() (<-chan string, func()) {
 	// Both ends must be a terminal: a prompt redrawn into a pipe (dev | tee)
 	// would only be noise.
@@ -105,17 +105,23 @@ func (c *console) terminalInput(in *os.File) (<-chan string, func(), error) {
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
+		var ctrlC interrupts
 		for {
 			line, err := rl.Readline()
 			switch {
 			case errors.Is(err, readline.ErrInterrupt):
-				if line == "" {
+				quit, hint := ctrlC.interrupt(line)
+				if quit {
 					return
 				}
-				continue // Ctrl-C drops a half-typed line
+				if hint != "" {
+					c.printf("%s", hint)
+				}
+				continue
 			case err != nil: // io.EOF: Ctrl-D
 				return
 			}
+			ctrlC.reset()
 			lines <- line
 		}
 	}()
@@ -123,6 +129,32 @@ func (c *console) terminalInput(in *os.File) (<-chan string, func(), error) {
 	// and would wait for its read forever: close it first.
 	return lines, func() { stdin.Close(); rl.Close() }, nil
 }
+
+// interrupts decides what Ctrl-C at the prompt does, as shells and REPLs
+// do: on a half-typed line it clears the line (readline has dropped it);
+// on an empty line it says how to quit, and a second Ctrl-C in a row on
+// an empty line quits. Anything entered in between starts over.
+type interrupts struct{ armed bool }
+
+// quitHint is what the first Ctrl-C on an empty line prints.
+const quitHint = "(Ctrl-C again to quit, or Ctrl-D, or /quit)"
+
+// interrupt takes one Ctrl-C on line (the text being edited) and reports
+// whether to quit, and a hint to print.
+func (i *interrupts) interrupt(line string) (quit bool, hint string) {
+	if line != "" {
+		i.armed = false
+		return false, ""
+	}
+	if i.armed {
+		return true, ""
+	}
+	i.armed = true
+	return false, quitHint
+}
+
+// reset forgets a pending Ctrl-C: a line was entered.
+func (i *interrupts) reset() { i.armed = false }
 
 // promptWriter prints above the line being edited: it clears the prompt,
 // writes, and redraws the prompt with what was typed. (readline's own

@@ -37,6 +37,7 @@ type env struct {
 	events         func(starhost.Event)   // set by the dev console before start
 	forward        func(starhost.Note)    // also receives every note (mcp sets it before start)
 	models         starhost.ModelProvider // replaces providers.json when set before start (mcp --sampling)
+	ask            starhost.AskFunc       // answers ctx.ask when set before start (mcp: the client; dev: the console)
 	clock          *starhost.ManualClock  // $CRYSTAL_CLOCK=manual (test.go)
 	ctx            context.Context
 	stop           context.CancelFunc
@@ -79,7 +80,7 @@ func (e *env) start() (*starhost.Host, error) {
 		HostPlaceholders: cliHostPlaceholders, BuiltinStatusFields: cliStatusFields,
 		Notes: e.note, Events: e.events,
 		Classifications: cliClassifications, ModelCalls: e.modelCall, Models: e.models,
-		Points: cliPoints,
+		Points: cliPoints, Ask: e.ask,
 		// CRYSTAL_ISOLATION=process runs every plugin in a worker, whatever
 		// config.toml says (docs/isolation.md).
 		Isolation: os.Getenv("CRYSTAL_ISOLATION"),

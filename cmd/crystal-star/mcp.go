@@ -55,6 +55,7 @@ func runMCP(e *env, args []string) error {
 			s.Note(n)
 		}
 	}
+	e.ask = mcpserve.Elicitation() // ctx.ask: elicitation/create to the client that called
 	_, sampling := f.set["sampling"]
 	if sampling { // the session model is the MCP client's (sampling/createMessage)
 		e.models = mcpserve.SamplingModels()

@@ -13,20 +13,26 @@ import (
 
 var newCmd = command{name: "new", args: "NAME",
 	summary: "scaffold a plugin that passes check and test",
-	flags:   []flagSpec{{name: "dir", value: "DIR", help: "where to write the plugin (default ./NAME)"}},
+	flags: []flagSpec{{name: "dir", value: "DIR", help: "where to write the plugin (default ./NAME)"},
+		{name: "kind", value: "KIND", help: "what the plugin is for: " + kindNames + " (default: one of each common kind)"}},
 	example: "new acme.hello --dir plugins/hello", run: runNew}
 
 // runNew writes a plugin whose id is NAME into DIR (default ./NAME): a
-// manifest, a module with one tool (with a schema), one command, one
-// placeholder and one status field, a scenario exercising each and a short
-// README. It refuses to overwrite any file.
+// manifest, a module, a scenario exercising it and a short README. The
+// module is the starting point of --kind (new_kinds.go); without it, one
+// tool (with a schema), one command, one placeholder and one status field.
+// It refuses to overwrite any file.
 func runNew(e *env, args []string) error {
 	f, err := e.flags(args)
 	if err != nil {
 		return err
 	}
 	if len(f.args) != 1 {
-		return usagef("usage: crystal-star new NAME [--dir DIR]")
+		return usagef("usage: crystal-star new NAME [--dir DIR] [--kind %s]", kindNames)
+	}
+	kind := f.set["kind"]
+	if _, ok := scaffoldKinds[kind]; !ok && kind != "" {
+		return usagef("new: --kind %s is not a kind: want %s%s", kind, kindNames, didYouMean(kind, strings.Split(kindNames, "|"), ""))
 	}
 	id := f.args[0]
 	if err := starhost.CheckPluginID(id); err != nil {
@@ -36,7 +42,7 @@ func runNew(e *env, args []string) error {
 	if d, ok := f.set["dir"]; ok {
 		dir = d
 	}
-	files := scaffold(id)
+	files := scaffold(id, kind)
 	for _, name := range scaffoldOrder(id) {
 		if _, err := os.Lstat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("new: %s already exists; nothing was written (choose another --dir)", filepath.Join(dir, name))
@@ -70,18 +76,29 @@ func scaffoldOrder(id string) []string {
 	return []string{"plugin.toml", "plugin.star", "testdata/" + id + ".txtar", "README.md"}
 }
 
-// scaffold returns the files of a new plugin with id, by path.
-func scaffold(id string) map[string]string {
+// scaffold returns the files of a new plugin with id of kind ("": the
+// default, one contribution of each common kind), by path.
+func scaffold(id, kind string) map[string]string {
 	short := shortName(id)
 	title := strings.ReplaceAll(short, "_", " ")
 	title = strings.ToUpper(title[:1]) + title[1:]
 	field := strings.ReplaceAll(short, "_", "-") + "-greeted" // status fields take hyphens
 	r := strings.NewReplacer("ID", id, "FIELD", field, "SHORT", short, "TITLE", title)
+	k, ok := scaffoldKinds[kind]
+	if !ok {
+		k = scaffoldKind{description: scaffoldDescription, module: scaffoldModule, scenario: scaffoldScenario, try: `/call SHORT_greet {"name": "Ada"}`}
+	}
+	if kind == "status" {
+		// The field is the plugin's only one: name it for what it shows.
+		r = strings.NewReplacer("ID", id, "FIELD", strings.ReplaceAll(short, "_", "-")+"-age", "SHORT", short, "TITLE", title)
+	}
+	manifest := scaffoldManifest + "description = \"" + k.description + "\"\n" + k.manifest
+	readme := strings.Replace(scaffoldReadme, "TRY", k.try, 1)
 	return map[string]string{
-		"plugin.toml":               r.Replace(scaffoldManifest),
-		"plugin.star":               r.Replace(scaffoldModule),
-		"testdata/" + id + ".txtar": r.Replace(scaffoldScenario),
-		"README.md":                 r.Replace(scaffoldReadme),
+		"plugin.toml":               r.Replace(manifest),
+		"plugin.star":               r.Replace(k.module),
+		"testdata/" + id + ".txtar": r.Replace(k.scenario),
+		"README.md":                 r.Replace(readme),
 	}
 }
 
@@ -108,8 +125,9 @@ const scaffoldManifest = `# The manifest: docs/authoring.md lists every key.
 id = "ID"
 version = "0.1.0"
 display_name = "TITLE"
-description = "Greets people: one tool, one command, one placeholder and one status field."
 `
+
+const scaffoldDescription = "Greets people: one tool, one command, one placeholder and one status field."
 
 const scaffoldModule = `"""TITLE: one contribution of each common kind.
 
@@ -196,6 +214,6 @@ const scaffoldReadme = "# TITLE\n\n" +
 	"```sh\n" +
 	"crystal-star check .         # lint the manifest and the Starlark\n" +
 	"crystal-star test .          # run testdata/*.txtar\n" +
-	"crystal-star dev .           # hot-reload console: /call SHORT_greet {\"name\": \"Ada\"}\n" +
+	"crystal-star dev .           # hot-reload console: TRY\n" +
 	"```\n\n" +
 	"docs/authoring.md explains each part of plugin.star; docs/testing.md the scenario.\n"

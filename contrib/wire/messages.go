@@ -47,6 +47,7 @@ const (
 	MethodModelComplete = "model_complete" // ModelCall → Completed
 	MethodAddEntry      = "add_entry"      // RuntimeEntry → EntryHandle (ctx.contributions.add)
 	MethodReleaseEntry  = "release_entry"  // string id → bool
+	MethodAsk           = "ask"            // contrib.Question → contrib.Answer (ctx.ask)
 )
 
 // MethodRuntimeEntry is the host calling an entry a worker added at run
@@ -221,9 +222,11 @@ type Attach struct {
 
 // Outcome is the answer of a command, a placeholder or an attach stage.
 type Outcome struct {
-	Text string              `json:"text,omitempty"`
-	OK   bool                `json:"ok,omitempty"` // produced text / the stage ran
-	Err  *contrib.Diagnostic `json:"err,omitempty"`
+	Text string `json:"text,omitempty"`
+	OK   bool   `json:"ok,omitempty"` // produced text / the stage ran
+	// Parts are a command's content parts, when it returned some.
+	Parts []contrib.Part      `json:"parts,omitempty"`
+	Err   *contrib.Diagnostic `json:"err,omitempty"`
 	// Value is a hook's or a point entry's JSON-like result ("null": None).
 	Value json.RawMessage `json:"value,omitempty"`
 	// ToolErr is a point entry's expected failure (error(code, message)).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -103,7 +104,17 @@ func (inst *instance) providedTools(p *wire.Provided) []contrib.Tool {
 func (inst *instance) command(i int, name string) contrib.CommandFunc {
 	what := "command /" + name
 	return func(ctx context.Context, cmd contrib.Invocation) (string, bool, error) {
-		return inst.outcome(ctx, what, wire.MethodCommand, wire.Invoke{Index: i, Inv: cmd, Facts: inst.facts()})
+		out, err := inst.ask(ctx, what, wire.MethodCommand, wire.Invoke{Index: i, Inv: cmd, Facts: inst.facts()})
+		if err == nil && out.OK && len(out.Parts) > 0 {
+			// The worker checked them; the host does not take its word.
+			if _, perr := contrib.CommandParts(out.Parts); perr != nil {
+				return "", false, fmt.Errorf("%s: result: %v", what, perr)
+			}
+			if sink := contrib.PartsSinkFrom(ctx); sink != nil {
+				sink(out.Parts)
+			}
+		}
+		return out.Text, out.OK, err
 	}
 }
 

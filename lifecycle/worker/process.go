@@ -319,9 +319,13 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed%s", what, p.timeout, p.notServing())}
 	}
 	if p.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeoutCause(ctx, p.timeout, errTimedOut)
-		defer cancel()
+		// The deadline stops while the call waits for a person (ctx.ask,
+		// served by the host within this call): callback_timeout bounds
+		// plugin code, ask_timeout the person.
+		var d *pausableDeadline
+		cctx, d = withPausableDeadline(ctx, p.timeout)
+		defer d.stop()
+		cctx = contrib.WithWaitClock(cctx, d.pause)
 		// Kill at the deadline even when the call is stuck writing to a
 		// worker that stopped reading.
 		stop := context.AfterFunc(cctx, func() {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -263,6 +264,21 @@ func (c *checker) callable(fi *fileInfo, v syntax.Expr) *function {
 	return nil
 }
 
+// partCall reports whether e calls a content-part constructor (image,
+// audio, resource) the plugin does not shadow.
+func partCall(fi *fileInfo, e syntax.Expr) bool {
+	call, ok := e.(*syntax.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := call.Fn.(*syntax.Ident)
+	if !ok || id.Name != "image" && id.Name != "audio" && id.Name != "resource" {
+		return false
+	}
+	_, loaded := fi.loads[id.Name]
+	return !loaded && fi.defs[id.Name] == nil
+}
+
 // evident returns the class of value v evidently is, or "" when that
 // takes running the code to know.
 func evident(fi *fileInfo, v syntax.Expr, c *checker) builtins.ReturnClass {
@@ -293,13 +309,23 @@ func evident(fi *fileInfo, v syntax.Expr, c *checker) builtins.ReturnClass {
 	case *syntax.DictExpr:
 		return builtins.ReturnDict
 	case *syntax.ListExpr:
+		if slices.ContainsFunc(v.List, func(e syntax.Expr) bool { return partCall(fi, e) }) {
+			return builtins.ReturnParts
+		}
 		return builtins.ReturnList
+	case *syntax.CallExpr:
+		if partCall(fi, v) {
+			return builtins.ReturnParts
+		}
 	case *syntax.Comprehension:
 		if v.Curly {
 			return builtins.ReturnDict
 		}
 		return builtins.ReturnList
 	case *syntax.TupleExpr:
+		if slices.ContainsFunc(v.List, func(e syntax.Expr) bool { return partCall(fi, e) }) {
+			return builtins.ReturnParts
+		}
 		return builtins.ReturnTuple
 	case *syntax.LambdaExpr:
 		return builtins.ReturnFunction

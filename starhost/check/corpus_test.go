@@ -139,6 +139,7 @@ var notStatic = map[contrib.Code]string{
 	contrib.ClientFactoryTaken:              "protocol conflicts are resolved when the host builds a client, never in a dry run",
 	contrib.ModelAccess:                     "a note; declaring the models capability is legitimate",
 	contrib.ModelClientFailed:               "no model client is built in a dry run",
+	contrib.AskUnanswered:                   "a note about one question nobody answered at run time",
 	contrib.PointEntrySkipped:               "point entries run only when the host calls their point, never in a dry run",
 	contrib.PointOperationFailed:            "point entries run only when the host calls their point, never in a dry run",
 	contrib.HookSkipped:                     "hooks run only when the host runs their event, never in a dry run",

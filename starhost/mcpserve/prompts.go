@@ -132,7 +132,7 @@ func (s *Server) getPrompt(ctx context.Context, name, args string) (*mcp.GetProm
 	}
 	return &mcp.GetPromptResult{
 		Description: fmt.Sprintf("/%s from %s", name, origin(res)),
-		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: res.Input}}},
+		Messages:    promptMessages(res),
 	}, nil
 }
 
