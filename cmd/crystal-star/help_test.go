@@ -79,12 +79,19 @@ func TestHelpExamplesRun(t *testing.T) {
 			continue
 		}
 		var stdout, stderr strings.Builder
-		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		code := run(args, strings.NewReader(exampleStdin[c.name]), &stdout, &stderr)
 		t.Logf("crystal-star %s: exit %d\n%s%s", c.example, code, stdout.String(), stderr.String())
 		if code == 2 || (code != 0 && !exampleMayFail[c.name]) {
 			t.Errorf("crystal-star %s: exit %d\n%s", c.example, code, stderr.String())
 		}
 	}
+}
+
+// exampleStdin is what an example reads on stdin, for the commands that
+// serve an agent host's JSON (docs/agent-hosts.md).
+var exampleStdin = map[string]string{
+	"hook":       `{"session_id":"example","cwd":".","hook_event_name":"PreToolUse","tool_name":"bash","tool_input":{"command":"rm -rf build"}}`,
+	"statusline": `{"session_id":"example","cwd":".","model":{"id":"claude-opus-4-1","display_name":"Opus"}}`,
 }
 
 // exampleMayFail are the commands whose example fails (exit 1) on a fresh

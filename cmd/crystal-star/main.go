@@ -46,6 +46,7 @@ var commands = []*command{
 	&trustCmd, &installCmd, &enableCmd, &disableCmd, &removeCmd,
 	&testCmd, &newCmd, &commandsCmd,
 	&packCmd, &executorCmd,
+	&hookCmd, &statuslineCmd, &setupCmd,
 	&mcpCmd, &lspCmd, &versionCmd, &helpCmd,
 }
 

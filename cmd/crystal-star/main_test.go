@@ -64,6 +64,7 @@ func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, arg
 	cmds["executor"] = cmdExecutor
 	cmds["envsubst"] = cmdEnvsubst
 	cmds["packed"] = cmdPacked
+	cmds["livemcp"] = cmdLiveMCP
 	return cmds
 }
 

@@ -60,9 +60,15 @@ func runMCP(e *env, args []string) error {
 	if sampling { // the session model is the MCP client's (sampling/createMessage)
 		e.models = mcpserve.SamplingModels()
 	}
+	agent := e.liveSession()
 	h, err := e.start()
 	if err != nil {
 		return err
+	}
+	if agent != nil {
+		if stop := e.serveLive(h, agent); stop != nil {
+			defer stop()
+		}
 	}
 	if sampling {
 		h.Session().SetModel(mcpserve.SamplingFacts)
