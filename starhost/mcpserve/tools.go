@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +27,10 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ListToolsResult{Tools: s.tools(ctx), Cacheable: mcp.Cacheable{CacheScope: "public"}}, nil
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok {
+				if d := time.Duration(s.pollAfter.Load()); d > 0 && r.Extra != nil && r.Extra.CloseSSEStream != nil {
+					t := time.AfterFunc(d, func() { r.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: PollRetry}) })
+					defer t.Stop()
+				}
 				return s.call(ctx, r)
 			}
 		}
