@@ -134,7 +134,7 @@ func runExecutor(e *env, args []string) error {
 	if home == "" {
 		home = starhost.DefaultHome()
 	}
-	x, err := executor.New(executor.Options{Home: home, Token: token, Notes: e.note})
+	x, err := executor.New(executor.Options{Home: home, Workspace: e.global.workspace, Token: token, Notes: e.note})
 	if err != nil {
 		return err
 	}

@@ -30,8 +30,8 @@ type executorKey struct {
 // startScriptExecutor starts `crystal-star --home HOME executor --http
 // 127.0.0.1:0` as a process of its own and returns its base URL; its
 // stderr after the first line goes to $WORK/NAME.stderr.
-func startScriptExecutor(ts *testscript.TestScript, name, home string, extra ...string) string {
-	cmd := scriptCommand(ts, append([]string{"--home", ts.MkAbs(home), "executor", "--http", "127.0.0.1:0"}, extra...))
+func startScriptExecutor(ts *testscript.TestScript, name, home string, global ...string) string {
+	cmd := scriptCommand(ts, append(append([]string{"--home", ts.MkAbs(home)}, global...), "executor", "--http", "127.0.0.1:0"))
 	cmd.Env = append(cmd.Env, executorTokenEnv+"="+ts.Getenv(executorTokenEnv))
 	stderr, err := cmd.StderrPipe()
 	ts.Check(err)
@@ -55,7 +55,8 @@ func startScriptExecutor(ts *testscript.TestScript, name, home string, extra ...
 
 // cmdExecutor drives executor processes from a scenario:
 //
-//	executor start NAME HOME   start one on a free loopback port; $NAME_URL is its URL
+//	executor start NAME HOME [GLOBAL-FLAGS...]
+//	                           start one on a free loopback port; $NAME_URL is its URL
 //	executor stop NAME         SIGTERM; it must exit 0 (stderr in $WORK/NAME.stderr)
 //	executor kill NAME         SIGKILL
 //	executor put NAME FILE     upload an archive as FILE's base name; prints "STATUS CODE"
@@ -74,10 +75,10 @@ func cmdExecutor(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	switch verb {
 	case "start":
-		if len(args) != 3 {
-			ts.Fatalf("usage: executor start NAME HOME")
+		if len(args) < 3 {
+			ts.Fatalf("usage: executor start NAME HOME [GLOBAL-FLAGS...]")
 		}
-		ts.Setenv(strings.ToUpper(name)+"_URL", startScriptExecutor(ts, name, args[2]))
+		ts.Setenv(strings.ToUpper(name)+"_URL", startScriptExecutor(ts, name, args[2], args[3:]...))
 	case "stop", "kill":
 		cmd := proc()
 		sig := syscall.SIGTERM

@@ -150,7 +150,7 @@ func (x *Executor) start(ctx context.Context, a remote.Archive, b *bundle) error
 	if err := x.write(dir, a); err != nil {
 		return err
 	}
-	h, err := starhost.New(starhost.Options{Home: x.opts.Home, Workspace: filepath.Join(x.dir, "workspace"),
+	h, err := starhost.New(starhost.Options{Home: x.opts.Home, Workspace: x.opts.Workspace,
 		Builtin: []string{dir}, Notes: x.note, Models: noModels{}})
 	if err != nil {
 		return err

@@ -26,6 +26,11 @@ type Options struct {
 	// isolation, its data directories are the plugins' data, and
 	// {home}/executor holds the bundles and the call ledger.
 	Home string
+	// Workspace is the directory the tools work in — the checkout next to
+	// which the executor runs: ctx.workspace, the project data directories
+	// and the workspace's config.toml (which may only tighten limits). ""
+	// is {home}/executor/workspace, an empty directory of the executor's.
+	Workspace string
 	// Token, when set, is the bearer token every request but the probes
 	// must carry.
 	Token string
@@ -65,7 +70,12 @@ func New(opts Options) (*Executor, error) {
 	if err := os.MkdirAll(filepath.Join(x.dir, "bundles"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(x.dir, "workspace"), 0o755); err != nil {
+	if opts.Workspace == "" {
+		x.opts.Workspace = filepath.Join(x.dir, "workspace")
+		if err := os.MkdirAll(x.opts.Workspace, 0o755); err != nil {
+			return nil, err
+		}
+	} else if x.opts.Workspace, err = filepath.Abs(opts.Workspace); err != nil {
 		return nil, err
 	}
 	if x.ledger, err = openLedger(filepath.Join(x.dir, "calls.log")); err != nil {
