@@ -39,12 +39,13 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		namespace         string
 		approval          starlark.Value = starlark.None
 		multimodal        bool
+		remote            bool
 		output            starlark.Value = starlark.None
 		run               starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "run", &run, "description?", &description,
 		"parameters?", &params, "catalogs?", &catalogs, "read_only?", &readOnly, "namespace?", &namespace,
-		"requires_approval?", &approval, "multimodal?", &multimodal, "output_schema?", &output); err != nil {
+		"requires_approval?", &approval, "multimodal?", &multimodal, "output_schema?", &output, "remote?", &remote); err != nil {
 		return nil, err
 	}
 	var requires *bool
@@ -82,7 +83,7 @@ func newTool(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		return nil, fmt.Errorf("tool %q: catalogs must be a string, not %s", name, catalogs.Type())
 	}
 	e.tool = contrib.Tool{Name: name, Description: description, Catalogs: cat, Parameters: raw, ReadOnly: readOnly,
-		Namespace: namespace, RequiresApproval: requires, Multimodal: multimodal, OutputSchema: outRaw, Pos: e.pos}
+		Namespace: namespace, RequiresApproval: requires, Multimodal: multimodal, OutputSchema: outRaw, Remote: remote, Pos: e.pos}
 	e.fn = run
 	return e, nil
 }

@@ -191,6 +191,7 @@ var signatures = sync.OnceValue(func() []Signature {
 			{Name: "requires_approval", Kind: KindBoolOrNone, Doc: "True asks for approval even where the host would allow; None leaves it to the host (MC4)"},
 			{Name: "multimodal", Kind: KindBool, Doc: "the tool may return content parts: image, audio, resource (MC1)"},
 			{Name: "output_schema", Kind: KindDictOrNone, Doc: "the JSON Schema (an object) every result must match; advertised over MCP"},
+			{Name: "remote", Kind: KindBool, Doc: "rpc-eligible (DotCraft's [ToolRpc]): a host may run the tool on an executor; it then gets only data, store and env (docs/remote.md)"},
 		}},
 		{Name: "command", Keyword: "commands", Doc: "A /slash command (CC11).", Params: []Param{
 			str("name", true, "the verb, without the slash"),

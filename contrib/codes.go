@@ -155,6 +155,16 @@ const (
 	CallbackReturn    Code = "CallbackReturn"
 	CtxFieldUnknown   Code = "CtxFieldUnknown"
 	CapabilityMissing Code = "CapabilityMissing"
+	// RemoteIneligible: a tool marked remote = True needs what an
+	// executor cannot give (docs/remote.md): the models capability, session
+	// or review facts, the status sink, or session-only attach stages.
+	RemoteIneligible Code = "RemoteIneligible"
+	// RemoteBundleRefused: an executor refused a bundle (ungranted
+	// fingerprint, tampered archive, a remote-ineligible plugin).
+	RemoteBundleRefused Code = "RemoteBundleRefused"
+	// ExecutorUnavailable: an executor of a plugin's remote tools could
+	// not be reached or refused a bundle; calls go to the others.
+	ExecutorUnavailable Code = "ExecutorUnavailable"
 )
 
 // Catalogue lists every code once, in documentation order.
@@ -254,6 +264,9 @@ var Catalogue = []CodeInfo{
 	{CallbackReturn, SeverityError, "A callback evidently returns a value its host refuses (a number from a command, None from a placeholder, a function from a tool).", "Return what the message says the callback must return."},
 	{CtxFieldUnknown, SeverityError, "A callback reads a ctx field (or a member of one) that its ctx does not have; the read would fail when it runs.", "Correct the name; the nearest field is suggested, and docs/api.md lists each callback's ctx."},
 	{CapabilityMissing, SeverityError, "A callback uses ctx.models or ctx.data, but plugin.toml does not declare the capability, so the field is absent.", "Add the capability to capabilities = [...] in plugin.toml."},
+	{RemoteIneligible, SeverityError, "A tool marked remote = True needs what an executor cannot give it: the models capability, ctx.session, ctx.review or ctx.status, or a session-only attach stage; an executor refuses to activate the plugin.", "Drop remote = True, or move the session work out of the plugin (an executor gives only data directories, ctx.store and ctx.env)."},
+	{ExecutorUnavailable, SeverityWarning, "An executor of a plugin's remote tools could not be reached, lost a call, or refused its bundle; calls go to the plugin's other executors, and answer tool_unavailable when none is left.", "Start the executor or fix what the message names; the host tries it again on the next call."},
+	{RemoteBundleRefused, SeverityError, "An executor refused a plugin bundle: its operator has not granted the fingerprint, the archive does not hash to its name, or the plugin is not remote-eligible; the plugin's remote tools answer tool_unavailable.", "The executor's operator grants the same bundle in the executor's own home (its trust file), or fix what the message names."},
 }
 
 var codeIndex = func() map[Code]CodeInfo {

@@ -49,6 +49,8 @@ type ToolInfo struct {
 	Multimodal bool `json:"multimodal"`
 	// OutputSchema is the tool's output_schema, or nil.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Remote: the tool is rpc-eligible, remote = True (DC7).
+	Remote bool `json:"remote"`
 }
 
 // List returns the projections, in catalog order.

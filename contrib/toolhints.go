@@ -47,5 +47,5 @@ func (t *toolEntry) info() ToolInfo {
 	return ToolInfo{Name: t.Name, Plugin: t.Plugin, Generation: t.Generation, ToolSet: t.ToolSet,
 		Catalogs: t.Catalogs.String(), Description: t.Description, Parameters: t.Parameters, ReadOnly: t.ReadOnly,
 		Namespace: t.Namespace, CanonicalName: canonicalToolName(t.Namespace, t.Name), RequiresApproval: t.RequiresApproval,
-		Multimodal: t.Multimodal, OutputSchema: t.Output}
+		Multimodal: t.Multimodal, OutputSchema: t.Output, Remote: t.Remote}
 }

@@ -183,7 +183,10 @@ type Tool struct {
 	// OutputSchema, when set, is the JSON Schema every result must be a
 	// structured value of (invalid_output otherwise); MCP advertises it.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
-	Pos          Pos             `json:"pos"`
+	// Remote marks the tool rpc-eligible (DC7, DotCraft's [ToolRpc]): a
+	// host may route its calls to an executor (docs/remote.md).
+	Remote bool `json:"remote,omitempty"`
+	Pos    Pos  `json:"pos"`
 	// Run is the implementation; it never crosses a process boundary (a
 	// worker's contributions travel as this struct's JSON, contrib/wire).
 	Run ToolFunc `json:"-"`

@@ -40,6 +40,7 @@ type toolEntry struct {
 	Namespace        string
 	RequiresApproval bool
 	Multimodal       bool // may return content parts (MC1)
+	Remote           bool // rpc-eligible (DC7)
 	index            int  // into the generation's Set.Tools
 	external         bool
 	schema           *jsonschema.Schema
@@ -107,7 +108,7 @@ func (p *Published) toolEntries() []toolEntry {
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
 				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
 				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: approvalRequired(t.ReadOnly, t.RequiresApproval),
-				Multimodal: t.Multimodal, Output: t.OutputSchema,
+				Multimodal: t.Multimodal, Output: t.OutputSchema, Remote: t.Remote,
 			}
 		}
 	})

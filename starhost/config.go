@@ -59,6 +59,14 @@ type Config struct {
 	// ToolSets are the external tool sets (MCP servers, MC7), from the home
 	// layer only: a workspace may not start processes (docs/mcp.md).
 	ToolSets map[string]ToolSetConfig `toml:"tool_sets"`
+	// Executors are the remote tool executors of {home}/config.toml
+	// ([executors.NAME], docs/remote.md); a workspace config.toml may not
+	// declare them (WorkspaceToolSetIgnored), as for tool sets.
+	Executors map[string]ExecutorConfig `toml:"executors"`
+	// PluginExecute maps a plugin id to the executors its remote tools
+	// run on ([plugins."id"] execute = "NAME" or a list), from the home
+	// config.toml only.
+	PluginExecute map[string][]string `toml:"-"`
 }
 
 // layer is one config file as read, with the keys it set.
@@ -92,8 +100,10 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 		}
 		if i == 0 {
 			cfg.ToolSets = l.cfg.ToolSets
+			cfg.Executors, cfg.PluginExecute = l.cfg.Executors, executeSettings(l)
 		} else {
 			ignoreWorkspaceToolSets(l, home, note)
+			ignoreWorkspaceExecutors(l, home, note)
 		}
 		merge(&cfg, l)
 		mergeLimits(&cfg, l, i == 1, note)

@@ -118,14 +118,24 @@ type MCPTool struct {
 	ReadOnly bool `json:"-"`
 	// OutputSchema is the tool's output_schema (outputSchema), or nil.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Remote is the remote = True mark (DotCraft's RpcEligibleAnnotation),
+	// advertised as _meta["crystal-star/rpc-eligible"]: true
+	// (RemoteMetaKey).
+	Remote bool `json:"-"`
 }
+
+// RemoteMetaKey is the _meta key of an MCP tool definition that marks the
+// tool rpc-eligible (remote = True) with the JSON value true: DotCraft's
+// RpcEligibleAnnotation. MCP's annotations have a fixed set of hints, so
+// the mark travels in _meta, where MCP puts extensions.
+const RemoteMetaKey = "crystal-star/rpc-eligible"
 
 // MCPTools returns the tools of a catalog as MCP tool definitions, in
 // catalog order.
 func MCPTools(tools []ToolInfo) []MCPTool {
 	return convertAll(tools, func(t ToolInfo) MCPTool {
 		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly,
-			OutputSchema: t.OutputSchema}
+			OutputSchema: t.OutputSchema, Remote: t.Remote}
 	})
 }
 

@@ -143,6 +143,11 @@ type Options struct {
 	// would select.
 	Defaults SessionOptions
 
+	// Remote routes the calls of remote = True tools to the executors
+	// config.toml names for their plugin (starhost/remote.New;
+	// docs/remote.md). Nil runs every tool in the host.
+	Remote RemoteTools
+
 	// Points are the host's own entries of the contribution points' named
 	// defaults and of the dispatch pipeline (DC1, docs/points.md).
 	Points PointDefaults
@@ -289,7 +294,8 @@ func (h *Host) activator() contrib.Activator {
 		return testActivator()
 	}
 	h.router = &isolationRouter{local: h.localActivator(), remote: h.processActivator(), mode: h.Isolation,
-		steps: h.stepBudget, chosen: map[string]contrib.Activator{}, processing: h.anyProcess, workers: h.workerCount()}
+		steps: h.stepBudget, chosen: map[string]contrib.Activator{}, processing: h.anyProcess, workers: h.workerCount(),
+		routed: h.routeRemote}
 	return h.router
 }
 

@@ -70,6 +70,9 @@ type isolationRouter struct {
 
 	mu     sync.Mutex
 	chosen map[string]contrib.Activator
+	// routed sends a generation's remote tools to executors
+	// (remotetools.go).
+	routed func(context.Context, contrib.ActivationRequest, contrib.Instance) contrib.Instance
 }
 
 func (r *isolationRouter) pick(plugin string, compile bool) contrib.Activator {
@@ -101,7 +104,11 @@ func (r *isolationRouter) Compile(req contrib.ActivationRequest) error {
 }
 
 func (r *isolationRouter) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
-	return r.pick(req.Plugin, false).Activate(ctx, r.budget(req))
+	inst, err := r.pick(req.Plugin, false).Activate(ctx, r.budget(req))
+	if err == nil && r.routed != nil {
+		inst = r.routed(ctx, req, inst)
+	}
+	return inst, err
 }
 
 // budget gives req the plugin's step budget as configured now, so a

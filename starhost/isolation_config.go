@@ -29,6 +29,9 @@ type pluginSettings struct {
 	Isolation     string
 	StepBudget    int64
 	StepBudgetSet bool // the table has step_budget
+	// Execute names the executors of the plugin's remote tools
+	// (docs/remote.md); nil when the table has no execute key.
+	Execute []string
 }
 
 // UnmarshalTOML reads either shape of the plugins key.
@@ -60,6 +63,12 @@ func (p *pluginsKey) UnmarshalTOML(v any) error {
 						return fmt.Errorf("plugins.%q.step_budget must be a whole number of steps", id)
 					}
 					s.StepBudget, s.StepBudgetSet = n, true
+				case "execute":
+					names, err := executeNames(id, val)
+					if err != nil {
+						return err
+					}
+					s.Execute = names
 				default:
 					p.Unknown = append(p.Unknown, fmt.Sprintf("plugins.%q.%s", id, k))
 				}

@@ -71,6 +71,9 @@ type ToolInfo struct {
 	Multimodal bool `json:"multimodal"`
 	// OutputSchema is the tool's output_schema, or nil.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Remote: the tool is rpc-eligible (remote = True, DotCraft's
+	// [ToolRpc]); a host may run it on an executor (docs/remote.md).
+	Remote bool `json:"remote"`
 }
 
 // ToolResult is what a tool call returns: text, structured JSON, content

@@ -3,6 +3,7 @@ package worker
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 
@@ -23,6 +24,7 @@ func Main() {
 		os.Exit(3)
 	}
 	hello := &wire.Hello{Version: wire.Version, PID: os.Getpid()}
+	wideProcs := runtime.GOMAXPROCS(0)
 	if limit, err := strconv.ParseInt(os.Getenv(wire.EnvMemoryLimit), 10, 64); err == nil && limit > 0 {
 		debug.SetMemoryLimit(limit) // the collector works harder before the OS limit hits
 		applied, clamped, err := limitAddressSpace(limit)
@@ -44,6 +46,10 @@ func Main() {
 		os.Exit(3)
 	}
 	dropInitPages()
+	hello.Procs = oneProc()
+	if hello.Procs == 1 {
+		widenWhenHeapGrows(wideProcs, heapThreshold(hello.Limit))
+	}
 	if err := serve(pollable(os.Stdin), out, hello); err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
 		os.Exit(1)

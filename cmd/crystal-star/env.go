@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/remote"
 	"github.com/crystal-star/crystal-star/starhost/toolsets"
 )
 
@@ -43,6 +44,13 @@ type env struct {
 	clock          *starhost.ManualClock  // $CRYSTAL_CLOCK=manual (test.go)
 	ctx            context.Context
 	stop           context.CancelFunc
+	// adapt changes the host's options before start: the agent-host
+	// commands serve Claude Code's tools, not the CLI's (agenthosts.go).
+	adapt func(starhost.Options) starhost.Options
+	facts *starhost.Facts // the session facts before start, when not the CLI's
+	// noToolSets keeps a one-shot agent-host hook from starting the
+	// config's MCP tool sets: the agent host runs the tools.
+	noToolSets bool
 
 	// A one-shot command that prints plugins' projections itself sets
 	// deferNotes before start: notes wait in deferred until flushNotes,
@@ -66,7 +74,7 @@ func (e *env) start() (*starhost.Host, error) {
 	if e.clock = clockFromEnv(); e.clock != nil {
 		clock = e.clock
 	}
-	h, err := starhost.New(starhost.Options{
+	opts := starhost.Options{
 		BuiltinStatus: func(name string) string { return cliStatusText(e.session)(name) },
 		Home:          e.global.home, Workspace: e.global.workspace, Dev: devDirs(e.global.dev),
 		Clock:        clock,
@@ -75,12 +83,23 @@ func (e *env) start() (*starhost.Host, error) {
 		Notes: e.note, Events: e.events,
 		Classifications: cliClassifications, ModelCalls: e.modelCall, Models: e.models,
 		Points: cliPoints, Ask: e.ask,
-		// The CLI's one session works in the default approval mode.
-		Defaults: starhost.SessionOptions{Facts: starhost.Facts{Mode: "work", ApprovalMode: "default"}},
+		// Remote tools go to the executors config.toml names
+		// (docs/remote.md); without [executors] it does nothing.
+		Remote: remote.New(remote.Options{}),
 		// CRYSTAL_ISOLATION=process runs every plugin in a worker, whatever
 		// config.toml says (docs/isolation.md).
 		Isolation: os.Getenv("CRYSTAL_ISOLATION"),
-	})
+	}
+	// The CLI's sessions work in the default approval mode, unless an
+	// agent host's hook said otherwise (e.facts).
+	opts.Defaults.Facts = starhost.Facts{Mode: "work", ApprovalMode: "default"}
+	if e.facts != nil {
+		opts.Defaults.Facts = *e.facts
+	}
+	if e.adapt != nil {
+		opts = e.adapt(opts)
+	}
+	h, err := starhost.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +111,7 @@ func (e *env) start() (*starhost.Host, error) {
 	// A crystal-star started as a tool set starts none itself: it reads
 	// the same config.toml and would start itself again, forever
 	// (docs/toolsets.md).
-	if _, child := toolsets.StartedAsToolSet(); !child && len(h.Config().ToolSets) > 0 {
+	if _, child := toolsets.StartedAsToolSet(); !child && !e.noToolSets && len(h.Config().ToolSets) > 0 {
 		e.toolSets = toolsets.Start(e.ctx, h, toolsets.Options{Notes: e.note})
 	}
 	return h, nil

@@ -79,6 +79,17 @@ var hostileArgs = map[string][][]string{
 	"lsp":      {{}},
 	"version":  {{}},
 	"help":     {{}, {"call"}},
+	// The agent-host commands read hostileStdin.
+	"hook":       {{"claude-code"}, {"gemini-cli"}},
+	"statusline": {{"claude-code"}},
+	"setup":      {{"claude-code", "--dry-run"}, {"gemini-cli", "--dry-run"}},
+}
+
+// hostileStdin is what the agent-host commands read: events naming the
+// hostile plugin's tools, whose results and errors are hostile.
+var hostileStdin = map[string]string{
+	"hook":       `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__crystal-star__find","tool_input":{},"tool_response":[{"type":"text","text":"\u001b[2J\u202e"}]}`,
+	"statusline": `{"session_id":"s\u001b[2J","model":{"display_name":"m\u202e"}}`,
 }
 
 // consoleInput is what the dev console is given: every listing and call.
@@ -113,7 +124,7 @@ func TestH24_4_NoRawControlBytesFromAnyCommand(t *testing.T) {
 			for i, a := range args {
 				args[i] = strings.NewReplacer("$DEV", dev, "$TMP", tmp).Replace(a)
 			}
-			var stdin string
+			stdin := hostileStdin[c.name]
 			if c.name == "dev" {
 				stdin = consoleInput
 			}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestNearest pins what "did you mean" suggests: a typo (one or two edits,
@@ -70,13 +74,24 @@ func TestHelpExamplesRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: example %q: %v", c.name, c.example, err)
 		}
+		if c == &executorCmd {
+			runServingExample(t, args)
+			continue
+		}
 		var stdout, stderr strings.Builder
-		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		code := run(args, strings.NewReader(exampleStdin[c.name]), &stdout, &stderr)
 		t.Logf("crystal-star %s: exit %d\n%s%s", c.example, code, stdout.String(), stderr.String())
 		if code == 2 || (code != 0 && !exampleMayFail[c.name]) {
 			t.Errorf("crystal-star %s: exit %d\n%s", c.example, code, stderr.String())
 		}
 	}
+}
+
+// exampleStdin is what an example reads on stdin, for the commands that
+// serve an agent host's JSON (docs/agent-hosts.md).
+var exampleStdin = map[string]string{
+	"hook":       `{"session_id":"example","cwd":".","hook_event_name":"PreToolUse","tool_name":"bash","tool_input":{"command":"rm -rf build"}}`,
+	"statusline": `{"session_id":"example","cwd":".","model":{"id":"claude-opus-4-1","display_name":"Opus"}}`,
 }
 
 // exampleMayFail are the commands whose example fails (exit 1) on a fresh
@@ -101,4 +116,45 @@ func TestCLIDocListsEveryCommand(t *testing.T) {
 			t.Errorf("docs/cli.md's command table has no row for %s", c.name)
 		}
 	}
+}
+
+// runServingExample runs the example of a command that serves until a
+// signal (executor): once it says it serves, the process sends itself
+// SIGTERM, which the command handles; it must then exit 0.
+func runServingExample(t *testing.T, args []string) {
+	t.Helper()
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(args, strings.NewReader(""), io.Discard, stderr) }()
+	for !strings.Contains(stderr.String(), "serving on") {
+		select {
+		case code := <-done:
+			t.Fatalf("crystal-star %s: exit %d before serving\n%s", strings.Join(args, " "), code, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("crystal-star %s: exit %d after SIGTERM\n%s", strings.Join(args, " "), code, stderr.String())
+	}
+}
+
+// syncBuffer is a strings.Builder safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

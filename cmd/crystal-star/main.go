@@ -45,6 +45,8 @@ var commands = []*command{
 	&pluginsCmd, &toolsCmd, &callCmd, &expandCmd, &renderCmd, &statusCmd,
 	&trustCmd, &installCmd, &enableCmd, &disableCmd, &removeCmd,
 	&testCmd, &newCmd, &commandsCmd,
+	&packCmd, &executorCmd,
+	&hookCmd, &statuslineCmd, &setupCmd,
 	&mcpCmd, &lspCmd, &versionCmd, &helpCmd,
 }
 

@@ -61,6 +61,10 @@ func scenarioCommands() map[string]func(ts *testscript.TestScript, neg bool, arg
 	cmds["genplugins"] = cmdGenPlugins
 	cmds["mcphttp"] = cmdMCPHTTP
 	cmds["mcphttprun"] = cmdMCPHTTPRun
+	cmds["executor"] = cmdExecutor
+	cmds["envsubst"] = cmdEnvsubst
+	cmds["packed"] = cmdPacked
+	cmds["livemcp"] = cmdLiveMCP
 	return cmds
 }
 

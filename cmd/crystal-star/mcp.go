@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/mcpserve"
@@ -21,6 +22,7 @@ var mcpCmd = command{name: "mcp", summary: "serve the plugins over MCP on stdin/
 	flags: []flagSpec{{"catalog", "plan|work", "only the tools of one catalog"},
 		{"http", "ADDR", "serve Streamable HTTP on ADDR (loopback by default; " + mcpTokenEnv + " required off loopback)"},
 		{"allow-host", "NAMES", "more Host/Origin names to accept with --http, comma-separated"},
+		{"poll-after", "DUR", "with --http, close a call's event stream after DUR (e.g. 30s) and let the client resume it for the answer (SEP-1699 polling)"},
 		{"sampling", "", "the session model of plugins is the MCP client's model (sampling/createMessage)"}},
 	example: "mcp --dev plugins", run: runMCP}
 
@@ -48,6 +50,15 @@ func runMCP(e *env, args []string) error {
 		if addr, httpOpts, err = mcpHTTPOptions(addr, f.set["allow-host"]); err != nil {
 			return err
 		}
+		if v, ok := f.set["poll-after"]; ok {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return usagef("mcp --poll-after %s: want a positive duration such as 30s", v)
+			}
+			httpOpts.PollAfter = d
+		}
+	} else if _, ok := f.set["poll-after"]; ok {
+		return usagef("mcp --poll-after needs --http")
 	}
 	var served atomic.Pointer[mcpserve.Server]
 	e.forward = func(n starhost.Note) {
@@ -60,9 +71,15 @@ func runMCP(e *env, args []string) error {
 	if sampling { // the session model is the MCP client's (sampling/createMessage)
 		e.models = mcpserve.SamplingModels()
 	}
+	agent := e.liveSession()
 	h, err := e.start()
 	if err != nil {
 		return err
+	}
+	if agent != nil {
+		if stop := e.serveLive(h, agent); stop != nil {
+			defer stop()
+		}
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()

@@ -9,7 +9,8 @@ import (
 )
 
 var trustCmd = command{name: "trust", args: "grant ID | revoke ID | list", summary: "the trust file: grant, revoke or list grants",
-	flags:   []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}, {"fingerprint", "FP", "revoke: only the grant of this fingerprint"}},
+	flags: []flagSpec{{name: "json", help: "print JSON (docs/cli.md)"}, {"fingerprint", "FP", "revoke: only the grant of this fingerprint"},
+		{"archive", "FILE", "grant: the bundle packed in FILE (crystal-star pack), as an executor's operator does"}},
 	example: "trust grant acme.review", run: runTrust}
 
 func runTrust(e *env, args []string) error {
@@ -21,6 +22,12 @@ func runTrust(e *env, args []string) error {
 		return usagef("usage: crystal-star trust grant|revoke|list [ID]")
 	}
 	verb, rest := f.args[0], f.args[1:]
+	if file, ok := f.set["archive"]; ok {
+		if verb != "grant" || len(rest) != 0 {
+			return usagef("usage: crystal-star trust grant --archive FILE")
+		}
+		return grantArchive(e, file)
+	}
 	e.deferNotes = true // printOp shows the plugin's state and reasons
 	h, err := e.start()
 	if err != nil {

@@ -56,4 +56,7 @@ type Hello struct {
 	Clamped string `json:"clamped,omitempty"`
 	// Failed is why the worker cannot serve (it exits after the hello).
 	Failed string `json:"failed,omitempty"`
+	// Procs is the worker's GOMAXPROCS: 1 unless the operator set
+	// GOMAXPROCS (docs/isolation.md, "Protocol and measurements").
+	Procs int `json:"procs,omitempty"`
 }

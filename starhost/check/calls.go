@@ -126,6 +126,7 @@ func (c *checker) checkCall(k *call) {
 		c.checkArg(k, &p, v)
 	}
 	c.checkStaged(k, given)
+	c.noteRemote(k, given)
 }
 
 // checkArg checks one argument against its parameter.

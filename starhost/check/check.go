@@ -59,6 +59,7 @@ func Run(b Bundle) Result {
 		c.checkCalls(c.files[path])
 	}
 	c.checkFunctions()
+	c.checkRemote()
 	return Result{Diagnostics: c.diags, Broken: c.broken}
 }
 
@@ -84,6 +85,10 @@ type checker struct {
 	// is false when some name is not a literal.
 	fields      []string
 	fieldsKnown bool
+	// remote are the tools marked remote = True; sessionStages the
+	// positions of session-only attach stages contribute() gives.
+	remote        []remoteTool
+	sessionStages []syntax.Position
 }
 
 // fileInfo indexes one file's top level.

@@ -111,6 +111,8 @@ func TestCheckCorpus(t *testing.T) {
 // with the reason; every other code of the catalogue must be shown by the
 // corpus.
 var notStatic = map[contrib.Code]string{
+	contrib.ExecutorUnavailable:             "about an executor at run time; check starts none",
+	contrib.RemoteBundleRefused:             "an executor's answer to an upload; check uploads nothing",
 	contrib.PluginDisabled:                  "a note; disabled plugins are checked like any other",
 	contrib.ContentDropped:                  "a note about one tool result for one session model",
 	contrib.PluginUntrusted:                 "check runs without trust",

@@ -36,7 +36,17 @@ type HTTPOptions struct {
 	// this long (0: DefaultSessionIdleTimeout); its client gets 404 and
 	// starts a new session.
 	SessionIdleTimeout time.Duration
+	// PollAfter, when set, closes the event stream of a call still running
+	// after this long, with a retry hint (PollRetry): the client resumes the
+	// stream with Last-Event-ID (GET) and gets the answer there — SEP-1699
+	// polling, so a long call holds no connection open (through proxies and
+	// load balancers with idle limits). 0: a call's stream stays open until
+	// its answer.
+	PollAfter time.Duration
 }
+
+// PollRetry is the retry hint sent when PollAfter closes a call's stream.
+const PollRetry = 10 * time.Millisecond
 
 // MaxBodyBytes bounds the body of one HTTP request: a longer one is refused
 // with 413 (the SDK's default limit, set explicitly).
@@ -65,12 +75,13 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.SessionIdleTimeout <= 0 {
 		opts.SessionIdleTimeout = DefaultSessionIdleTimeout
 	}
+	s.pollAfter.Store(int64(opts.PollAfter))
 	calls := newCallsInFlight()
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
 		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: watchingStore{mcp.NewMemoryEventStore(nil), calls},
 			SessionTimeout: opts.SessionIdleTimeout, MaxRequestBodyBytes: MaxBodyBytes})
 	mux := http.NewServeMux()
-	mux.Handle(path, newSessionLimiter(s.srv, opts.MaxSessions, postFilter{next: mcpHandler, calls: calls}))
+	mux.Handle(path, newSessionLimiter(s.srv, opts.MaxSessions, postFilter{next: mcpHandler, calls: calls, srv: s.srv}))
 	return guard{next: mux, opts: opts}
 }
 

@@ -31,6 +31,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,6 +76,8 @@ type Server struct {
 	closed   sync.Once
 	// flight holds the requests being handled, for a shutdown to end them.
 	flight *inFlight
+	// pollAfter is HTTPOptions.PollAfter of the HTTP handler (0: never).
+	pollAfter atomic.Int64
 }
 
 // New returns a server for h's catalog. It follows the host's catalogs

@@ -215,6 +215,7 @@ type jsonrpcErrorAnswer struct {
 type postFilter struct {
 	next  http.Handler
 	calls *callsInFlight
+	srv   *mcp.Server
 }
 
 func newCallsInFlight() *callsInFlight {
@@ -222,6 +223,7 @@ func newCallsInFlight() *callsInFlight {
 }
 
 func (m postFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m.sessionVersion(r)
 	if r.Method != http.MethodPost || r.Body == nil {
 		m.next.ServeHTTP(w, r)
 		return
@@ -285,6 +287,29 @@ func writeAnswer(w http.ResponseWriter, res *jsonrpc.Response) {
 // idInUse is the refusal of a request reusing the id of one in flight.
 func idInUse(id jsonrpc.ID) string {
 	return fmt.Sprintf("request id %v is already in use by a request in flight", id.Raw())
+}
+
+// sessionVersion makes the session's protocol version govern a request
+// whose MCP-Protocol-Version header names an older one: the SDK decides by
+// the header what a stream may carry (the priming event and the retry hint
+// of SEP-1699 came with 2025-11-25), while the version is the session's,
+// agreed at initialize. A client that negotiated 2025-11-25 and sends an
+// older header (the conformance suite's polling scenario does) gets the
+// session's features; a newer header is left to the SDK to judge.
+func (m postFilter) sessionVersion(r *http.Request) {
+	sid, have := r.Header.Get("Mcp-Session-Id"), r.Header.Get("MCP-Protocol-Version")
+	if sid == "" || have == "" || m.srv == nil {
+		return
+	}
+	for ss := range m.srv.Sessions() {
+		if ss.ID() != sid {
+			continue
+		}
+		if p := ss.InitializeParams(); p != nil && p.ProtocolVersion > have && p.ProtocolVersion < "2026-07-28" {
+			r.Header.Set("MCP-Protocol-Version", p.ProtocolVersion)
+		}
+		return
+	}
 }
 
 // callsInFlight are the calls whose POST is open, by session and id: only

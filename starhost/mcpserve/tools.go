@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +27,10 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ListToolsResult{Tools: s.tools(ctx), Cacheable: mcp.Cacheable{CacheScope: "public"}}, nil
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok {
+				if d := time.Duration(s.pollAfter.Load()); d > 0 && r.Extra != nil && r.Extra.CloseSSEStream != nil {
+					t := time.AfterFunc(d, func() { r.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: PollRetry}) })
+					defer t.Stop()
+				}
 				return s.call(ctx, r)
 			}
 		}
@@ -44,6 +49,9 @@ func (s *Server) tools(ctx context.Context) []*mcp.Tool {
 		}
 		if t.ReadOnly {
 			tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
+		}
+		if t.Remote {
+			tool.Meta = mcp.Meta{starhost.RemoteMetaKey: true}
 		}
 		out = append(out, tool)
 	}
@@ -111,6 +119,11 @@ func toolResult(res starhost.ToolResult) *mcp.CallToolResult {
 	}
 	return out
 }
+
+// CallToolResult is res as this server answers a tools/call (text,
+// content parts, structuredContent, the cause in _meta): the executor of
+// remote tools (starhost/executor) answers the same way.
+func CallToolResult(res starhost.ToolResult) *mcp.CallToolResult { return toolResult(res) }
 
 // contentPart is the MCP content of one part: image, audio, an embedded
 // resource (text or blob), a resource link for a resource without a body

@@ -11,6 +11,7 @@
 //	deepseek   POST {URL}/deepseek/chat/completions               endpoint {URL}/deepseek
 //	anthropic  POST {URL}/anthropic/v1/messages (SSE when stream) endpoint {URL}/anthropic
 //	gemini     POST {URL}/gemini/v1beta/models/M:generateContent  endpoint {URL}/gemini
+//	           (and M:streamGenerateContent, one server-sent event)
 //	ollama     POST {URL}/ollama/api/chat                         endpoint {URL}/ollama
 //
 // The echo is "echo MODEL effort=E tier=T max=N images=I msgs=M: TEXT":
@@ -28,8 +29,9 @@
 // protocol's refusal (ollama has none and echoes).
 //
 // Script replaces the echo with replies in order; ScriptReplies does too,
-// and its replies may ask for tool calls (openai, deepseek and anthropic
-// speak them; the other protocols answer 500 saying so).
+// and its replies may ask for tool calls (openai, deepseek, anthropic and
+// gemini speak them; the other protocols answer 500 saying so). Respond
+// picks each reply from the request instead.
 package modelfake
 
 import (
@@ -74,7 +76,8 @@ type Server struct {
 	extra    map[string]http.Handler
 	observe  func(Request)
 	script   []Reply // scripted replies, in order (Script, ScriptReplies)
-	answered int     // scripted replies used
+	respond  func(Request) (Reply, bool)
+	answered int // scripted replies used
 }
 
 // Script makes the server answer successful requests with replies, in
@@ -109,6 +112,17 @@ type ToolCall struct {
 func (s *Server) ScriptReplies(replies ...Reply) {
 	s.mu.Lock()
 	s.script, s.answered = replies, 0
+	s.mu.Unlock()
+}
+
+// Respond makes f choose the reply of each successful request from the
+// request itself, ahead of Script: an agent host that makes requests of
+// its own (titles, summaries) besides its turns cannot be scripted in
+// order. f returning false falls back to the script or the echo. Safe for
+// concurrent use; f is called from the server's goroutines.
+func (s *Server) Respond(f func(Request) (Reply, bool)) {
+	s.mu.Lock()
+	s.respond = f
 	s.mu.Unlock()
 }
 
@@ -177,7 +191,7 @@ func route(path string) (wire, bool) {
 		return responsesWire{}, true
 	case strings.HasSuffix(path, "/v1/messages"):
 		return anthropicWire{}, true
-	case strings.HasSuffix(path, ":generateContent"):
+	case strings.HasSuffix(path, ":generateContent"), strings.HasSuffix(path, ":streamGenerateContent"):
 		return geminiWire{}, true
 	case strings.HasSuffix(path, "/api/chat"):
 		return ollamaWire{}, true
@@ -266,6 +280,15 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 	reply := Reply{Text: fmt.Sprintf("echo %s effort=%s tier=%s max=%d images=%d msgs=%d: %s", c.model, dash(c.effort),
 		dash(c.tier), c.max, c.images, c.msgs, c.text)}
 	s.mu.Lock()
+	respond := s.respond
+	s.mu.Unlock()
+	if respond != nil {
+		if r, ok := respond(req); ok {
+			s.send(w, wr, c, r)
+			return
+		}
+	}
+	s.mu.Lock()
 	scripted, left := len(s.script) > 0, s.answered < len(s.script)
 	if left {
 		reply = s.script[s.answered]
@@ -277,6 +300,11 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, wr wire, c call,
 		wr.fail(w, http.StatusInternalServerError, fmt.Sprintf("fakemodel: no scripted reply left (%d given)", given))
 		return
 	}
+	s.send(w, wr, c, reply)
+}
+
+// send writes one reply, with its tool calls where the protocol speaks them.
+func (s *Server) send(w http.ResponseWriter, wr wire, c call, reply Reply) {
 	if len(reply.ToolCalls) > 0 {
 		tw, ok := wr.(toolWire)
 		if !ok {

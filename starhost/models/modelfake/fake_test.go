@@ -76,7 +76,7 @@ func TestScriptRepliesToolCallsOnChatCompletions(t *testing.T) {
 func TestScriptRepliesToolCallsOnAnthropic(t *testing.T) {
 	srv := modelfake.Start()
 	defer srv.Close()
-	srv.ScriptReplies(modelfake.Reply{Text: "let me look", ToolCalls: lookup.ToolCalls}, lookup, lookup)
+	srv.ScriptReplies(modelfake.Reply{Text: "let me look", ToolCalls: lookup.ToolCalls}, lookup, lookup, lookup)
 	const req = `{"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "find go"}]%s}`
 	status, body := post(t, srv, "/anthropic/v1/messages", strings.Replace(req, "%s", "", 1))
 	var msg struct {
@@ -117,8 +117,26 @@ func TestScriptRepliesToolCallsOnAnthropic(t *testing.T) {
 		t.Errorf("stream: %d start %s input %s stop %s\n%s", status, start, input, stop, body)
 	}
 
-	status, body = post(t, srv, "/gemini/v1beta/models/m:generateContent", `{"contents": [{"role": "user", "parts": [{"text": "x"}]}]}`)
-	if status != 500 || !strings.Contains(body, "scripted tool calls are not spoken on gemini") {
+	status, body = post(t, srv, "/ollama/api/chat", `{"model": "m", "stream": false, "messages": [{"role": "user", "content": "x"}]}`)
+	if status != 500 || !strings.Contains(body, "scripted tool calls are not spoken on ollama") {
+		t.Errorf("ollama: %d %s", status, body)
+	}
+}
+
+// Gemini speaks a scripted tool call as a functionCall part, in one JSON
+// body or, on streamGenerateContent (what Gemini CLI calls), in one
+// server-sent event.
+func TestH27_7_GeminiFunctionCalls(t *testing.T) {
+	srv := modelfake.Start()
+	defer srv.Close()
+	srv.ScriptReplies(lookup, lookup)
+	const want = `"parts":[{"functionCall":{"args":{"q":"go"},"id":"call-1","name":"lookup"}}]`
+	status, body := post(t, srv, "/gemini/v1beta/models/m:generateContent", `{"contents": [{"role": "user", "parts": [{"text": "x"}]}]}`)
+	if status != 200 || !strings.Contains(body, want) {
 		t.Errorf("gemini: %d %s", status, body)
+	}
+	status, body = post(t, srv, "/gemini/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents": [{"role": "user", "parts": [{"text": "x"}]}]}`)
+	if status != 200 || !strings.HasPrefix(body, "data: {") || !strings.Contains(body, want) {
+		t.Errorf("gemini stream: %d %s", status, body)
 	}
 }

@@ -182,7 +182,9 @@ func anthropicAnswer(w http.ResponseWriter, c call, blocks []anthropicBlock, sto
 	event("message_stop", map[string]any{"type": "message_stop"})
 }
 
-// geminiWire is the Gemini API's generateContent.
+// geminiWire is the Gemini API's generateContent, and
+// streamGenerateContent (server-sent events with ?alt=sse) as Gemini CLI
+// calls it.
 type geminiWire struct{}
 
 func (geminiWire) name() string { return "gemini" }
@@ -209,11 +211,13 @@ func (geminiWire) parse(r *http.Request, body []byte) (call, error) {
 			Thinking        *geminiThinking `json:"thinkingConfig"`
 		} `json:"generationConfig"`
 	}
-	model := strings.TrimSuffix(r.URL.Path[strings.LastIndex(r.URL.Path, "/models/")+len("/models/"):], ":generateContent")
+	model := r.URL.Path[strings.LastIndex(r.URL.Path, "/models/")+len("/models/"):]
+	model = strings.TrimSuffix(strings.TrimSuffix(model, ":generateContent"), ":streamGenerateContent")
 	if err := json.Unmarshal(body, &b); err != nil || len(b.Contents) == 0 {
 		return call{}, fmt.Errorf("need contents")
 	}
-	c := call{model: model, max: b.Generation.MaxOutputTokens, msgs: len(b.Contents), tier: strings.ToLower(b.Tier)}
+	c := call{model: model, max: b.Generation.MaxOutputTokens, msgs: len(b.Contents), tier: strings.ToLower(b.Tier),
+		stream: strings.HasSuffix(r.URL.Path, ":streamGenerateContent")}
 	if len(b.System) > 0 {
 		c.msgs++
 	}
@@ -255,11 +259,36 @@ func (geminiWire) reply(w http.ResponseWriter, c call, text string, refuse bool)
 		writeJSON(w, http.StatusOK, map[string]any{"promptFeedback": map[string]any{"blockReason": "SAFETY"}, "usageMetadata": usage})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}},
-			"finishReason": "STOP", "index": 0}},
+	geminiAnswer(w, c, []any{map[string]any{"text": text}}, usage)
+}
+
+// replyTools answers with functionCall parts.
+func (geminiWire) replyTools(w http.ResponseWriter, c call, r Reply) {
+	var parts []any
+	if r.Text != "" {
+		parts = append(parts, map[string]any{"text": r.Text})
+	}
+	for _, t := range r.ToolCalls {
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"id": t.ID, "name": t.Name, "args": json.RawMessage(t.arguments())}})
+	}
+	usage := map[string]any{"promptTokenCount": words(c.text), "candidatesTokenCount": 1, "totalTokenCount": words(c.text) + 1}
+	geminiAnswer(w, c, parts, usage)
+}
+
+// geminiAnswer writes one candidate with parts, as one JSON body or, for
+// streamGenerateContent, as one server-sent event.
+func geminiAnswer(w http.ResponseWriter, c call, parts []any, usage map[string]any) {
+	body := map[string]any{
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
 		"usageMetadata": usage, "modelVersion": c.model, "responseId": "fake",
-	})
+	}
+	if !c.stream {
+		writeJSON(w, http.StatusOK, body)
+		return
+	}
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "data: %s\r\n\r\n", b)
 }
 
 // ollamaWire is Ollama's native chat API.

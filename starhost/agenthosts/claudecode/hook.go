@@ -1,0 +1,270 @@
+// Package claudecode speaks Claude Code's command-hook and status-line
+// protocols over agenthosts: it reads the event JSON Claude Code writes on
+// a hook's stdin and answers with the exit code and JSON reply Claude Code
+// documents (docs/agent-hosts.md has the mapping table).
+//
+// A hook is one process per event. Serve decodes the event, opens the
+// session it belongs to (the caller's Open: a host started for the event's
+// workspace) and maps it:
+//
+//	PreToolUse        tool_call hooks, classification, dispatch_policy, approval
+//	                  → permissionDecision deny | ask, updatedInput
+//	PostToolUse       tool_result hooks, dispatch_normalizer → additionalContext,
+//	                  updatedMCPToolOutput for MCP tools
+//	SessionStart      session_started, prompt sections → additionalContext
+//	UserPromptSubmit  user_message, turn_started, chat context → additionalContext
+//	Stop              turn_finished
+//	PreCompact        compaction hooks
+//	SessionEnd        session_ended
+//
+// Any other event is answered with no opinion. PreToolUse fails closed:
+// bad input, a host that cannot start, a fault, a panic or a timeout deny
+// the call with a reason, unless FailOpen is set.
+package claudecode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/agenthosts"
+)
+
+// Event is the part of a Claude Code hook event crystal-star reads.
+type Event struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Prompt         string          `json:"prompt"`
+	Source         string          `json:"source"`
+	// LastAssistantMessage is the Stop event's final text, where Claude
+	// Code sends it.
+	LastAssistantMessage string `json:"last_assistant_message"`
+	Trigger              string `json:"trigger"`
+	CustomInstructions   string `json:"custom_instructions"`
+	Reason               string `json:"reason"`
+}
+
+// Events lists the events Serve maps onto plugins; every other event is
+// answered with no opinion.
+var Events = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "SessionEnd"}
+
+// Reply is a hook's answer: what to print and the exit code.
+type Reply struct {
+	Stdout []byte
+	Stderr string
+	Exit   int
+}
+
+// Handler serves one hook event.
+type Handler struct {
+	// Open returns the session the event belongs to and a function that
+	// releases it; an error fails the event (closed for PreToolUse).
+	Open func(ctx context.Context, ev *Event) (*agenthosts.Session, func(), error)
+	// FailOpen lets a tool call run when its policy cannot (the operator's
+	// choice; the default denies).
+	FailOpen bool
+}
+
+// ParseEvent decodes a hook event; input that is not a JSON object with a
+// hook_event_name is an error.
+func ParseEvent(data []byte) (*Event, error) {
+	var ev Event
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return nil, fmt.Errorf("the hook input is not a Claude Code event (JSON object): %v", err)
+	}
+	if ev.HookEventName == "" {
+		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a Claude Code hook?")
+	}
+	return &ev, nil
+}
+
+// SessionOf returns the session_id of a hook event or status JSON, "" when
+// it has none: the key of the session's live crystal-star.
+func SessionOf(data []byte) string {
+	var v struct {
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal(data, &v)
+	return v.SessionID
+}
+
+// Serves reports whether Serve maps the event onto plugins.
+func Serves(name string) bool {
+	for _, e := range Events {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Serve answers one event given as the JSON Claude Code wrote. It never
+// panics: a panic on the way is the event's failure.
+func (h *Handler) Serve(ctx context.Context, data []byte) (r Reply) {
+	ev, err := ParseEvent(data)
+	if err != nil {
+		// The event is unknown: a clear error, and exit 2 blocks a tool call.
+		return Reply{Stderr: "crystal-star hook claude-code: " + err.Error() + "\n", Exit: 2}
+	}
+	if !Serves(ev.HookEventName) {
+		return Reply{}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r = h.fail(ev, fmt.Sprintf("crystal-star crashed while serving %s: %v", ev.HookEventName, p))
+		}
+	}()
+	if ev.HookEventName == "PreToolUse" && (ev.ToolName == "" || !json.Valid(starhost.Arguments(ev.ToolInput))) {
+		return h.fail(ev, "crystal-star cannot read the PreToolUse event: it has no tool_name or its tool_input is not JSON")
+	}
+	s, release, err := h.Open(ctx, ev)
+	if err != nil {
+		return h.fail(ev, "crystal-star could not start its plugins: "+err.Error())
+	}
+	defer release()
+	r = h.serve(ctx, s, ev)
+	if ev.HookEventName == "PreToolUse" && ctx.Err() != nil {
+		return h.fail(ev, "crystal-star ran out of time deciding on the call ("+ctx.Err().Error()+")")
+	}
+	return r
+}
+
+// fail answers an event that could not be served: PreToolUse is denied
+// (unless FailOpen), every other event goes on with a note on stderr.
+func (h *Handler) fail(ev *Event, why string) Reply {
+	if ev.HookEventName == "PreToolUse" && !h.FailOpen {
+		return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName": "PreToolUse", "permissionDecision": "deny",
+			"permissionDecisionReason": why + " (fail-closed; see docs/agent-hosts.md)"}}, why)
+	}
+	return Reply{Stderr: "note: " + why + "\n"}
+}
+
+func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
+	switch ev.HookEventName {
+	case "PreToolUse":
+		return h.preToolUse(ctx, s, ev)
+	case "PostToolUse":
+		return postToolUse(ctx, s, ev)
+	case "SessionStart":
+		return contextReply("SessionStart", s.SessionContext(ctx))
+	case "UserPromptSubmit":
+		t := s.TurnStarted(ctx, ev.Prompt)
+		text := t.Context
+		if t.Text != ev.Prompt {
+			// Claude Code cannot replace the prompt: the rewrite is context.
+			text = join("A crystal-star plugin rewrote the user's message as:\n"+t.Text, text)
+		}
+		return contextReply("UserPromptSubmit", text)
+	case "Stop":
+		s.TurnFinished(ctx, "", ev.LastAssistantMessage, "end_turn")
+	case "PreCompact":
+		s.Compaction(ctx, ev.CustomInstructions)
+	case "SessionEnd":
+		s.End(ctx)
+	}
+	return Reply{}
+}
+
+func (h *Handler) preToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
+	d := s.PreTool(ctx, ev.ToolName, ev.ToolUseID, ev.ToolInput)
+	if d.Failure != "" {
+		return h.fail(ev, d.Failure)
+	}
+	out := map[string]any{"hookEventName": "PreToolUse"}
+	switch d.Verdict {
+	case agenthosts.Deny:
+		out["permissionDecision"], out["permissionDecisionReason"] = "deny", d.Reason
+	case agenthosts.Ask:
+		out["permissionDecision"], out["permissionDecisionReason"] = "ask", d.Reason
+	}
+	if d.Input != nil {
+		// No decision comes with a rewrite that passed the policy again
+		// (HK2): Claude Code's own permission rules decide on it, as on
+		// any call crystal-star has no opinion about.
+		out["updatedInput"] = d.Input
+	}
+	if len(out) == 1 {
+		return Reply{}
+	}
+	return jsonReply(map[string]any{"hookSpecificOutput": out}, "")
+}
+
+func postToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
+	text := responseText(ev.ToolResponse)
+	out, changed := s.PostTool(ctx, ev.ToolName, ev.ToolUseID, ev.ToolInput, text)
+	if !changed {
+		return Reply{}
+	}
+	spec := map[string]any{"hookEventName": "PostToolUse"}
+	if strings.HasPrefix(ev.ToolName, "mcp__") {
+		spec["updatedMCPToolOutput"] = []any{map[string]any{"type": "text", "text": out}}
+	} else {
+		// A built-in tool's output cannot be replaced: the plugins'
+		// version follows it as context.
+		spec["additionalContext"] = "crystal-star plugins replaced this tool result with:\n" + out
+	}
+	return jsonReply(map[string]any{"hookSpecificOutput": spec}, "")
+}
+
+// responseText is the text of a tool_response: a string, an MCP content
+// list's text, a Bash result's stdout and stderr, or the JSON.
+func responseText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	var bash struct {
+		Stdout *string `json:"stdout"`
+		Stderr string  `json:"stderr"`
+	}
+	if json.Unmarshal(raw, &bash) == nil && bash.Stdout != nil {
+		return join(*bash.Stdout, bash.Stderr)
+	}
+	return string(raw)
+}
+
+func contextReply(event, text string) Reply {
+	if strings.TrimSpace(text) == "" {
+		return Reply{}
+	}
+	return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}, "")
+}
+
+func jsonReply(v any, stderr string) Reply {
+	b, _ := json.Marshal(v)
+	if stderr != "" {
+		stderr = "crystal-star: " + stderr + "\n"
+	}
+	return Reply{Stdout: append(b, '\n'), Stderr: stderr}
+}
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}

@@ -1,0 +1,224 @@
+// Package geminicli speaks Gemini CLI's command-hook protocol over
+// agenthosts: it reads the event JSON Gemini CLI writes on a hook's stdin
+// and answers in Gemini CLI's reply shape (docs/agent-hosts.md has the
+// mapping table):
+//
+//	BeforeTool    tool_call hooks, classification, dispatch_policy, approval
+//	              → decision deny | ask, hookSpecificOutput.tool_input
+//	AfterTool     tool_result hooks, dispatch_normalizer → decision deny with
+//	              the replacement as reason (Gemini CLI's way to replace a result)
+//	SessionStart  session_started, prompt sections → additionalContext
+//	BeforeAgent   user_message, turn_started, chat context → additionalContext
+//	AfterAgent    turn_finished
+//	PreCompress   compaction hooks
+//	SessionEnd    session_ended
+//
+// Every other event gets no opinion. BeforeTool fails closed like Claude
+// Code's PreToolUse (claudecode).
+package geminicli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/agenthosts"
+)
+
+// Event is the part of a Gemini CLI hook event crystal-star reads.
+type Event struct {
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Prompt         string          `json:"prompt"`
+	PromptResponse string          `json:"prompt_response"`
+	Source         string          `json:"source"`
+	Trigger        string          `json:"trigger"`
+	Reason         string          `json:"reason"`
+}
+
+// Events lists the events Serve maps onto plugins.
+var Events = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "PreCompress", "SessionEnd"}
+
+// Reply is a hook's answer: what to print and the exit code.
+type Reply struct {
+	Stdout []byte
+	Stderr string
+	Exit   int
+}
+
+// Handler serves one hook event.
+type Handler struct {
+	// Open returns the session the event belongs to and a function that
+	// releases it; an error fails the event (closed for BeforeTool).
+	Open func(ctx context.Context, ev *Event) (*agenthosts.Session, func(), error)
+	// FailOpen lets a tool call run when its policy cannot.
+	FailOpen bool
+}
+
+// ParseEvent decodes a hook event; input that is not a JSON object with a
+// hook_event_name is an error.
+func ParseEvent(data []byte) (*Event, error) {
+	var ev Event
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return nil, fmt.Errorf("the hook input is not a Gemini CLI event (JSON object): %v", err)
+	}
+	if ev.HookEventName == "" {
+		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a Gemini CLI hook?")
+	}
+	return &ev, nil
+}
+
+func serves(name string) bool {
+	for _, e := range Events {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Serve answers one event given as the JSON Gemini CLI wrote. It never
+// panics: a panic on the way is the event's failure.
+func (h *Handler) Serve(ctx context.Context, data []byte) (r Reply) {
+	ev, err := ParseEvent(data)
+	if err != nil {
+		// Exit 2 blocks a tool call in Gemini CLI, with stderr as the reason.
+		return Reply{Stderr: "crystal-star hook gemini-cli: " + err.Error() + "\n", Exit: 2}
+	}
+	if !serves(ev.HookEventName) {
+		return Reply{}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r = h.fail(ev, fmt.Sprintf("crystal-star crashed while serving %s: %v", ev.HookEventName, p))
+		}
+	}()
+	if ev.HookEventName == "BeforeTool" && (ev.ToolName == "" || !json.Valid(starhost.Arguments(ev.ToolInput))) {
+		return h.fail(ev, "crystal-star cannot read the BeforeTool event: it has no tool_name or its tool_input is not JSON")
+	}
+	s, release, err := h.Open(ctx, ev)
+	if err != nil {
+		return h.fail(ev, "crystal-star could not start its plugins: "+err.Error())
+	}
+	defer release()
+	r = h.serve(ctx, s, ev)
+	if ev.HookEventName == "BeforeTool" && ctx.Err() != nil {
+		return h.fail(ev, "crystal-star ran out of time deciding on the call ("+ctx.Err().Error()+")")
+	}
+	return r
+}
+
+// fail answers an event that could not be served: BeforeTool is denied
+// (unless FailOpen), every other event goes on with a note on stderr.
+func (h *Handler) fail(ev *Event, why string) Reply {
+	if ev.HookEventName == "BeforeTool" && !h.FailOpen {
+		return jsonReply(map[string]any{"decision": "deny", "reason": why + " (fail-closed; see docs/agent-hosts.md)"})
+	}
+	return Reply{Stderr: "note: " + why + "\n"}
+}
+
+func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
+	switch ev.HookEventName {
+	case "BeforeTool":
+		d := s.PreTool(ctx, ev.ToolName, "", ev.ToolInput)
+		if d.Failure != "" {
+			return h.fail(ev, d.Failure)
+		}
+		out := map[string]any{}
+		switch d.Verdict {
+		case agenthosts.Deny:
+			out["decision"], out["reason"] = "deny", d.Reason
+		case agenthosts.Ask:
+			out["decision"], out["reason"], out["systemMessage"] = "ask", d.Reason, d.Reason
+		}
+		if d.Input != nil {
+			out["hookSpecificOutput"] = map[string]any{"hookEventName": "BeforeTool", "tool_input": d.Input}
+		}
+		if len(out) == 0 {
+			return Reply{}
+		}
+		return jsonReply(out)
+	case "AfterTool":
+		text := responseText(ev.ToolResponse)
+		if out, changed := s.PostTool(ctx, ev.ToolName, "", ev.ToolInput, text); changed {
+			// Gemini CLI replaces a tool's result with the reason of a deny.
+			return jsonReply(map[string]any{"decision": "deny", "reason": out})
+		}
+	case "SessionStart":
+		return contextReply("SessionStart", s.SessionContext(ctx))
+	case "BeforeAgent":
+		t := s.TurnStarted(ctx, ev.Prompt)
+		text := t.Context
+		if t.Text != ev.Prompt {
+			text = join("A crystal-star plugin rewrote the user's message as:\n"+t.Text, text)
+		}
+		return contextReply("BeforeAgent", text)
+	case "AfterAgent":
+		s.TurnFinished(ctx, agenthosts.TurnID(ev.Prompt), ev.PromptResponse, "end_turn")
+	case "PreCompress":
+		s.Compaction(ctx, "")
+	case "SessionEnd":
+		s.End(ctx)
+	}
+	return Reply{}
+}
+
+// responseText is the text the model gets of a tool_response: its
+// llmContent (a string or parts with text), else its error, else the JSON.
+func responseText(raw json.RawMessage) string {
+	var r struct {
+		LLMContent json.RawMessage `json:"llmContent"`
+		Error      *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return string(raw)
+	}
+	var s string
+	if json.Unmarshal(r.LLMContent, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(r.LLMContent, &parts) == nil && len(parts) > 0 {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	if r.Error != nil {
+		return r.Error.Message
+	}
+	return string(raw)
+}
+
+func contextReply(event, text string) Reply {
+	if strings.TrimSpace(text) == "" {
+		return Reply{}
+	}
+	return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
+}
+
+func jsonReply(v any) Reply {
+	b, _ := json.Marshal(v)
+	return Reply{Stdout: append(b, '\n')}
+}
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}
