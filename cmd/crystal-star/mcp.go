@@ -97,6 +97,17 @@ func runMCP(e *env, args []string) error {
 	// Each MCP session is a host session of its own; with --sampling its
 	// session model is its MCP client's.
 	opts := mcpserve.Options{Catalog: cat}
+	if agent != nil {
+		// The live host of an agent session: its MCP clients and its hook
+		// processes are the one agent session, one host session.
+		id := os.Getenv("CLAUDE_CODE_SESSION_ID")
+		opts.SessionFor = func(string) *starhost.Session {
+			if s, err := agent.open(id, "", ""); err == nil {
+				return s.HostSession(ctx)
+			}
+			return nil
+		}
+	}
 	if sampling {
 		opts.Session.Model = &mcpserve.SamplingFacts
 	}

@@ -62,6 +62,11 @@ func (s *Session) hs(ctx context.Context) *starhost.Session {
 	return hs
 }
 
+// HostSession returns the host session that serves the agent session,
+// starting it on first use: a server of the same agent session (its MCP
+// server) serves its requests through it too.
+func (s *Session) HostSession(ctx context.Context) *starhost.Session { return s.hs(ctx) }
+
 // thread is the agent session's one thread.
 func (s *Session) thread(ctx context.Context) *starhost.Thread { return s.hs(ctx).Thread(s.ID) }
 

@@ -17,20 +17,21 @@ import (
 // the MCP session does. What no MCP session asks for (the catalog mirror)
 // is served by the server's own session.
 type hostSessions struct {
-	h    *starhost.Host
-	opts starhost.SessionOptions
-	own  *starhost.Session // the mirror's: listings made outside a request
+	h          *starhost.Host
+	opts       starhost.SessionOptions
+	sessionFor func(string) *starhost.Session // Options.SessionFor
+	own        *starhost.Session              // the mirror's: listings made outside a request
 
 	mu sync.Mutex
 	m  map[*mcp.ServerSession]*starhost.Session
 }
 
-func newHostSessions(h *starhost.Host, opts starhost.SessionOptions) *hostSessions {
+func newHostSessions(h *starhost.Host, opts starhost.SessionOptions, sessionFor func(string) *starhost.Session) *hostSessions {
 	own, err := h.NewSession(context.Background(), opts)
 	if err != nil { // a closed host: listings are empty either way
 		own = nil
 	}
-	return &hostSessions{h: h, opts: opts, own: own, m: map[*mcp.ServerSession]*starhost.Session{}}
+	return &hostSessions{h: h, opts: opts, sessionFor: sessionFor, own: own, m: map[*mcp.ServerSession]*starhost.Session{}}
 }
 
 // of returns the host session of ss, starting it on first use; nil ss is
@@ -38,6 +39,11 @@ func newHostSessions(h *starhost.Host, opts starhost.SessionOptions) *hostSessio
 func (hs *hostSessions) of(ctx context.Context, ss *mcp.ServerSession) *starhost.Session {
 	if ss == nil {
 		return hs.own
+	}
+	if hs.sessionFor != nil {
+		if s := hs.sessionFor(ss.ID()); s != nil {
+			return s // the embedder's: it ends it
+		}
 	}
 	hs.mu.Lock()
 	s, ok := hs.m[ss]

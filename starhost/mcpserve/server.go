@@ -51,6 +51,11 @@ type Options struct {
 	// session model, SamplingFacts). Each MCP session gets a host session
 	// of its own; its session id is the MCP session's id.
 	Session starhost.SessionOptions
+	// SessionFor, when set, chooses the host session of the MCP session
+	// of that id instead (nil from it: one of its own, as without it) — a
+	// server of one agent session whose other processes share that
+	// session. The embedder ends what it returns.
+	SessionFor func(mcpSessionID string) *starhost.Session
 }
 
 // Server serves one catalog of a host's tools, its commands as prompts and
@@ -92,7 +97,7 @@ func New(h *starhost.Host, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = starhost.Version
 	}
-	s := &Server{h: h, sessions: newHostSessions(h, opts.Session), cat: opts.Catalog, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	s := &Server{h: h, sessions: newHostSessions(h, opts.Session, opts.SessionFor), cat: opts.Catalog, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		mirror: newMirrors(), contents: map[string]string{}, flight: newInFlight()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
