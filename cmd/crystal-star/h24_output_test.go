@@ -83,6 +83,10 @@ var hostileArgs = map[string][][]string{
 	"hook":       {{"claude-code"}, {"gemini-cli"}},
 	"statusline": {{"claude-code"}},
 	"setup":      {{"claude-code", "--dry-run"}, {"gemini-cli", "--dry-run"}},
+	// pack prints the hostile plugin's id and path; executor (which serves
+	// until a signal) is run with a hostile address it refuses at once.
+	"pack":     {{"$DEV/" + hostileDir, "--out", "$TMP/pack"}, {"$DEV/" + hostileDir, "--out", "$TMP/pack", "--json"}},
+	"executor": {{"--http", "host" + hostileRaw + ":1"}, {"--drain-timeout", hostileRaw}},
 }
 
 // hostileStdin is what the agent-host commands read: events naming the
