@@ -102,6 +102,13 @@ type notingSink interface {
 	ClearNoting(name string, note func(msg string))
 }
 
+// placedSink is a sink that notes an unknown name itself, given the call's
+// place (a worker's sink: the host notes it, where the fields are known).
+type placedSink interface {
+	SetAt(name, text string, pos contrib.Pos)
+	ClearAt(name string, pos contrib.Pos)
+}
+
 // statusValue is the status object: set(name, text) and clear(name). A
 // name the plugin did not register is noted at the call (StatusFieldUnknown).
 func statusValue(inst *instance, sink StatusSink) starlark.Value {
@@ -120,7 +127,9 @@ func statusValue(inst *instance, sink StatusSink) starlark.Value {
 				ss.SetIn(o, name, text, at(th)) // serving a session: that session's line
 				return starlark.None, nil
 			}
-			if noting != nil {
+			if placed, ok := sink.(placedSink); ok {
+				placed.SetAt(name, text, callerPos(th, 0))
+			} else if noting != nil {
 				noting.SetNoting(name, text, at(th))
 			} else {
 				sink.Set(name, text)
@@ -136,7 +145,9 @@ func statusValue(inst *instance, sink StatusSink) starlark.Value {
 				ss.ClearIn(o, name, at(th))
 				return starlark.None, nil
 			}
-			if noting != nil {
+			if placed, ok := sink.(placedSink); ok {
+				placed.ClearAt(name, callerPos(th, 0))
+			} else if noting != nil {
 				noting.ClearNoting(name, at(th))
 			} else {
 				sink.Clear(name)

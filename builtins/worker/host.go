@@ -138,9 +138,20 @@ func (h *HostSide) Notify(method string, body []byte) {
 		if sink == nil {
 			return
 		}
-		if method == wire.NotifyStatusSet {
+		noting, ok := sink.(interface {
+			SetNoting(name, text string, note func(string))
+		})
+		switch {
+		case ok && u.Pos != nil && h.req.Services != nil:
+			// The note of a name the plugin did not declare has the
+			// ctx.status call's place, as in process.
+			pos := *u.Pos
+			noting.SetNoting(u.Name, u.Text, func(msg string) {
+				h.req.Services.Note(contrib.Diag(contrib.StatusFieldUnknown, h.req.Plugin, pos, "%s", msg))
+			})
+		case method == wire.NotifyStatusSet:
 			sink.Set(u.Name, u.Text)
-		} else {
+		default:
 			sink.Clear(u.Name)
 		}
 	case wire.NotifyStatusRetire:

@@ -416,7 +416,11 @@ func (s *server) valueOutcome(out any, err error) wire.Outcome {
 	var te *contrib.ToolError
 	switch {
 	case errors.As(err, &te):
-		return wire.Outcome{ToolErr: te}
+		o := wire.Outcome{ToolErr: te}
+		if pe := (*contrib.PlacedError)(nil); errors.As(err, &pe) && pe.Pos.IsValid() {
+			o.ToolErrPos = &pe.Pos
+		}
+		return o
 	case err != nil:
 		return wire.Outcome{Err: failure(err)}
 	}

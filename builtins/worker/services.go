@@ -103,3 +103,12 @@ func (r remoteSink) Clear(name string) {
 	_ = r.conn.Notify(wire.NotifyStatusClear, wire.StatusUpdate{Name: name})
 }
 func (r remoteSink) Retire() { _ = r.conn.Notify(wire.NotifyStatusRetire, nil) }
+
+// SetAt and ClearAt send the call's place with the update, for the host's
+// note about a name the plugin did not declare.
+func (r remoteSink) SetAt(name, text string, pos contrib.Pos) {
+	_ = r.conn.Notify(wire.NotifyStatusSet, wire.StatusUpdate{Name: name, Text: text, Pos: &pos})
+}
+func (r remoteSink) ClearAt(name string, pos contrib.Pos) {
+	_ = r.conn.Notify(wire.NotifyStatusClear, wire.StatusUpdate{Name: name, Pos: &pos})
+}

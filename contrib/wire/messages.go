@@ -229,8 +229,10 @@ type Outcome struct {
 	Err   *contrib.Diagnostic `json:"err,omitempty"`
 	// Value is a hook's or a point entry's JSON-like result ("null": None).
 	Value json.RawMessage `json:"value,omitempty"`
-	// ToolErr is a point entry's expected failure (error(code, message)).
-	ToolErr *contrib.ToolError `json:"tool_err,omitempty"`
+	// ToolErr is a point entry's expected failure (error(code, message)),
+	// and ToolErrPos where error(...) was called, when known.
+	ToolErr    *contrib.ToolError `json:"tool_err,omitempty"`
+	ToolErrPos *contrib.Pos       `json:"tool_err_pos,omitempty"`
 	// Class is a classifier's answer when OK.
 	Class contrib.Classification `json:"class,omitzero"`
 	// Provided is a tool_provider entry's answer (instead of Value).
@@ -252,6 +254,9 @@ type DataDirs struct {
 type StatusUpdate struct {
 	Name string `json:"name"`
 	Text string `json:"text,omitempty"`
+	// Pos is where ctx.status.set or clear was called, for the note about
+	// a name the plugin did not declare.
+	Pos *contrib.Pos `json:"pos,omitempty"`
 }
 
 // DiagError is a callback's failure carried as its diagnostic (builtins and
@@ -271,6 +276,8 @@ func (o Outcome) Result(provided func(*Provided) []contrib.Tool) (any, error) {
 	switch {
 	case o.Err != nil:
 		return nil, &DiagError{*o.Err}
+	case o.ToolErr != nil && o.ToolErrPos != nil:
+		return nil, &contrib.PlacedError{ToolError: o.ToolErr, Pos: *o.ToolErrPos}
 	case o.ToolErr != nil:
 		return nil, o.ToolErr
 	case o.Provided != nil && provided != nil:
