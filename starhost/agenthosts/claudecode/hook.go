@@ -26,9 +26,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 )
 
@@ -58,11 +58,11 @@ type Event struct {
 var Events = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "SessionEnd"}
 
 // Reply is a hook's answer: what to print and the exit code.
-type Reply struct {
-	Stdout []byte
-	Stderr string
-	Exit   int
-}
+type Reply = agenthosts.Reply
+
+// EventName and ToolCall make an Event an agenthosts.HookEvent.
+func (ev *Event) EventName() string                   { return ev.HookEventName }
+func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
 
 // Handler serves one hook event.
 type Handler struct {
@@ -98,56 +98,26 @@ func SessionOf(data []byte) string {
 }
 
 // Serves reports whether Serve maps the event onto plugins.
-func Serves(name string) bool {
-	for _, e := range Events {
-		if e == name {
-			return true
-		}
-	}
-	return false
+func Serves(name string) bool { return slices.Contains(Events, name) }
+
+// hook is Claude Code's hook protocol over agenthosts.Hook, which fails
+// PreToolUse closed.
+func (h *Handler) hook() agenthosts.Hook[*Event] {
+	return agenthosts.Hook[*Event]{Command: "crystal-star hook claude-code", ToolEvent: "PreToolUse", Events: Events,
+		Parse: ParseEvent, Open: h.Open, Serve: h.serve, FailOpen: h.FailOpen,
+		Deny: func(why string) Reply {
+			return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{
+				"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": why}}, why)
+		}}
 }
 
 // Serve answers one event given as the JSON Claude Code wrote. It never
 // panics: a panic on the way is the event's failure.
-func (h *Handler) Serve(ctx context.Context, data []byte) (r Reply) {
-	ev, err := ParseEvent(data)
-	if err != nil {
-		// The event is unknown: a clear error, and exit 2 blocks a tool call.
-		return Reply{Stderr: "crystal-star hook claude-code: " + err.Error() + "\n", Exit: 2}
-	}
-	if !Serves(ev.HookEventName) {
-		return Reply{}
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			r = h.fail(ev, fmt.Sprintf("crystal-star crashed while serving %s: %v", ev.HookEventName, p))
-		}
-	}()
-	if ev.HookEventName == "PreToolUse" && (ev.ToolName == "" || !json.Valid(starhost.Arguments(ev.ToolInput))) {
-		return h.fail(ev, "crystal-star cannot read the PreToolUse event: it has no tool_name or its tool_input is not JSON")
-	}
-	s, release, err := h.Open(ctx, ev)
-	if err != nil {
-		return h.fail(ev, "crystal-star could not start its plugins: "+err.Error())
-	}
-	defer release()
-	r = h.serve(ctx, s, ev)
-	if ev.HookEventName == "PreToolUse" && ctx.Err() != nil {
-		return h.fail(ev, "crystal-star ran out of time deciding on the call ("+ctx.Err().Error()+")")
-	}
-	return r
-}
+func (h *Handler) Serve(ctx context.Context, data []byte) Reply { return h.hook().Run(ctx, data) }
 
 // fail answers an event that could not be served: PreToolUse is denied
 // (unless FailOpen), every other event goes on with a note on stderr.
-func (h *Handler) fail(ev *Event, why string) Reply {
-	if ev.HookEventName == "PreToolUse" && !h.FailOpen {
-		return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{
-			"hookEventName": "PreToolUse", "permissionDecision": "deny",
-			"permissionDecisionReason": why + " (fail-closed; see docs/agent-hosts.md)"}}, why)
-	}
-	return Reply{Stderr: "note: " + why + "\n"}
-}
+func (h *Handler) fail(ev *Event, why string) Reply { return h.hook().Fail(ev.HookEventName, why) }
 
 func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 	switch ev.HookEventName {

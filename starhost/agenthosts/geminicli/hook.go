@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 )
 
@@ -46,11 +45,11 @@ type Event struct {
 var Events = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "PreCompress", "SessionEnd"}
 
 // Reply is a hook's answer: what to print and the exit code.
-type Reply struct {
-	Stdout []byte
-	Stderr string
-	Exit   int
-}
+type Reply = agenthosts.Reply
+
+// EventName and ToolCall make an Event an agenthosts.HookEvent.
+func (ev *Event) EventName() string                   { return ev.HookEventName }
+func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
 
 // Handler serves one hook event.
 type Handler struct {
@@ -74,54 +73,21 @@ func ParseEvent(data []byte) (*Event, error) {
 	return &ev, nil
 }
 
-func serves(name string) bool {
-	for _, e := range Events {
-		if e == name {
-			return true
-		}
-	}
-	return false
+// hook is Gemini CLI's hook protocol over agenthosts.Hook, which fails
+// BeforeTool closed.
+func (h *Handler) hook() agenthosts.Hook[*Event] {
+	return agenthosts.Hook[*Event]{Command: "crystal-star hook gemini-cli", ToolEvent: "BeforeTool", Events: Events,
+		Parse: ParseEvent, Open: h.Open, Serve: h.serve, FailOpen: h.FailOpen,
+		Deny: func(why string) Reply { return jsonReply(map[string]any{"decision": "deny", "reason": why}) }}
 }
 
 // Serve answers one event given as the JSON Gemini CLI wrote. It never
 // panics: a panic on the way is the event's failure.
-func (h *Handler) Serve(ctx context.Context, data []byte) (r Reply) {
-	ev, err := ParseEvent(data)
-	if err != nil {
-		// Exit 2 blocks a tool call in Gemini CLI, with stderr as the reason.
-		return Reply{Stderr: "crystal-star hook gemini-cli: " + err.Error() + "\n", Exit: 2}
-	}
-	if !serves(ev.HookEventName) {
-		return Reply{}
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			r = h.fail(ev, fmt.Sprintf("crystal-star crashed while serving %s: %v", ev.HookEventName, p))
-		}
-	}()
-	if ev.HookEventName == "BeforeTool" && (ev.ToolName == "" || !json.Valid(starhost.Arguments(ev.ToolInput))) {
-		return h.fail(ev, "crystal-star cannot read the BeforeTool event: it has no tool_name or its tool_input is not JSON")
-	}
-	s, release, err := h.Open(ctx, ev)
-	if err != nil {
-		return h.fail(ev, "crystal-star could not start its plugins: "+err.Error())
-	}
-	defer release()
-	r = h.serve(ctx, s, ev)
-	if ev.HookEventName == "BeforeTool" && ctx.Err() != nil {
-		return h.fail(ev, "crystal-star ran out of time deciding on the call ("+ctx.Err().Error()+")")
-	}
-	return r
-}
+func (h *Handler) Serve(ctx context.Context, data []byte) Reply { return h.hook().Run(ctx, data) }
 
 // fail answers an event that could not be served: BeforeTool is denied
 // (unless FailOpen), every other event goes on with a note on stderr.
-func (h *Handler) fail(ev *Event, why string) Reply {
-	if ev.HookEventName == "BeforeTool" && !h.FailOpen {
-		return jsonReply(map[string]any{"decision": "deny", "reason": why + " (fail-closed; see docs/agent-hosts.md)"})
-	}
-	return Reply{Stderr: "note: " + why + "\n"}
-}
+func (h *Handler) fail(ev *Event, why string) Reply { return h.hook().Fail(ev.HookEventName, why) }
 
 func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 	switch ev.HookEventName {
