@@ -52,16 +52,8 @@ func cancelDuringSampling(t *testing.T, url, sid string, id int) (cancelled, ans
 	t.Helper()
 	ctx, stop := context.WithTimeout(context.Background(), 20*time.Second)
 	defer stop()
-	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(fmt.Sprintf(
-		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ask","arguments":{"q":"x"}}}`, id)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("MCP-Protocol-Version", samplingProtocol)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openStream(t, ctx, "POST", url, sid, samplingProtocol, "", fmt.Sprintf(
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ask","arguments":{"q":"x"}}}`, id))
 	defer resp.Body.Close()
 	var sampling json.RawMessage
 	sc := bufio.NewScanner(resp.Body)
@@ -95,6 +87,26 @@ func cancelDuringSampling(t *testing.T, url, sid string, id int) (cancelled, ans
 		t.Fatalf("call %d: its stream did not end in 20 s", id)
 	}
 	return cancelled, answered
+}
+
+// openStream sends one request of session sid (lastID: a resumption's
+// Last-Event-ID) and returns the response, whose body the caller reads and
+// closes.
+func openStream(t *testing.T, ctx context.Context, method, url, sid, version, lastID, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", version)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
 
 // rawPost is httpPost with the sampling protocol version.
@@ -134,15 +146,7 @@ func TestH24_8_HTTPDuplicateIDIsRefused(t *testing.T) {
 	rawPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	ctx, stop := context.WithTimeout(context.Background(), 20*time.Second)
 	defer stop()
-	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask","arguments":{"q":"x"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("MCP-Protocol-Version", samplingProtocol)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openStream(t, ctx, "POST", url, sid, samplingProtocol, "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask","arguments":{"q":"x"}}}`)
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	var sampling string
