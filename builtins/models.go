@@ -279,7 +279,16 @@ func (cv *clientValue) complete(th *starlark.Thread, b *starlark.Builtin, args s
 			return nil, fmt.Errorf("complete: %v", err)
 		}
 	}
-	if cv.src.ModelEpoch(cv.role) != cv.epoch {
+	// The epoch is the session's now, asked through the call being served:
+	// a client cached by an earlier call of the session holds that call's
+	// scope, which in a worker can no longer reach the host.
+	src := cv.src
+	if sc := contrib.SessionFrom(threadContext(th)); sc != nil {
+		if epochs, ok := sc.(ModelEpochs); ok {
+			src = scopedModels{ModelSource: cv.src, epochs: epochs}
+		}
+	}
+	if src.ModelEpoch(cv.role) != cv.epoch {
 		return nil, fmt.Errorf("complete: this %s client was discarded by the host (the model or its settings changed); read ctx.models.%s again", cv.role, cv.role)
 	}
 	done := hostWait(th) // the heap watchdog does not take a waiting run for the one growing the heap

@@ -98,8 +98,8 @@ func (h *Host) modelsEvent(e Event) {
 	}
 	if h.rememberFactories() {
 		h.eachSession(func(s *Session) {
-			s.sessionEpoch.Add(1)
-			s.reviewEpoch.Add(1)
+			s.sessionEpoch.Store(newEpoch())
+			s.reviewEpoch.Store(newEpoch())
 		})
 		_ = h.base.Connect(context.Background()) // the host's defaults; a session connects on its own
 	}

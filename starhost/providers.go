@@ -208,8 +208,8 @@ func (h *Host) reselect(ctx context.Context, s *Session) {
 				"the review model is no longer usable: %v", err))
 		}
 	}
-	s.sessionEpoch.Add(1)
-	s.reviewEpoch.Add(1)
+	s.sessionEpoch.Store(newEpoch())
+	s.reviewEpoch.Store(newEpoch())
 	if s == h.base {
 		s.reconnect(ctx)
 	}

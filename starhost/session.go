@@ -164,7 +164,7 @@ func (s *Session) SetModel(f ModelFacts) {
 	}
 	old := s.model.Swap(&f)
 	if old == nil || clientKey(*old) != clientKey(f) {
-		s.sessionEpoch.Add(1)
+		s.sessionEpoch.Store(newEpoch())
 		s.reconnect(context.Background())
 	}
 }
@@ -181,7 +181,7 @@ func (s *Session) SetReview(r ReviewFacts) {
 	}
 	old := s.review.Swap(&r)
 	if old == nil || old.Independent != r.Independent || clientKey(old.Model) != clientKey(r.Model) {
-		s.reviewEpoch.Add(1)
+		s.reviewEpoch.Store(newEpoch())
 		s.reconnect(context.Background())
 	}
 }

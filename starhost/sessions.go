@@ -106,10 +106,20 @@ func (h *Host) NewSession(ctx context.Context, opts SessionOptions) (*Session, e
 // sessionSerial numbers sessions for their tags.
 var sessionSerial atomic.Uint64
 
+// epochSerial numbers the builds of every session's model clients, so that
+// no two sessions' epochs are equal: a client a plugin cached for one
+// session is never taken for another's (a worker keys its cache by the
+// session id, which sessions may share).
+var epochSerial atomic.Uint64
+
+func newEpoch() uint64 { return epochSerial.Add(1) }
+
 // newSession returns a session with the host's workspace and nothing else.
 func (h *Host) newSession() *Session {
 	s := &Session{h: h}
 	s.scope = &served{s: s}
+	s.sessionEpoch.Store(newEpoch())
+	s.reviewEpoch.Store(newEpoch())
 	s.facts.Store(&Facts{Workspace: h.opts.Workspace})
 	return s
 }

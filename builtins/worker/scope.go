@@ -48,22 +48,29 @@ func (c *callScope) ModelEpoch(role contrib.ModelRole) uint64 {
 // maxScopes bounds the sessions whose model clients a worker keeps.
 const maxScopes = 1024
 
-// scopeLocals keeps plugins' model clients per session the worker served.
+// scopeLocals keeps plugins' model clients per session the worker served,
+// by the session's id and workspace: the other facts (the model, the
+// modes) change within a session, and its clients outlive such changes
+// until their epoch says otherwise (CC27). Epochs are unique across
+// sessions, so sessions sharing an id never share a client.
 type scopeLocals struct {
 	mu sync.Mutex
-	m  map[contrib.Facts]*contrib.Locals
+	m  map[scopeKey]*contrib.Locals
 }
+
+type scopeKey struct{ session, workspace string }
 
 // serving returns ctx carrying the session of a call that brought facts f.
 func (s *remoteServices) serving(ctx context.Context, f contrib.Facts) context.Context {
+	key := scopeKey{f.SessionID, f.Workspace}
 	s.scopes.mu.Lock()
-	l, ok := s.scopes.m[f]
+	l, ok := s.scopes.m[key]
 	if !ok {
 		if s.scopes.m == nil || len(s.scopes.m) >= maxScopes {
-			s.scopes.m = map[contrib.Facts]*contrib.Locals{}
+			s.scopes.m = map[scopeKey]*contrib.Locals{}
 		}
 		l = &contrib.Locals{}
-		s.scopes.m[f] = l
+		s.scopes.m[key] = l
 	}
 	s.scopes.mu.Unlock()
 	return contrib.WithSession(ctx, &callScope{facts: f, svc: s, ctx: ctx, locals: l})
