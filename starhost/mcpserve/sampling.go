@@ -77,7 +77,10 @@ func (samplingClient) Complete(ctx context.Context, req starhost.ModelRequest) (
 	w := &samplingWrites{cancelled: make(chan struct{})}
 	res, err := ss.CreateMessage(context.WithValue(ctx, samplingWritesKey{}, w), params)
 	if err != nil {
-		if ctx.Err() != nil && w.onStream.Load() {
+		// Only a call the client cancelled waits for the notice: at a
+		// shutdown the session may close before the SDK writes it, and
+		// the wait would take the time the call's answer has.
+		if ctx.Err() != nil && w.onStream.Load() && !errors.Is(context.Cause(ctx), errShuttingDown) {
 			w.awaitCancelNotice()
 		}
 		return starhost.ModelReply{}, err
@@ -91,7 +94,7 @@ func (samplingClient) Complete(ctx context.Context, req starhost.ModelRequest) (
 
 // cancelNoticeWait bounds how long a cancelled sampling request waits for
 // its notifications/cancelled to be written to its event stream.
-const cancelNoticeWait = time.Second
+const cancelNoticeWait = 250 * time.Millisecond
 
 // samplingWrites is what the HTTP event store saw written of one sampling
 // request: the request itself, then its cancellation.
