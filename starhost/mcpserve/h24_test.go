@@ -380,7 +380,11 @@ func TestH24_8_HTTPShutdownAnswersTheCall(t *testing.T) {
 			case <-release:
 			}
 			return nil, context.Canceled
-		}}).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: samplingProtocol})
+		}}).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp",
+		// The answer comes on the call's own stream. Without the standalone
+		// stream, the SDK client cannot fail the call first when that stream
+		// ends at shutdown and its reconnects are refused.
+		DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: samplingProtocol})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,6 +77,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	}
 	s.pollAfter.Store(int64(opts.PollAfter))
 	calls := newCallsInFlight()
+	s.httpCalls.Store(calls)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
 		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: watchingStore{mcp.NewMemoryEventStore(nil), calls},
 			SessionTimeout: opts.SessionIdleTimeout, MaxRequestBodyBytes: MaxBodyBytes})
@@ -165,6 +166,11 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts 
 	go func() { shut <- hs.Shutdown(sctx) }()
 	isHTTP := func(ss *mcp.ServerSession) bool { return ss != nil && ss.ID() != "" }
 	s.flight.end(isHTTP, start.Add(finishGrace), start.Add(shutdownGrace))
+	// A handler that returned has its answer still to be written by the
+	// SDK, on the call's stream: closing the session first would drop it.
+	if calls := s.httpCalls.Load(); calls != nil {
+		calls.waitEmpty(start.Add(shutdownGrace))
+	}
 	go func() {
 		for ss := range s.srv.Sessions() {
 			if isHTTP(ss) {

@@ -83,6 +83,8 @@ type Server struct {
 	flight *inFlight
 	// pollAfter is HTTPOptions.PollAfter of the HTTP handler (0: never).
 	pollAfter atomic.Int64
+	// httpCalls are the HTTP handler's calls whose POST is open.
+	httpCalls atomic.Pointer[callsInFlight]
 }
 
 // New returns a server for h's catalog. It follows the host's catalogs

@@ -363,6 +363,20 @@ func (c *callsInFlight) cancel(session, id string) {
 	c.mu.Unlock()
 }
 
+// waitEmpty waits until no call's POST is open — its answer written — or
+// the deadline.
+func (c *callsInFlight) waitEmpty(deadline time.Time) {
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		n := len(c.byKey)
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // cancelledAnswer reports whether data, a message about to be stored for
 // session, answers a call the client cancelled: the event store keeps no
 // such answer, so a client resuming the stream does not get it either.
