@@ -31,6 +31,11 @@ func serve(r io.Reader, w io.Writer, hello *wire.Hello) error {
 		if err := g.conn.Notify(wire.NotifyHello, hello); err != nil {
 			return err
 		}
+		if bell := wire.BellFromEnv(); bell != nil {
+			// The host reads only while it waits for an answer: a frame
+			// written while serving none of its calls rings the bell.
+			g.conn.RingOn(bell)
+		}
 	}
 	err := g.conn.Serve()
 	g.conn.Close(errors.New("the host closed the channel"))

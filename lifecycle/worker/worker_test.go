@@ -118,6 +118,9 @@ func fakeWorker(mode string) {
 		hello.Clamped = "the inherited hard address-space limit is below memory_limit; workers run under it"
 	}
 	_ = conn.Notify(wire.NotifyHello, hello)
+	if bell := wire.BellFromEnv(); bell != nil {
+		conn.RingOn(bell)
+	}
 	_ = conn.Serve()
 	os.Exit(0)
 }
