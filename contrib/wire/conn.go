@@ -59,8 +59,9 @@ type Conn struct {
 	origins map[uint64]context.Context
 	closed  error
 	// readerAway: the goroutine reading serves a call it read (Serve).
-	readerAway bool
-	end        chan error // the stream's end, from its last reader (Serve)
+	readerAway   bool
+	handOffAfter time.Duration
+	end          chan error // the stream's end, from its last reader (Serve)
 	// demand is the state of reading on demand (ReadOnDemand,
 	// conn_demand.go); nil: Serve reads every frame.
 	demand *demand
@@ -78,7 +79,7 @@ type waiter struct {
 // NewConn returns a channel end reading frames from r and writing to w.
 // Serve must run for calls to be answered.
 func NewConn(r io.Reader, w io.Writer, handle Handler, notify Notifier) *Conn {
-	return &Conn{r: newReader(r), w: w, handle: handle, notify: notify,
+	return &Conn{r: newReader(r), w: w, handle: handle, notify: notify, handOffAfter: handOffAfter,
 		pending: map[uint64]*waiter{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
 }
 
@@ -128,7 +129,7 @@ func (c *Conn) read() {
 		c.mu.Lock()
 		c.readerAway = true
 		c.mu.Unlock()
-		t := time.AfterFunc(handOffAfter, func() {
+		t := time.AfterFunc(c.handOffAfter, func() {
 			if c.takeReading() {
 				c.read() // on the timer's own goroutine
 			}
