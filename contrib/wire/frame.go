@@ -5,7 +5,7 @@
 // and builtins no lifecycle.
 //
 // A frame is a 4-byte big-endian length followed by that many bytes: a kind
-// byte, an 8-byte big-endian call id, a 1-byte method length, the method, and
+// byte (its high bit: the sender rang the bell for the frame, conn_demand.go), an 8-byte big-endian call id, a 1-byte method length, the method, and
 // the body (JSON for every method of this package). Frames longer than
 // maxFrame, an unknown kind or a method running past the frame are garbage:
 // the reader stops and the host kills the worker.
