@@ -280,7 +280,7 @@ func (e *env) serveLive(h *starhost.Host, a *agentServer) (stop func()) {
 	srv, err := live.Listen(e.ctx, a.key, a.serve)
 	if err != nil {
 		e.mu.Lock()
-		fmt.Fprintf(e.stderr, "note: hooks of agent session %s are served one-shot: %v\n", a.key, err)
+		fmt.Fprintf(e.stderr, "note: the agent session's hooks are served one-shot: its live socket (%s): %v\n", a.key, err)
 		e.mu.Unlock()
 		return nil
 	}
