@@ -42,7 +42,7 @@ func TestHostSideTrustsNoWorker(t *testing.T) {
 	svc := &fakeServices{}
 	h := NewHostSide(contrib.ActivationRequest{Plugin: "acme.mine", Services: svc}, nil)
 	note, _ := json.Marshal(contrib.Diag(contrib.PrintNote, "acme.other", contrib.Pos{}, "print: hi"))
-	h.Notify(wire.NotifyNote, note)
+	h.Notify(context.Background(), wire.NotifyNote, note)
 	if len(svc.All()) != 1 || svc.All()[0].Plugin != "acme.mine" {
 		t.Fatalf("notes = %+v, want one of acme.mine", svc.All())
 	}
@@ -65,9 +65,9 @@ func TestHostSideRetiresTheSink(t *testing.T) {
 		t.Fatalf("status_sink = %v, %v", ok, err)
 	}
 	push, _ := json.Marshal(wire.StatusUpdate{Name: "n", Text: "1"})
-	h.Notify(wire.NotifyStatusSet, push)
+	h.Notify(context.Background(), wire.NotifyStatusSet, push)
 	h.Close()
-	h.Notify(wire.NotifyStatusSet, push)
+	h.Notify(context.Background(), wire.NotifyStatusSet, push)
 	if svc.sink.set != 1 || svc.sink.retired != 1 {
 		t.Fatalf("sink: %d sets, %d retires; want 1 and 1", svc.sink.set, svc.sink.retired)
 	}
