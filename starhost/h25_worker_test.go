@@ -19,6 +19,9 @@ def who(ctx, args):
     ctx.status.set("who", ctx.session_id)
     return ctx.session_id
 
+def plain(ctx, args):
+    return ctx.session_id
+
 def hide(ctx, args):
     ctx.status.clear("who")
     return "hidden"
@@ -29,6 +32,7 @@ def attach_status(ctx, status):
 contribute(
     tools = [
         tool(name = "who", description = "Who is served.", parameters = {"type": "object"}, catalogs = "work", read_only = True, run = who),
+        tool(name = "plain", description = "Who, without the line.", parameters = {"type": "object"}, catalogs = "work", read_only = True, run = plain),
         tool(name = "hide", description = "Hide who.", parameters = {"type": "object"}, catalogs = "work", read_only = True, run = hide),
     ],
     status_fields = [status_field(name = "who", description = "The session served"), status_field(name = "beat", description = "Host-wide")],
@@ -45,15 +49,7 @@ contribute(
 func TestH25_2_WorkerStatusValuesFollowTheSession(t *testing.T) {
 	for _, iso := range []string{starhost.IsolationInProcess, starhost.IsolationProcess} {
 		t.Run(iso, func(t *testing.T) {
-			ws := t.TempDir()
-			home := filepath.Join(ws, "home")
-			testkit.WriteTree(t, home, map[string]string{"config.toml": "status_line = [\"who\", \"beat\"]\n"})
-			dir := filepath.Join(ws, "dev", "lines")
-			testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.lines\"\nversion = \"1.0.0\"\n", "plugin.star": linesPlugin})
-			h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: ws, Dev: []string{dir}, Isolation: iso,
-				Points: starhost.PointDefaults{Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval {
-					return starhost.Approval{Approved: true}
-				}}})
+			h := linesHost(t, iso)
 			a, b := newSession(t, h, "a", "work"), newSession(t, h, "b", "work")
 			lines := func(when, wantA, wantB string) {
 				t.Helper()
@@ -86,4 +82,20 @@ func TestH25_2_WorkerStatusValuesFollowTheSession(t *testing.T) {
 			lines("after a's clear", "attached", "b · attached")
 		})
 	}
+}
+
+// linesHost starts a host over linesPlugin, in isolation iso, with both
+// fields on the operator's line.
+func linesHost(t testing.TB, iso string) *starhost.Host {
+	t.Helper()
+	ws := t.TempDir()
+	home := filepath.Join(ws, "home")
+	testkit.WriteTree(t, home, map[string]string{"config.toml": "status_line = [\"who\", \"beat\"]\n"})
+	dir := filepath.Join(ws, "dev", "lines")
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.lines\"\nversion = \"1.0.0\"\n", "plugin.star": linesPlugin})
+	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: ws, Dev: []string{dir}, Isolation: iso,
+		Points: starhost.PointDefaults{Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+			return starhost.Approval{Approved: true}
+		}}})
+	return h
 }
