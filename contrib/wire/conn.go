@@ -283,7 +283,9 @@ func (c *Conn) NotifyWithin(ctx context.Context, method string, in any) error {
 // within returns the context a notification sent within this side's call
 // id is handled with: the values of the call's context (id 0, no call:
 // context.Background()). live is false when the call is no longer in
-// flight.
+// flight. The call is still in flight for every notification its callee
+// sent before answering it, because notifications are handled on the
+// reading goroutine before the next frame (the reply) is read.
 func (c *Conn) within(id uint64) (ctx context.Context, live bool) {
 	if id == 0 {
 		return context.Background(), true

@@ -42,6 +42,11 @@ func TestH25_2_NotifyWithinCarriesTheCallersValues(t *testing.T) {
 	if err := a.Call(ctx, "tool", nil, nil); err != nil {
 		t.Fatal(err)
 	}
+	// Both were handled before the reply was read: while the call was
+	// still in flight.
+	if n := len(got); n != 2 {
+		t.Fatalf("%d notifications handled when the call returned, want 2", n)
+	}
 	for _, want := range []seen{{"session a", `"within"`}, {"", `"outside"`}} {
 		if s := <-got; s != want {
 			t.Errorf("notified %+v, want %+v", s, want)
