@@ -28,7 +28,7 @@ type noteList struct {
 	seen  chan string
 }
 
-func (n *noteList) add(method string, body []byte) {
+func (n *noteList) add(_ context.Context, method string, body []byte) {
 	n.mu.Lock()
 	n.notes = append(n.notes, method+" "+string(body))
 	n.mu.Unlock()
