@@ -323,7 +323,7 @@ func describe(set *contrib.Set) wire.Activated {
 // classifier, with the host facts the call carries.
 func (s *server) invoke(ctx context.Context, method string, body []byte) (any, error) {
 	var in wire.Invoke
-	if err := json.Unmarshal(body, &in); err != nil {
+	if err := wire.DecodeInvoke(body, &in); err != nil {
 		return nil, err
 	}
 	_, set := s.current()
@@ -352,7 +352,7 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		if in.Progress {
 			ctx = contrib.WithProgress(ctx, s.conn.Progress(ctx))
 		}
-		return t.Run(ctx, args), nil
+		return wire.AppendResult(nil, t.Run(ctx, args))
 	case wire.MethodCommand:
 		c, err := at(set.Commands, in.Index, "command")
 		if err != nil {

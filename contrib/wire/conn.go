@@ -328,7 +328,7 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 		f.Kind, f.Body = kindCallWithin, append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(body)), parent), body...)
 	}
 	if err := c.write(f, false); err != nil {
-		c.forget(id)
+		c.forget(w)
 		if cerr := c.Err(); cerr != nil {
 			return cerr
 		}
@@ -342,7 +342,12 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 		if out == nil {
 			return nil
 		}
-		if err := json.Unmarshal(f.Body, out); err != nil {
+		if d, ok := out.(replyDecoder); ok {
+			err = d.decodeReply(f.Body)
+		} else {
+			err = json.Unmarshal(f.Body, out)
+		}
+		if err != nil {
 			return fmt.Errorf("%w: reply to %s: %v", ErrGarbage, method, err)
 		}
 		return nil
@@ -400,10 +405,15 @@ func (c *Conn) abandon(w *waiter) {
 	_ = c.write(frame{Kind: kindCancel, ID: w.id}, false)
 }
 
-func (c *Conn) forget(id uint64) {
+// forget forgets the call w that was never sent. A read side handed to it
+// meanwhile is handed on: it was waiting in pending.
+func (c *Conn) forget(w *waiter) {
 	c.mu.Lock()
-	delete(c.pending, id)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	delete(c.pending, w.id)
+	if w.lead {
+		c.passOn(false)
+	}
 }
 
 func (c *Conn) forgetOrigin(id uint64) {

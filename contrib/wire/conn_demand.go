@@ -59,7 +59,10 @@ func (c *Conn) ReadOnDemand(bell io.Reader) bool {
 	if !ok || dl.SetReadDeadline(time.Time{}) != nil {
 		return false
 	}
-	c.demand = &demand{bell: bell, deadline: dl, abandoned: map[uint64]bool{}, ended: make(chan struct{})}
+	// The read side is Serve's until it has read the handshake: a call
+	// made before waits for it.
+	c.demand = &demand{bell: bell, deadline: dl, abandoned: map[uint64]bool{}, ended: make(chan struct{}),
+		reading: true, first: true}
 	return true
 }
 
@@ -85,9 +88,6 @@ func BellFromEnv() io.Writer {
 // serveOnDemand is Serve on a channel that reads on demand.
 func (c *Conn) serveOnDemand() error {
 	d := c.demand
-	c.mu.Lock()
-	d.reading, d.first = true, true
-	c.mu.Unlock()
 	go c.listen()
 	c.drain()
 	<-d.ended

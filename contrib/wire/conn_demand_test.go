@@ -365,3 +365,90 @@ func TestH26_2_FrameCutByADeadlineResumes(t *testing.T) {
 		t.Fatalf("at the end: %v, want EOF", err)
 	}
 }
+
+// gateWriter passes writes on until armed; an armed write waits for its
+// error.
+type gateWriter struct {
+	mu    sync.Mutex
+	armed chan error
+	w     io.Writer
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	armed := g.armed
+	g.mu.Unlock()
+	if armed != nil {
+		return 0, <-armed
+	}
+	return g.w.Write(p)
+}
+
+// TestH26_2_AFailedCallHandsTheReadSideOn: a call whose frame cannot be
+// written may have been handed the read side while it waited to write; it
+// hands it on, so the next call still reads its answer (a worker killed
+// while the host started a call left the host waiting forever).
+func TestH26_2_AFailedCallHandsTheReadSideOn(t *testing.T) {
+	hr, ww, _ := os.Pipe()
+	br, bw, _ := os.Pipe()
+	defer ww.Close()
+	defer bw.Close()
+	gw := &gateWriter{w: io.Discard}
+	host := NewConn(hr, gw, nil, nil)
+	if !host.ReadOnDemand(br) {
+		t.Fatal("no read deadlines on an OS pipe")
+	}
+	go host.Serve()
+	send := func(f frame) {
+		b, _ := appendFrame(nil, f)
+		if _, err := ww.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(frame{Kind: kindNotify, Method: NotifyHello, Body: []byte("{}")})
+	state := func() (reading bool, pending int) {
+		host.mu.Lock()
+		defer host.mu.Unlock()
+		return host.demand.reading, len(host.pending)
+	}
+	waitFor := func(what string, ok func() bool) {
+		for i := 0; !ok(); i++ {
+			if i > 10000 {
+				t.Fatalf("never: %s", what)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitFor("the handshake read", func() bool { r, _ := state(); return !r })
+	a := make(chan error)
+	go func() { a <- host.Call(context.Background(), "a", nil, nil) }()
+	waitFor("a reading", func() bool { r, n := state(); return r && n == 1 })
+	armed := make(chan error)
+	gw.mu.Lock()
+	gw.armed = armed
+	gw.mu.Unlock()
+	b := make(chan error)
+	go func() { b <- host.Call(context.Background(), "b", nil, nil) }()
+	waitFor("b waiting to write", func() bool { _, n := state(); return n == 2 })
+	send(frame{Kind: kindReply, ID: 1})
+	if err := <-a; err != nil {
+		t.Fatal(err)
+	}
+	armed <- errors.New("broken pipe")
+	if err := <-b; err == nil {
+		t.Fatal("b's failed write returned no error")
+	}
+	gw.mu.Lock()
+	gw.armed = nil
+	gw.mu.Unlock()
+	if r, _ := state(); r {
+		t.Fatal("the read side handed to the failed call was lost: nobody will read")
+	}
+	c := make(chan error)
+	go func() { c <- host.Call(context.Background(), "c", nil, nil) }()
+	waitFor("c reading", func() bool { r, n := state(); return r && n == 1 })
+	send(frame{Kind: kindReply, ID: 3})
+	if err := <-c; err != nil {
+		t.Fatal(err)
+	}
+}

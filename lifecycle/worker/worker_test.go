@@ -85,7 +85,7 @@ func fakeWorker(mode string) {
 			return fakeDryRun(body)
 		case wire.MethodTool:
 			var in wire.Invoke
-			_ = json.Unmarshal(body, &in)
+			_ = wire.DecodeInvoke(body, &in)
 			var args map[string]string
 			_ = json.Unmarshal(in.Args, &args)
 			switch args["do"] {
