@@ -58,7 +58,7 @@ contribute(tools = [tool(name = "echo", catalogs = "work", run = echo)])
 			t.Fatalf("result %+v", res)
 		}
 	})
-	if allocs > 6 {
+	if allocs > 6 && !raceEnabled { // under the race detector, sync.Pool drops a quarter of what it is given
 		t.Errorf("a trivial tool call allocates %.1f times; want at most 6", allocs)
 	}
 }
