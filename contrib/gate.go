@@ -92,13 +92,19 @@ func (g *Gate) Do(ctx context.Context, fn func(context.Context)) bool {
 // (its generation retired past the cleanup timeout, DC26), which a caller
 // tells apart from its own context ending.
 func (g *Gate) Call(ctx context.Context, fn func(context.Context)) (ran, interrupted bool) {
+	return g.call(ctx, nil, fn)
+}
+
+// call is Call whose context also carries session, when not nil, as
+// WithSession would.
+func (g *Gate) call(ctx context.Context, session SessionScope, fn func(context.Context)) (ran, interrupted bool) {
 	if ctx.Err() != nil {
 		return false, false // a caller that already gave up runs no plugin code
 	}
 	if !g.enter() {
 		return false, false
 	}
-	c := &callContext{Context: ctx, g: g}
+	c := &callContext{Context: ctx, g: g, session: session}
 	defer g.leave()
 	defer c.end()
 	fn(c)
@@ -119,6 +125,7 @@ func (g *Gate) Call(ctx context.Context, fn func(context.Context)) (ran, interru
 type callContext struct {
 	context.Context // the caller's
 	g               *Gate
+	session         SessionScope // served by the call, unless nil (Gate.call)
 	ended           atomic.Bool
 	mu              sync.Mutex // guards making derived
 	derived         atomic.Pointer[derivedContext]
@@ -151,7 +158,11 @@ func (c *callContext) Done() <-chan struct{} {
 	if d := c.derived.Load(); d != nil {
 		return d.ctx.Done()
 	}
-	ctx, cancel := context.WithCancel(c.Context)
+	parent := c.Context
+	if c.session != nil {
+		parent = WithSession(parent, c.session)
+	}
+	ctx, cancel := context.WithCancel(parent)
 	d := &derivedContext{ctx: ctx, cancel: cancel}
 	if c.ended.Load() {
 		cancel()
@@ -168,6 +179,9 @@ func (c *callContext) Done() <-chan struct{} {
 func (c *callContext) Value(key any) any {
 	if d := c.derived.Load(); d != nil {
 		return d.ctx.Value(key)
+	}
+	if c.session != nil && key == any(scopeKey{}) {
+		return c.session
 	}
 	return c.Context.Value(key)
 }

@@ -187,3 +187,35 @@ func TestH26_4_GateCallContextIsLazy(t *testing.T) {
 		t.Errorf("%d calls still tracked after all left", len(g2.calls))
 	}
 }
+
+// TestH26_4_GateCallCarriesTheSession: a call admitted for a session
+// (ToolSnapshot.InvokeIn) has it on its context, and so do the contexts
+// made from it once Done was asked, with no context of its own made for
+// it.
+func TestH26_4_GateCallCarriesTheSession(t *testing.T) {
+	g := NewGate()
+	scope := &FactsSession{F: Facts{SessionID: "s1"}}
+	parent := context.WithValue(context.Background(), gateTestKey{}, "v")
+	if n := testing.AllocsPerRun(100, func() {
+		g.call(parent, scope, func(ctx context.Context) {
+			if SessionFrom(ctx) != scope || ctx.Value(gateTestKey{}) != "v" {
+				t.Fatal("the call's context lost the session or a value")
+			}
+		})
+	}); n > 1 {
+		t.Errorf("a call for a session allocates %.0f times; want 1", n)
+	}
+	g.call(parent, scope, func(ctx context.Context) {
+		_ = ctx.Done()
+		child, stop := context.WithCancel(ctx)
+		defer stop()
+		if SessionFrom(ctx) != scope || SessionFrom(child) != scope || child.Value(gateTestKey{}) != "v" {
+			t.Error("after Done, the call's context or its child lost the session or a value")
+		}
+	})
+	g.Call(parent, func(ctx context.Context) {
+		if SessionFrom(ctx) != nil {
+			t.Error("a call for no session serves one")
+		}
+	})
+}
