@@ -88,3 +88,42 @@ func (h Hook[E]) Fail(event, why string) Reply {
 	}
 	return Reply{Stderr: "note: " + why + "\n"}
 }
+
+// Event is what every agent host's hook event carries alike, under the
+// same JSON names (Claude Code's and Gemini CLI's): each host's event
+// embeds it and adds its own fields. A *Event is a HookEvent.
+type Event struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+	Prompt        string          `json:"prompt"`
+	Source        string          `json:"source"`
+	Trigger       string          `json:"trigger"`
+	Reason        string          `json:"reason"`
+}
+
+// EventName returns hook_event_name.
+func (ev *Event) EventName() string { return ev.HookEventName }
+
+// ToolCall returns tool_name and tool_input.
+func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
+
+// ParseEvent decodes data as host's hook event E (host names the agent
+// host in errors: "Claude Code"); input that is not a JSON object with a
+// hook_event_name is an error.
+func ParseEvent[E any, P interface {
+	*E
+	HookEvent
+}](host string, data []byte) (P, error) {
+	ev := P(new(E))
+	if err := json.Unmarshal(data, ev); err != nil {
+		return nil, fmt.Errorf("the hook input is not a %s event (JSON object): %v", host, err)
+	}
+	if ev.EventName() == "" {
+		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a %s hook?", host)
+	}
+	return ev, nil
+}

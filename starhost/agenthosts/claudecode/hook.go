@@ -25,32 +25,23 @@ package claudecode
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 )
 
-// Event is the part of a Claude Code hook event crystal-star reads.
+// Event is the part of a Claude Code hook event crystal-star reads: the
+// fields every agent host sends (agenthosts.Event) and Claude Code's own.
 type Event struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath string          `json:"transcript_path"`
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	Prompt         string          `json:"prompt"`
-	Source         string          `json:"source"`
+	agenthosts.Event
+	TranscriptPath string `json:"transcript_path"`
+	PermissionMode string `json:"permission_mode"`
+	ToolUseID      string `json:"tool_use_id"`
 	// LastAssistantMessage is the Stop event's final text, where Claude
 	// Code sends it.
 	LastAssistantMessage string `json:"last_assistant_message"`
-	Trigger              string `json:"trigger"`
 	CustomInstructions   string `json:"custom_instructions"`
-	Reason               string `json:"reason"`
 }
 
 // Events lists the events Serve maps onto plugins; every other event is
@@ -59,10 +50,6 @@ var Events = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToo
 
 // Reply is a hook's answer: what to print and the exit code.
 type Reply = agenthosts.Reply
-
-// EventName and ToolCall make an Event an agenthosts.HookEvent.
-func (ev *Event) EventName() string                   { return ev.HookEventName }
-func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
 
 // Handler serves one hook event.
 type Handler struct {
@@ -77,14 +64,7 @@ type Handler struct {
 // ParseEvent decodes a hook event; input that is not a JSON object with a
 // hook_event_name is an error.
 func ParseEvent(data []byte) (*Event, error) {
-	var ev Event
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return nil, fmt.Errorf("the hook input is not a Claude Code event (JSON object): %v", err)
-	}
-	if ev.HookEventName == "" {
-		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a Claude Code hook?")
-	}
-	return &ev, nil
+	return agenthosts.ParseEvent[Event]("Claude Code", data)
 }
 
 // SessionOf returns the session_id of a hook event or status JSON, "" when

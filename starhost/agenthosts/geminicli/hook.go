@@ -20,25 +20,16 @@ package geminicli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 )
 
-// Event is the part of a Gemini CLI hook event crystal-star reads.
+// Event is the part of a Gemini CLI hook event crystal-star reads: the
+// fields every agent host sends (agenthosts.Event) and Gemini CLI's own.
 type Event struct {
-	SessionID      string          `json:"session_id"`
-	Cwd            string          `json:"cwd"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	Prompt         string          `json:"prompt"`
-	PromptResponse string          `json:"prompt_response"`
-	Source         string          `json:"source"`
-	Trigger        string          `json:"trigger"`
-	Reason         string          `json:"reason"`
+	agenthosts.Event
+	PromptResponse string `json:"prompt_response"`
 }
 
 // Events lists the events Serve maps onto plugins.
@@ -46,10 +37,6 @@ var Events = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", 
 
 // Reply is a hook's answer: what to print and the exit code.
 type Reply = agenthosts.Reply
-
-// EventName and ToolCall make an Event an agenthosts.HookEvent.
-func (ev *Event) EventName() string                   { return ev.HookEventName }
-func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
 
 // Handler serves one hook event.
 type Handler struct {
@@ -62,16 +49,7 @@ type Handler struct {
 
 // ParseEvent decodes a hook event; input that is not a JSON object with a
 // hook_event_name is an error.
-func ParseEvent(data []byte) (*Event, error) {
-	var ev Event
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return nil, fmt.Errorf("the hook input is not a Gemini CLI event (JSON object): %v", err)
-	}
-	if ev.HookEventName == "" {
-		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a Gemini CLI hook?")
-	}
-	return &ev, nil
-}
+func ParseEvent(data []byte) (*Event, error) { return agenthosts.ParseEvent[Event]("Gemini CLI", data) }
 
 // hook is Gemini CLI's hook protocol over agenthosts.Hook, which fails
 // BeforeTool closed.
