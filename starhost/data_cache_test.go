@@ -34,49 +34,32 @@ func TestDataOwners_ChangedFileIsReread(t *testing.T) {
 		t.Fatalf("first read: %q", got)
 	}
 
-	// Same file, same time, same size: the cache answers (the file, changed
-	// behind the cache's back with its time put back, is not read).
-	if err := os.WriteFile(path, records("acme.x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-	if got := owner(); got != "acme.a" {
-		t.Fatalf("unchanged file read again: %q", got)
-	}
-
-	// Replaced atomically, even with the same size and time: a new file.
-	if err := safefile.WriteFile(path, records("acme.b"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-	if got := owner(); got != "acme.b" {
-		t.Errorf("replaced file: %q, want acme.b", got)
-	}
-
-	// Rewritten in place with another modification time.
-	if err := os.WriteFile(path, records("acme.c"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, mtime.Add(time.Second), mtime.Add(time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if got := owner(); got != "acme.c" {
-		t.Errorf("rewritten file: %q, want acme.c", got)
-	}
-
-	// Rewritten in place with the same time but another size.
-	if err := os.WriteFile(path, records("acme.longer"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, mtime.Add(time.Second), mtime.Add(time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if got := owner(); got != "acme.longer" {
-		t.Errorf("grown file: %q, want acme.longer", got)
+	inPlace := func(path string, data []byte, mode os.FileMode) error { return os.WriteFile(path, data, mode) }
+	for _, step := range []struct {
+		what  string
+		write func(string, []byte, os.FileMode) error
+		owner string
+		mtime time.Time
+		want  string
+	}{
+		// Same file, same time, same size: the cache answers (the file,
+		// changed behind the cache's back with its time put back, is not
+		// read).
+		{"unchanged file", inPlace, "acme.x", mtime, "acme.a"},
+		// Replaced atomically, even with the same size and time: a new file.
+		{"replaced file", safefile.WriteFile, "acme.b", mtime, "acme.b"},
+		{"rewritten with another time", inPlace, "acme.c", mtime.Add(time.Second), "acme.c"},
+		{"grown with the same time", inPlace, "acme.longer", mtime.Add(time.Second), "acme.longer"},
+	} {
+		if err := step.write(path, records(step.owner), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, step.mtime, step.mtime); err != nil {
+			t.Fatal(err)
+		}
+		if got := owner(); got != step.want {
+			t.Errorf("%s: read %q, want %q", step.what, got, step.want)
+		}
 	}
 
 	// Removed: no records, and a garbage file is refused, not cached.
