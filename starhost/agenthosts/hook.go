@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -14,6 +15,26 @@ type Reply struct {
 	Stdout []byte
 	Stderr string
 	Exit   int
+}
+
+// JSONReply is a reply printing v as one JSON line, with note on stderr
+// ("crystal-star: note") when there is one.
+func JSONReply(v any, note string) Reply {
+	b, _ := json.Marshal(v)
+	if note != "" {
+		note = "crystal-star: " + note + "\n"
+	}
+	return Reply{Stdout: append(b, '\n'), Stderr: note}
+}
+
+// ContextReply adds text to the model's context at event, in the shape
+// both agent hosts read (hookSpecificOutput.additionalContext); blank text
+// is no reply.
+func ContextReply(event, text string) Reply {
+	if strings.TrimSpace(text) == "" {
+		return Reply{}
+	}
+	return JSONReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}, "")
 }
 
 // HookEvent is what Hook needs of one agent host's decoded event.

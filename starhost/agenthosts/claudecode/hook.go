@@ -86,7 +86,7 @@ func (h *Handler) hook() agenthosts.Hook[*Event] {
 	return agenthosts.Hook[*Event]{Command: "crystal-star hook claude-code", ToolEvent: "PreToolUse", Events: Events,
 		Parse: ParseEvent, Open: h.Open, Serve: h.serve, FailOpen: h.FailOpen,
 		Deny: func(why string) Reply {
-			return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{
+			return agenthosts.JSONReply(map[string]any{"hookSpecificOutput": map[string]any{
 				"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": why}}, why)
 		}}
 }
@@ -106,15 +106,9 @@ func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) R
 	case "PostToolUse":
 		return postToolUse(ctx, s, ev)
 	case "SessionStart":
-		return contextReply("SessionStart", s.SessionContext(ctx))
+		return agenthosts.ContextReply("SessionStart", s.SessionContext(ctx))
 	case "UserPromptSubmit":
-		t := s.TurnStarted(ctx, ev.Prompt)
-		text := t.Context
-		if t.Text != ev.Prompt {
-			// Claude Code cannot replace the prompt: the rewrite is context.
-			text = join("A crystal-star plugin rewrote the user's message as:\n"+t.Text, text)
-		}
-		return contextReply("UserPromptSubmit", text)
+		return agenthosts.ContextReply("UserPromptSubmit", s.TurnStarted(ctx, ev.Prompt).Added)
 	case "Stop":
 		s.TurnFinished(ctx, "", ev.LastAssistantMessage, "end_turn")
 	case "PreCompact":
@@ -146,7 +140,7 @@ func (h *Handler) preToolUse(ctx context.Context, s *agenthosts.Session, ev *Eve
 	if len(out) == 1 {
 		return Reply{}
 	}
-	return jsonReply(map[string]any{"hookSpecificOutput": out}, "")
+	return agenthosts.JSONReply(map[string]any{"hookSpecificOutput": out}, "")
 }
 
 func postToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
@@ -163,7 +157,7 @@ func postToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 		// version follows it as context.
 		spec["additionalContext"] = "crystal-star plugins replaced this tool result with:\n" + out
 	}
-	return jsonReply(map[string]any{"hookSpecificOutput": spec}, "")
+	return agenthosts.JSONReply(map[string]any{"hookSpecificOutput": spec}, "")
 }
 
 // responseText is the text of a tool_response: a string, an MCP content
@@ -192,21 +186,6 @@ func responseText(raw json.RawMessage) string {
 		return join(*bash.Stdout, bash.Stderr)
 	}
 	return string(raw)
-}
-
-func contextReply(event, text string) Reply {
-	if strings.TrimSpace(text) == "" {
-		return Reply{}
-	}
-	return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}, "")
-}
-
-func jsonReply(v any, stderr string) Reply {
-	b, _ := json.Marshal(v)
-	if stderr != "" {
-		stderr = "crystal-star: " + stderr + "\n"
-	}
-	return Reply{Stdout: append(b, '\n'), Stderr: stderr}
 }
 
 func join(a, b string) string {

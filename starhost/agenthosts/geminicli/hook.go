@@ -56,7 +56,9 @@ func ParseEvent(data []byte) (*Event, error) { return agenthosts.ParseEvent[Even
 func (h *Handler) hook() agenthosts.Hook[*Event] {
 	return agenthosts.Hook[*Event]{Command: "crystal-star hook gemini-cli", ToolEvent: "BeforeTool", Events: Events,
 		Parse: ParseEvent, Open: h.Open, Serve: h.serve, FailOpen: h.FailOpen,
-		Deny: func(why string) Reply { return jsonReply(map[string]any{"decision": "deny", "reason": why}) }}
+		Deny: func(why string) Reply {
+			return agenthosts.JSONReply(map[string]any{"decision": "deny", "reason": why}, "")
+		}}
 }
 
 // Serve answers one event given as the JSON Gemini CLI wrote. It never
@@ -87,22 +89,17 @@ func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) R
 		if len(out) == 0 {
 			return Reply{}
 		}
-		return jsonReply(out)
+		return agenthosts.JSONReply(out, "")
 	case "AfterTool":
 		text := responseText(ev.ToolResponse)
 		if out, changed := s.PostTool(ctx, ev.ToolName, "", ev.ToolInput, text); changed {
 			// Gemini CLI replaces a tool's result with the reason of a deny.
-			return jsonReply(map[string]any{"decision": "deny", "reason": out})
+			return agenthosts.JSONReply(map[string]any{"decision": "deny", "reason": out}, "")
 		}
 	case "SessionStart":
-		return contextReply("SessionStart", s.SessionContext(ctx))
+		return agenthosts.ContextReply("SessionStart", s.SessionContext(ctx))
 	case "BeforeAgent":
-		t := s.TurnStarted(ctx, ev.Prompt)
-		text := t.Context
-		if t.Text != ev.Prompt {
-			text = join("A crystal-star plugin rewrote the user's message as:\n"+t.Text, text)
-		}
-		return contextReply("BeforeAgent", text)
+		return agenthosts.ContextReply("BeforeAgent", s.TurnStarted(ctx, ev.Prompt).Added)
 	case "AfterAgent":
 		s.TurnFinished(ctx, agenthosts.TurnID(ev.Prompt), ev.PromptResponse, "end_turn")
 	case "PreCompress":
@@ -143,26 +140,4 @@ func responseText(raw json.RawMessage) string {
 		return r.Error.Message
 	}
 	return string(raw)
-}
-
-func contextReply(event, text string) Reply {
-	if strings.TrimSpace(text) == "" {
-		return Reply{}
-	}
-	return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
-}
-
-func jsonReply(v any) Reply {
-	b, _ := json.Marshal(v)
-	return Reply{Stdout: append(b, '\n')}
-}
-
-func join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "\n\n" + b
 }
