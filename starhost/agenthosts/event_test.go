@@ -1,6 +1,7 @@
 package agenthosts_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -36,5 +37,39 @@ func TestAgentHosts_OneEventParser(t *testing.T) {
 		if _, err := parse([]byte(`{"cwd": "/w"}`)); err == nil || !strings.Contains(err.Error(), "configured as a "+host+" hook") {
 			t.Errorf("%s, no event name: %v", host, err)
 		}
+	}
+}
+
+// Both agent hosts' set-ups start crystal-star from one Launch: the hooks
+// run HookExe (the forwarder) with the global flags, the MCP server Exe
+// with them and "mcp".
+func TestAgentHosts_SetupsShareLaunch(t *testing.T) {
+	launch := agenthosts.Launch{Exe: "/bin/crystal-star", HookExe: "/bin/crystal-star-hook", Args: []string{"--dev", "my plugins"}}
+	dir := t.TempDir()
+	cc, _, err := claudecode.Setup{Launch: launch, Project: dir}.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, _, err := geminicli.Setup{Launch: launch, Project: dir}.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		doc  map[string]any
+		want []string
+	}{
+		{cc[0].Doc, []string{`"/bin/crystal-star-hook --dev 'my plugins' hook claude-code"`, `"/bin/crystal-star-hook --dev 'my plugins' statusline claude-code"`}},
+		{cc[1].Doc, []string{`"command":"/bin/crystal-star"`, `"args":["--dev","my plugins","mcp"]`}},
+		{gc[0].Doc, []string{`"/bin/crystal-star-hook --dev 'my plugins' hook gemini-cli"`, `"command":"/bin/crystal-star"`, `"args":["--dev","my plugins","mcp"]`}},
+	} {
+		data, _ := json.Marshal(c.doc)
+		for _, w := range c.want {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("settings lack %s:\n%s", w, data)
+			}
+		}
+	}
+	if got := launch.MCPArgs(); len(launch.Args) != 2 || len(got) != 3 {
+		t.Errorf("MCPArgs changed Args: %v, %v", launch.Args, got)
 	}
 }
