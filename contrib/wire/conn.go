@@ -139,11 +139,7 @@ func (c *Conn) read() {
 		})
 		c.serveCall(in)
 		t.Stop()
-		c.mu.Lock()
-		back := c.readerAway
-		c.readerAway = false
-		c.mu.Unlock()
-		if !back {
+		if !c.takeReading() {
 			return // another goroutine reads now
 		}
 	}
