@@ -12,7 +12,7 @@ import (
 )
 
 // ToolCall is one tool call of the model, as Dispatch runs it
-// (ToolCallsFromOpenAI and ToolCallsFromAnthropic build them).
+// (toolwire.ToolCallsFromOpenAI and ToolCallsFromAnthropic build them).
 type ToolCall struct {
 	// ID is the model's id of the call, passed through unchanged.
 	ID string `json:"id"`

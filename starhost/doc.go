@@ -19,8 +19,9 @@
 // callbacks see the host's defaults (Options.Defaults).
 //
 // An agent loop calls its Thread at the moments of a turn. Tools(ctx,
-// catalog) hands out a frozen ToolSnapshot to offer the model (OpenAITools,
-// AnthropicTools and MCPTools convert its List()); Dispatch runs a tool call
+// catalog) hands out a frozen ToolSnapshot to offer the model (package
+// starhost/toolwire converts its List() and the model's calls and answers
+// to each protocol's wire shape); Dispatch runs a tool call
 // with the host's policy — hooks, classification, approval — while
 // ToolSnapshot.Invoke runs it bare. Session.Expand and ExecuteCommand serve
 // slash commands, Bind fills {{placeholders}}, AssemblePrompt and
