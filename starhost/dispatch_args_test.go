@@ -19,12 +19,12 @@ func TestDC4_DispatchNullArgumentsAreTheEmptyObject(t *testing.T) {
 			approved = append(approved, string(req.Call.Arguments))
 			return starhost.Approval{Approved: true}
 		}}}, map[string]string{"t": `contribute(tools = [tool(name = "echo", catalogs = "work", run = lambda ctx, args: str(args))])`})
-	invoke := func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
+	invoke := func(ctx context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
 		invoked = append(invoked, string(call.Arguments))
 		if call.Name == "echo" {
-			return h.Session().Thread("t").Tools(ctx, starhost.Work).Invoke(ctx, call.Name, call.Arguments)
+			return starhost.ToolResult{}, false // Dispatch runs it from the snapshot
 		}
-		return starhost.ToolResult{Text: "read"}
+		return starhost.ToolResult{Text: "read"}, true
 	}
 	for _, raw := range []string{"", " ", "null"} {
 		for _, name := range []string{"read", "echo"} {

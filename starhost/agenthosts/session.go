@@ -167,9 +167,9 @@ func (s *Session) PreTool(ctx context.Context, name, id string, input json.RawMe
 	ctx = context.WithValue(ctx, askKey{}, &asked)
 	var ran *starhost.ToolCall
 	res := s.thread(ctx).Dispatch(ctx, starhost.ToolCall{ID: id, Name: name, Arguments: input},
-		func(_ context.Context, call starhost.ToolCall) starhost.ToolResult {
+		func(_ context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
 			ran = &call
-			return starhost.ToolResult{Text: "run by the agent host"}
+			return starhost.ToolResult{Text: "run by the agent host"}, true // nothing runs here
 		})
 	d := Decision{Notes: res.Notes}
 	if bad := failures(res.Notes); bad != "" {
