@@ -206,9 +206,13 @@ func (d *dispatch) decide() bool {
 	}
 	var in map[string]any // the call as points and hooks see it, built only for them
 	if !d.policy.Idle() {
-		in = toolCallValue(d.thread, call, d.args)
-		in["risk"] = cl.Risk
-		reasons, err := d.policy.Collect(d.ctx, in, textAnswer)
+		var input any = hostInput{call: call, risk: cl.Risk} // only the host's policy: the call as it is
+		if !onlyHostEntries(d.policy) {
+			in = toolCallValue(d.thread, call, d.args)
+			in["risk"] = cl.Risk
+			input = in
+		}
+		reasons, err := d.policy.Collect(d.ctx, input, textAnswer)
 		if err != nil {
 			d.r = denied("the policy failed: %v", err)
 			return false
@@ -361,6 +365,11 @@ func (d *dispatch) invoke() {
 func (d *dispatch) record() {
 	if d.recorder.Idle() && d.normalizer.Idle() {
 		return // nobody records or normalizes: the result stands
+	}
+	if (!d.res.Approved || d.normalizer.Idle()) && onlyHostEntries(d.recorder) {
+		// Only the host records: its entry takes the call and result as they are.
+		_, _ = d.recorder.Collect(d.ctx, hostInput{call: d.res.Call, result: d.r}, nil)
+		return
 	}
 	rec := map[string]any{"thread": d.thread, "call": toolCallValue(d.thread, d.res.Call, d.args), "result": toolResultValue(d.r)}
 	_, _ = d.recorder.Collect(d.ctx, rec, nil)

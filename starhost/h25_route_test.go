@@ -2,6 +2,7 @@ package starhost_test
 
 import (
 	"context"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -102,7 +103,9 @@ func TestH25_5_RouteReadsTopToBottom(t *testing.T) {
 // snapshot of its own made a second planning: the call's values went out
 // to the embedder and back.
 func TestH25_5_InvokerLeavesTheCallToOnePlanning(t *testing.T) {
-	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval { return starhost.Approval{Approved: true} }
+	approve := func(context.Context, starhost.ApprovalRequest) starhost.Approval {
+		return starhost.Approval{Approved: true}
+	}
 	h, _, _ := pointsHost(t, starhost.Options{Points: starhost.PointDefaults{Approve: approve}}, map[string]string{"a": mc2Source})
 	h.Session().SetFacts(starhost.Facts{Mode: "work"})
 	th := h.Session().Thread("t")
@@ -165,5 +168,35 @@ func TestH25_5_GlueIsItsOwnPackage(t *testing.T) {
 		if declared[name] {
 			t.Errorf("starhost declares %s: the wire glue belongs in starhost/toolwire", name)
 		}
+	}
+}
+
+// TestH25_5_HostStagesTakeTheCallAsItIs: where only the host's own entries
+// run a dispatch stage, its policy and recorder take the call and the
+// result as they are — the arguments as the model wrote them, the data as
+// the tool returned it — instead of a round trip through the JSON-like
+// values plugins see (which re-encoded both, sorting their keys).
+func TestH25_5_HostStagesTakeTheCallAsItIs(t *testing.T) {
+	const args, data = `{"b": 1, "a": [2, 3]}`, `{"z":1,"a":2}`
+	var policed, recorded, recordedData string
+	lint := starhost.ExternalTool{Name: "lint", Catalogs: starhost.Work, ReadOnly: true,
+		Run: func(context.Context, any) starhost.ToolResult {
+			return starhost.ToolResult{Data: json.RawMessage(data)}
+		}}
+	h, _, _ := pointsHost(t, starhost.Options{External: []starhost.ExternalTool{lint}, Points: starhost.PointDefaults{
+		Policy: func(_ context.Context, _ string, call starhost.ToolCall, _ string) string {
+			policed = string(call.Arguments)
+			return ""
+		},
+		Record: func(_ context.Context, _ string, call starhost.ToolCall, res starhost.ToolResult) {
+			recorded, recordedData = string(call.Arguments), string(res.Data)
+		},
+	}}, map[string]string{"a": "contribute()\n"})
+	res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "lint", Arguments: json.RawMessage(args)}, nil)
+	if !res.Result.OK() || string(res.Result.Data) != data {
+		t.Fatalf("lint: %+v", res.Result)
+	}
+	if policed != args || recorded != args || recordedData != data {
+		t.Errorf("policy saw %s, recorder %s with data %s; want %s and %s as they were", policed, recorded, recordedData, args, data)
 	}
 }

@@ -114,9 +114,8 @@ func (h *Host) pointDefaults() []contrib.Default {
 		})
 	}
 	add(contrib.PointDispatchPolicy, contrib.TargetPolicy, d.Policy != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
-		in := c.Input.(map[string]any)
-		risk, _ := in["risk"].(string)
-		return nilIfEmpty(d.Policy(ctx, c.Thread, toolCallOf(in), risk)), nil
+		call, risk := policyInputOf(c.Input)
+		return nilIfEmpty(d.Policy(ctx, c.Thread, call, risk)), nil
 	})
 	add(contrib.PointDispatchApproval, contrib.TargetApproval, true, func(ctx context.Context, c contrib.PointCall) (any, error) {
 		in := c.Input.(map[string]any)
@@ -127,8 +126,8 @@ func (h *Host) pointDefaults() []contrib.Default {
 		return map[string]any{"approved": a.Approved, "reason": a.Reason}, nil
 	})
 	add(contrib.PointDispatchRecorder, contrib.TargetRecorder, d.Record != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
-		in := c.Input.(map[string]any)
-		d.Record(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), fromResult(toolResultOf(in["result"])))
+		call, res := recordInputOf(c.Input)
+		d.Record(ctx, c.Thread, call, res)
 		return nil, nil
 	})
 	add(contrib.PointDispatchNormalizer, contrib.TargetNormalizer, d.Normalize != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
@@ -393,6 +392,42 @@ func encodeValue(v any) json.RawMessage {
 		return nil
 	}
 	return data
+}
+
+// hostInput is a dispatch stage's input when only the host's own entry
+// runs (Options.Points.Policy, Record): the call and its result as they
+// are, so they make no round trip through the JSON-like values plugins
+// see. Where a plugin entry runs too, the stage gets that value (a map)
+// and the host's entry reads it back.
+type hostInput struct {
+	call   ToolCall
+	risk   string         // the policy's
+	result contrib.Result // the recorder's
+}
+
+// policyInputOf is the call and risk the host's policy decides on.
+func policyInputOf(in any) (ToolCall, string) {
+	if h, ok := in.(hostInput); ok {
+		return h.call, h.risk
+	}
+	m := in.(map[string]any)
+	risk, _ := m["risk"].(string)
+	return toolCallOf(m), risk
+}
+
+// recordInputOf is the call and result the host's recorder records: the
+// result's text, data and error, as the recorder stage shows them to
+// plugins (content parts are metadata there, and absent here).
+func recordInputOf(in any) (ToolCall, ToolResult) {
+	if h, ok := in.(hostInput); ok {
+		r := contrib.Result{Text: h.result.Text, Data: h.result.Data}
+		if e := h.result.Err; e != nil {
+			r.Err = &contrib.ToolError{Code: e.Code, Message: e.Message}
+		}
+		return h.call, fromResult(r)
+	}
+	m := in.(map[string]any)
+	return toolCallOf(m["call"].(map[string]any)), fromResult(toolResultOf(m["result"]))
 }
 
 // toolCallValue is a call as points and hooks see it; args are its decoded
