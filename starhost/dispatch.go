@@ -120,7 +120,7 @@ type dispatch struct {
 // (toolsFor: static, provided, restricted — the list Tools offers) and the
 // thread's four stages, resolved once: the call finishes with the entries
 // it started with (DC12).
-func (h *Host) startDispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) *dispatch {
+func (h *Host) startDispatch(ctx context.Context, thread string, call ToolCall, invoke Invoker) dispatch {
 	rn := &runNotes{h: h}
 	catalog := contrib.Catalog(CatalogFor(h.factsOf(ctx).Mode))
 	stages := h.points.stages.get(thread, func() (*dispatchStages, bool) {
@@ -131,7 +131,7 @@ func (h *Host) startDispatch(ctx context.Context, thread string, call ToolCall, 
 			normalizer: h.registry.Resolve(contrib.PointDispatchNormalizer, thread),
 		}, true
 	})
-	return &dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), invoker: invoke, catalog: catalog,
+	return dispatch{h: h, ctx: ctx, thread: thread, rn: rn, view: h.registry.View(), invoker: invoke, catalog: catalog,
 		snap:       h.toolsFor(ctx, thread, catalog), // MC2: the tools the mode offers for this planning, restricted
 		policy:     rn.with(stages.policy),
 		approval:   rn.with(stages.approval),
