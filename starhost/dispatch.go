@@ -366,22 +366,28 @@ func (d *dispatch) record() {
 	if d.recorder.Idle() && d.normalizer.Idle() {
 		return // nobody records or normalizes: the result stands
 	}
-	if (!d.res.Approved || d.normalizer.Idle()) && onlyHostEntries(d.recorder) {
-		// Only the host records: its entry takes the call and result as they are.
-		_, _ = d.recorder.Collect(d.ctx, hostInput{call: d.res.Call, result: d.r}, nil)
-		return
+	normalize := d.res.Approved && !d.normalizer.Idle()
+	var rec any = hostInput{call: d.res.Call, result: d.r} // only the host's entries: the values as they are
+	if !onlyHostEntries(d.recorder) || normalize && !onlyHostEntries(d.normalizer) {
+		rec = map[string]any{"thread": d.thread, "call": toolCallValue(d.thread, d.res.Call, d.args), "result": toolResultValue(d.r)}
 	}
-	rec := map[string]any{"thread": d.thread, "call": toolCallValue(d.thread, d.res.Call, d.args), "result": toolResultValue(d.r)}
 	_, _ = d.recorder.Collect(d.ctx, rec, nil)
-	if !d.res.Approved || d.normalizer.Idle() {
+	if !normalize {
 		return
 	}
 	out, err := d.normalizer.Fold(d.ctx, rec, normalizedAnswer)
 	var pe *contrib.PointError
+	switch v := out.(type) {
+	case nil:
+	case hostInput:
+		out = v.result
+	default:
+		out = toolResultOf(v.(map[string]any)["result"])
+	}
 	if errors.As(err, &pe) {
 		d.r = contrib.Failure(pe.Code, pe.Message)
 	} else {
-		d.r = keepCause(d.r, keepParts(d.r, toolResultOf(out.(map[string]any)["result"])))
+		d.r = keepCause(d.r, keepParts(d.r, out.(contrib.Result)))
 	}
 }
 
@@ -431,8 +437,15 @@ func approvalAnswer(_, out any) (any, error) {
 	return nil, fmt.Errorf("returned a %s; want {\"approved\": bool, \"reason\": str} or None", contrib.JSONKind(out))
 }
 
-// normalizedAnswer accepts a result {text, data, error} as the next record.
+// normalizedAnswer accepts a result {text, data, error} as the next record
+// (or the host's own entry's answer, a hostInput).
 func normalizedAnswer(in, out any) (any, error) {
+	if h, ok := out.(hostInput); ok {
+		if code := resultCode(h.result); contrib.ReservedCode(code) && code != resultCode(in.(hostInput).result) {
+			return nil, fmt.Errorf("returned an error with the code %q, which is reserved for the host", code)
+		}
+		return h, nil
+	}
 	m, ok := out.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("returned a %s; want a result {text, data, error} or None", contrib.JSONKind(out))
@@ -462,6 +475,14 @@ func keepCause(invoked, normalized contrib.Result) contrib.Result {
 		normalized.Err = &e
 	}
 	return normalized
+}
+
+// resultCode is the code of r's error ("" for none).
+func resultCode(r contrib.Result) string {
+	if r.Err == nil {
+		return ""
+	}
+	return r.Err.Code
 }
 
 // errorCode is the code of a result value's error ("" for none).

@@ -3,6 +3,7 @@ package starhost_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -198,5 +199,37 @@ func TestH25_5_HostStagesTakeTheCallAsItIs(t *testing.T) {
 	}
 	if policed != args || recorded != args || recordedData != data {
 		t.Errorf("policy saw %s, recorder %s with data %s; want %s and %s as they were", policed, recorded, recordedData, args, data)
+	}
+}
+
+// TestH25_5_HostNormalizerTakesTheResultAsItIs: the host's own normalizer,
+// the only entry of its stage, takes the result's data as the tool returned
+// it (the round trip through plugin values sorted its keys) and its answer
+// is checked as a plugin's is: a code reserved for the host that the call
+// did not have fails the call with point_failed.
+func TestH25_5_HostNormalizerTakesTheResultAsItIs(t *testing.T) {
+	const data = `{"z":1,"a":2}`
+	lint := starhost.ExternalTool{Name: "lint", Catalogs: starhost.Work, ReadOnly: true,
+		Run: func(context.Context, any) starhost.ToolResult {
+			return starhost.ToolResult{Data: json.RawMessage(data)}
+		}}
+	claim := false
+	h, _, _ := pointsHost(t, starhost.Options{External: []starhost.ExternalTool{lint}, Points: starhost.PointDefaults{
+		Normalize: func(_ context.Context, _ string, call starhost.ToolCall, res starhost.ToolResult) (starhost.ToolResult, error) {
+			if claim {
+				return starhost.ToolResult{Error: &starhost.ToolError{Code: starhost.ErrToolUnavailable, Message: "claimed"}}, nil
+			}
+			return starhost.ToolResult{Text: call.Name + " normalized " + string(res.Data)}, nil
+		},
+	}}, map[string]string{"a": "contribute()\n"})
+	dispatch := func() starhost.ToolResult {
+		return h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: "lint"}, nil).Result
+	}
+	if res := dispatch(); res.Text != "lint normalized "+data {
+		t.Errorf("normalized %+v; want the data as the tool returned it", res)
+	}
+	claim = true
+	if res := dispatch(); !errors.Is(res.Err(), starhost.ErrPointFailed) {
+		t.Errorf("a normalizer claiming tool_unavailable: %+v; want point_failed", res)
 	}
 }
