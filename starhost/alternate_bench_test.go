@@ -1,10 +1,13 @@
 package starhost_test
 
 import (
+	"context"
 	"runtime"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // alternate runs first and second b.N times each, in turns of 64 calls on
@@ -50,4 +53,28 @@ func reportPair(b *testing.B, a, z string, wall, cpu [2]time.Duration) {
 	b.ReportMetric(float64(cpu[1].Nanoseconds())/n, z+"-cpu-ns/call")
 	b.ReportMetric(float64(wall[1])/float64(wall[0]), z+"/"+a)
 	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), z+"/"+a+"-cpu")
+}
+
+// alternateDispatch is alternate over two dispatches; a failed call fails
+// the benchmark.
+func alternateDispatch(b *testing.B, first, second func() starhost.DispatchResult) (wall, cpu [2]time.Duration) {
+	run := func(dispatch func() starhost.DispatchResult) func() {
+		return func() {
+			if res := dispatch(); !res.Result.OK() {
+				b.Fatal(res.Result.Error)
+			}
+		}
+	}
+	return alternate(b, run(first), run(second))
+}
+
+// benchThread is an approving host (approvingHost) and thread "t" of a
+// session of it.
+func benchThread(b *testing.B) (*starhost.Host, *starhost.Thread) {
+	h, _ := approvingHost(b)
+	s, err := h.NewSession(context.Background(), starhost.SessionOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, s.Thread("t")
 }
