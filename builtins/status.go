@@ -40,18 +40,38 @@ type StatusScope interface {
 	StatusOverlay() StatusOverlay
 }
 
-// overlayOf returns the overlay of the session th serves, when sink keeps
-// sessions apart; nil means host-wide.
-func overlayOf(th *starlark.Thread, sink StatusSink) (ScopedSink, StatusOverlay) {
-	ss, ok := sink.(ScopedSink)
-	if !ok {
-		return nil, nil
+// SetStatus is one ctx.status.set (clear: ctx.status.clear) made under
+// ctx, and the one place that decides which line it goes to, in process
+// and in a worker alike (the host applies a worker's update under the
+// context of the call it was made within): the line of the session ctx
+// serves (contrib.SessionFrom, a StatusScope), when sink keeps sessions
+// apart (ScopedSink); else the host-wide line, as for attach and timers.
+// note receives the note of a name the plugin did not register, with the
+// call's place (nil: the sink's own).
+func SetStatus(ctx context.Context, sink StatusSink, name, text string, clear bool, note func(msg string)) {
+	if ss, ok := sink.(ScopedSink); ok {
+		if sc, ok := contrib.SessionFrom(ctx).(StatusScope); ok {
+			if o := sc.StatusOverlay(); o != nil {
+				if clear {
+					ss.ClearIn(o, name, note)
+				} else {
+					ss.SetIn(o, name, text, note)
+				}
+				return
+			}
+		}
 	}
-	sc, ok := contrib.SessionFrom(threadContext(th)).(StatusScope)
-	if !ok {
-		return nil, nil
+	noting, ok := sink.(notingSink)
+	switch {
+	case ok && note != nil && clear:
+		noting.ClearNoting(name, note)
+	case ok && note != nil:
+		noting.SetNoting(name, text, note)
+	case clear:
+		sink.Clear(name)
+	default:
+		sink.Set(name, text)
 	}
-	return ss, sc.StatusOverlay()
 }
 
 // StatusSource is implemented by Services that keep a status line. It
@@ -102,20 +122,30 @@ type notingSink interface {
 	ClearNoting(name string, note func(msg string))
 }
 
-// placedSink is a sink that notes an unknown name itself, given the call's
-// place (a worker's sink: the host notes it, where the fields are known).
+// placedSink is a sink that sends each update on, with the call's place,
+// to a host that applies it with SetStatus (a worker's sink): the host
+// knows the fields, and which session the call it was made within serves.
 type placedSink interface {
-	SetAt(name, text string, pos contrib.Pos)
-	ClearAt(name string, pos contrib.Pos)
+	SetAt(ctx context.Context, name, text string, pos contrib.Pos)
+	ClearAt(ctx context.Context, name string, pos contrib.Pos)
 }
 
 // statusValue is the status object: set(name, text) and clear(name). A
 // name the plugin did not register is noted at the call (StatusFieldUnknown).
 func statusValue(inst *instance, sink StatusSink) starlark.Value {
-	noting, _ := sink.(notingSink)
-	at := func(th *starlark.Thread) func(string) {
-		pos := callerPos(th, 0)
-		return func(msg string) { inst.note(contrib.Diag(contrib.StatusFieldUnknown, inst.req.Plugin, pos, "%s", msg)) }
+	update := func(th *starlark.Thread, name, text string, clear bool) {
+		ctx, pos := threadContext(th), callerPos(th, 0)
+		placed, ok := sink.(placedSink)
+		switch {
+		case ok && clear:
+			placed.ClearAt(ctx, name, pos)
+		case ok:
+			placed.SetAt(ctx, name, text, pos)
+		default:
+			SetStatus(ctx, sink, name, text, clear, func(msg string) {
+				inst.note(contrib.Diag(contrib.StatusFieldUnknown, inst.req.Plugin, pos, "%s", msg))
+			})
+		}
 	}
 	return record("status", starlark.StringDict{
 		"set": starlark.NewBuiltin("status.set", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -123,17 +153,7 @@ func statusValue(inst *instance, sink StatusSink) starlark.Value {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &name, &text); err != nil {
 				return nil, err
 			}
-			if ss, o := overlayOf(th, sink); o != nil {
-				ss.SetIn(o, name, text, at(th)) // serving a session: that session's line
-				return starlark.None, nil
-			}
-			if placed, ok := sink.(placedSink); ok {
-				placed.SetAt(name, text, callerPos(th, 0))
-			} else if noting != nil {
-				noting.SetNoting(name, text, at(th))
-			} else {
-				sink.Set(name, text)
-			}
+			update(th, name, text, false)
 			return starlark.None, nil
 		}),
 		"clear": starlark.NewBuiltin("status.clear", func(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -141,17 +161,7 @@ func statusValue(inst *instance, sink StatusSink) starlark.Value {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
 				return nil, err
 			}
-			if ss, o := overlayOf(th, sink); o != nil {
-				ss.ClearIn(o, name, at(th))
-				return starlark.None, nil
-			}
-			if placed, ok := sink.(placedSink); ok {
-				placed.ClearAt(name, callerPos(th, 0))
-			} else if noting != nil {
-				noting.ClearNoting(name, at(th))
-			} else {
-				sink.Clear(name)
-			}
+			update(th, name, "", true)
 			return starlark.None, nil
 		}),
 	})

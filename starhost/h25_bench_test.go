@@ -87,3 +87,29 @@ func BenchmarkH25_DispatchThreadVsHost(b *testing.B) {
 	b.ReportMetric(float64(thread.Nanoseconds())/float64(b.N), "thread-ns/call")
 	b.ReportMetric(float64(thread)/float64(host), "thread/host")
 }
+
+// BenchmarkH25_2_WorkerStatusSet alternates, in one loop, a worker's tool
+// that sets a status field while serving a session (the update goes to the
+// session's line within the call) with the same tool without the set, so
+// both see the same load; the ratio metric is the first over the second.
+func BenchmarkH25_2_WorkerStatusSet(b *testing.B) {
+	h := linesHost(b, starhost.IsolationProcess)
+	s, err := h.NewSession(context.Background(), starhost.SessionOptions{Facts: starhost.Facts{SessionID: "s", Mode: "work"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var set, plain time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		call(s, "who")
+		t1 := time.Now()
+		call(s, "plain")
+		set, plain = set+t1.Sub(t0), plain+time.Since(t1)
+	}
+	if line := s.StatusLine(); line != "s · attached" {
+		b.Fatalf("line %q", line)
+	}
+	b.ReportMetric(float64(set.Nanoseconds())/float64(b.N), "set-ns/call")
+	b.ReportMetric(float64(plain.Nanoseconds())/float64(b.N), "plain-ns/call")
+	b.ReportMetric(float64(set)/float64(plain), "set/plain")
+}

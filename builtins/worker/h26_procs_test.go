@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -42,7 +43,7 @@ func TestH26_2_WorkerRunsOnOneProc(t *testing.T) {
 			t.Fatal(err)
 		}
 		hellos := make(chan wire.Hello, 1)
-		conn := wire.NewConn(stdout, stdin, nil, func(method string, body []byte) {
+		conn := wire.NewConn(stdout, stdin, nil, func(_ context.Context, method string, body []byte) {
 			var h wire.Hello
 			if method == wire.NotifyHello && json.Unmarshal(body, &h) == nil {
 				hellos <- h

@@ -113,8 +113,12 @@ func (h *HostSide) statusSink() builtins.StatusSink {
 	return h.sink
 }
 
-// Notify handles a one-way message from the worker.
-func (h *HostSide) Notify(method string, body []byte) {
+// Notify handles a one-way message from the worker. ctx carries the values
+// of the host's call the message was sent within (wire.Conn.NotifyWithin):
+// a status update made while serving a session goes to that session's
+// line, by the rule of builtins.SetStatus that ctx.status follows in
+// process.
+func (h *HostSide) Notify(ctx context.Context, method string, body []byte) {
 	switch method {
 	case wire.NotifyNote, wire.NotifyFault:
 		var d contrib.Diagnostic
@@ -138,22 +142,16 @@ func (h *HostSide) Notify(method string, body []byte) {
 		if sink == nil {
 			return
 		}
-		noting, ok := sink.(interface {
-			SetNoting(name, text string, note func(string))
-		})
-		switch {
-		case ok && u.Pos != nil && h.req.Services != nil:
+		var note func(string)
+		if u.Pos != nil && h.req.Services != nil {
 			// The note of a name the plugin did not declare has the
 			// ctx.status call's place, as in process.
 			pos := *u.Pos
-			noting.SetNoting(u.Name, u.Text, func(msg string) {
+			note = func(msg string) {
 				h.req.Services.Note(contrib.Diag(contrib.StatusFieldUnknown, h.req.Plugin, pos, "%s", msg))
-			})
-		case method == wire.NotifyStatusSet:
-			sink.Set(u.Name, u.Text)
-		default:
-			sink.Clear(u.Name)
+			}
 		}
+		builtins.SetStatus(ctx, sink, u.Name, u.Text, method == wire.NotifyStatusClear, note)
 	case wire.NotifyStatusRetire:
 		h.Close()
 	}

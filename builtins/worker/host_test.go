@@ -30,11 +30,50 @@ func (f *fakeServices) StatusSink(string, string) builtins.StatusSink {
 	return f.sink
 }
 
-type fakeSink struct{ set, retired int }
+type fakeSink struct {
+	set, retired int
+	in           map[any]string // texts set in a session's overlay, by overlay
+}
 
 func (s *fakeSink) Set(string, string) { s.set++ }
 func (s *fakeSink) Clear(string)       {}
 func (s *fakeSink) Retire()            { s.retired++ }
+
+func (s *fakeSink) SetIn(o builtins.StatusOverlay, name, text string, _ func(string)) {
+	if s.in == nil {
+		s.in = map[any]string{}
+	}
+	s.in[o] = name + "=" + text
+}
+func (s *fakeSink) ClearIn(o builtins.StatusOverlay, name string, _ func(string)) { delete(s.in, o) }
+
+// servedSession is a session with a status overlay of its own, as the
+// host binds it to the context of a call it makes for the session.
+type servedSession struct{ contrib.FactsSession }
+
+func (s *servedSession) StatusOverlay() builtins.StatusOverlay { return s }
+
+// TestH25_2_HostSideAppliesAStatusUpdateUnderItsCall: a status update the
+// worker sent within a call goes to the overlay of the session that call
+// serves (the context Notify gets); one sent outside any call is
+// host-wide.
+func TestH25_2_HostSideAppliesAStatusUpdateUnderItsCall(t *testing.T) {
+	svc := &fakeServices{}
+	h := NewHostSide(contrib.ActivationRequest{Plugin: "acme.mine", Services: svc}, nil)
+	if _, err := h.Handle(context.Background(), wire.MethodStatusSink, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := &servedSession{}
+	push, _ := json.Marshal(wire.StatusUpdate{Name: "who", Text: "a", Pos: &contrib.Pos{Line: 3}})
+	h.Notify(contrib.WithSession(context.Background(), a), wire.NotifyStatusSet, push)
+	if got := svc.sink.in[a]; got != "who=a" || svc.sink.set != 0 {
+		t.Fatalf("within a's call: overlay %q, %d host-wide sets; want who=a and none", got, svc.sink.set)
+	}
+	h.Notify(context.Background(), wire.NotifyStatusSet, push)
+	if svc.sink.set != 1 || len(svc.sink.in) != 1 {
+		t.Fatalf("outside a call: %d host-wide sets, overlays %v; want 1 and a's only", svc.sink.set, svc.sink.in)
+	}
+}
 
 // A worker speaks for its own plugin only, and gets model clients only with
 // the models capability: the host does not take the worker's word.
@@ -42,7 +81,7 @@ func TestHostSideTrustsNoWorker(t *testing.T) {
 	svc := &fakeServices{}
 	h := NewHostSide(contrib.ActivationRequest{Plugin: "acme.mine", Services: svc}, nil)
 	note, _ := json.Marshal(contrib.Diag(contrib.PrintNote, "acme.other", contrib.Pos{}, "print: hi"))
-	h.Notify(wire.NotifyNote, note)
+	h.Notify(context.Background(), wire.NotifyNote, note)
 	if len(svc.All()) != 1 || svc.All()[0].Plugin != "acme.mine" {
 		t.Fatalf("notes = %+v, want one of acme.mine", svc.All())
 	}
@@ -65,9 +104,9 @@ func TestHostSideRetiresTheSink(t *testing.T) {
 		t.Fatalf("status_sink = %v, %v", ok, err)
 	}
 	push, _ := json.Marshal(wire.StatusUpdate{Name: "n", Text: "1"})
-	h.Notify(wire.NotifyStatusSet, push)
+	h.Notify(context.Background(), wire.NotifyStatusSet, push)
 	h.Close()
-	h.Notify(wire.NotifyStatusSet, push)
+	h.Notify(context.Background(), wire.NotifyStatusSet, push)
 	if svc.sink.set != 1 || svc.sink.retired != 1 {
 		t.Fatalf("sink: %d sets, %d retires; want 1 and 1", svc.sink.set, svc.sink.retired)
 	}

@@ -12,8 +12,9 @@ import (
 // callScope is the session a call to the worker serves, as the worker
 // knows it: the facts that travelled with the call, and the host asked
 // within the call (so it answers for that call's session) for the session
-// views and the model epochs. Status values a worker's plugin sets go to
-// the host-wide line: a notification carries no session.
+// views and the model epochs. Status values a worker's plugin sets are
+// sent within the call too (remoteSink), so the host puts them on the line
+// of the session that call serves.
 type callScope struct {
 	facts  contrib.Facts
 	svc    *remoteServices

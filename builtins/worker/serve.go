@@ -100,6 +100,10 @@ func (l link) Notify(method string, in any) error {
 	return l.Conn.Notify(wire.SlotMethod(method, l.slot), in)
 }
 
+func (l link) NotifyWithin(ctx context.Context, method string, in any) error {
+	return l.Conn.NotifyWithin(ctx, wire.SlotMethod(method, l.slot), in)
+}
+
 // server is one slot's state: one bundle, at most one generation.
 type server struct {
 	conn link

@@ -104,11 +104,14 @@ func (r remoteSink) Clear(name string) {
 }
 func (r remoteSink) Retire() { _ = r.conn.Notify(wire.NotifyStatusRetire, nil) }
 
-// SetAt and ClearAt send the call's place with the update, for the host's
-// note about a name the plugin did not declare.
-func (r remoteSink) SetAt(name, text string, pos contrib.Pos) {
-	_ = r.conn.Notify(wire.NotifyStatusSet, wire.StatusUpdate{Name: name, Text: text, Pos: &pos})
+// SetAt and ClearAt send the update within the host's call that ctx
+// serves, with the call's place: the host applies it to the line of the
+// session that call serves (builtins.SetStatus), and notes a name the
+// plugin did not declare at the place. Outside a call (a timer) it is
+// host-wide.
+func (r remoteSink) SetAt(ctx context.Context, name, text string, pos contrib.Pos) {
+	_ = r.conn.NotifyWithin(ctx, wire.NotifyStatusSet, wire.StatusUpdate{Name: name, Text: text, Pos: &pos})
 }
-func (r remoteSink) ClearAt(name string, pos contrib.Pos) {
-	_ = r.conn.Notify(wire.NotifyStatusClear, wire.StatusUpdate{Name: name, Pos: &pos})
+func (r remoteSink) ClearAt(ctx context.Context, name string, pos contrib.Pos) {
+	_ = r.conn.NotifyWithin(ctx, wire.NotifyStatusClear, wire.StatusUpdate{Name: name, Pos: &pos})
 }

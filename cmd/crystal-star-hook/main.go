@@ -42,7 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			req.Timeout = 20 * time.Second // the full CLI's default
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), req.Timeout)
-		rep, err := live.Call(ctx, sessionOf(data), req)
+		rep, err := live.Forward(ctx, live.Keys(req.Agent, sessionOf(data)), req)
 		cancel()
 		if err == nil {
 			stdout.Write(rep.Stdout)

@@ -69,3 +69,26 @@ func TestH27_3_NoCLIFailsClosed(t *testing.T) {
 		t.Fatalf("SessionStart: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// A Gemini CLI event goes to the live crystal-star its agent host started:
+// the one listening under an ancestor of this process (live.Keys).
+func TestH27_3_GeminiForwardsToTheAncestorsLiveProcess(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("CRYSTAL_STAR", "/nonexistent/crystal-star")
+	key, ok := live.ParentKey()
+	if !ok {
+		t.Skip("processes have no live key here (no /proc)")
+	}
+	srv, err := live.Listen(context.Background(), key, func(_ context.Context, req live.Request) live.Reply {
+		return live.Reply{Stdout: []byte(req.Command + " " + req.Agent + " " + string(req.Input))}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ev := `{"session_id":"g-1","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{}}`
+	code, out, errOut := runHook(t, ev, "hook", "gemini-cli")
+	if code != 0 || out != "hook gemini-cli "+ev {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

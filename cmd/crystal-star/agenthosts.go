@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,7 +87,7 @@ func (e *env) serveAgent(req live.Request, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if os.Getenv(liveEnv) != "0" {
-		rep, err := live.Call(ctx, claudecode.SessionOf(data), req)
+		rep, err := live.Forward(ctx, live.Keys(req.Agent, claudecode.SessionOf(data)), req)
 		if err == nil {
 			return e.reply(rep, req.Command == "hook")
 		}
@@ -112,12 +113,76 @@ type agentServer struct {
 	// status is the agent host's last status JSON: the built-in status
 	// fields show it.
 	status *atomic.Pointer[claudecode.Status]
+	// key is the live socket's key (live.Listen): the agent session's id,
+	// or the agent host's process; session is the agent session it
+	// serves.
+	key     string
+	session func() string
+	// bound, for an agent host keyed by process (Gemini CLI), is the one
+	// agent session the live host serves: the first whose hook event it
+	// gets, until that session ends.
+	bound *binding
+}
+
+// binding is the one agent session a live host keyed by the agent host's
+// process serves. Another Gemini CLI started below the agent host — by a
+// shell tool — has that process among its hooks' ancestors too, and the
+// agent host's /clear starts another session in the same process: their
+// events are refused (live.Reply.OtherSession) and served one-shot, so two
+// sessions never share a live host's state.
+type binding struct {
+	mu    sync.Mutex
+	id    string
+	ended bool
+}
+
+// take binds id when no session is bound yet, and reports whether id is
+// the bound session and still going on.
+func (b *binding) take(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.id == "" {
+		b.id = id
+	}
+	return id != "" && b.id == id && !b.ended
+}
+
+// end ends the bound session id: the live host serves no other.
+func (b *binding) end(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.id == id {
+		b.ended = true
+	}
+}
+
+// current is the session being served, or "".
+func (b *binding) current() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return ""
+	}
+	return b.id
 }
 
 // serve answers req with everything a terminal would act on escaped, so
 // whoever prints the reply — this CLI, or crystal-star-hook forwarding to a
 // live host — prints it safely.
 func (a *agentServer) serve(ctx context.Context, req live.Request) live.Reply {
+	if a.bound != nil {
+		var ev struct {
+			SessionID string `json:"session_id"`
+			Event     string `json:"hook_event_name"`
+		}
+		_ = json.Unmarshal(req.Input, &ev)
+		if req.Command != "hook" || !a.bound.take(ev.SessionID) {
+			return live.Reply{OtherSession: true}
+		}
+		if ev.Event == "SessionEnd" {
+			defer a.bound.end(ev.SessionID)
+		}
+	}
 	r := a.answer(ctx, req)
 	if req.Command == "hook" {
 		r.Stdout = []byte(jsonSafe(string(r.Stdout)))
@@ -159,20 +224,39 @@ func (a *agentServer) answer(ctx context.Context, req live.Request) live.Reply {
 }
 
 // liveSession prepares the mcp command to be the live host of the agent
-// session that started it ($CLAUDE_CODE_SESSION_ID; CRYSTAL_LIVE=0 turns
-// it off): the host serves the agent host's tools and status fields, with
-// the session's facts. It returns nil when no agent session started it.
+// session that started it (CRYSTAL_LIVE=0 turns it off): the host serves
+// the agent host's tools and status fields, with the session's facts. It
+// returns nil when no agent session started it. Claude Code names its
+// session in $CLAUDE_CODE_SESSION_ID, and the live socket is keyed by it.
+// Gemini CLI names none ($GEMINI_CLI=1 says it started this process): the
+// socket is keyed by the Gemini CLI process, this one's parent, whose
+// hooks walk up to it, and the first session whose hook event arrives is
+// the one it serves (binding).
 func (e *env) liveSession() *agentServer {
-	id := os.Getenv("CLAUDE_CODE_SESSION_ID")
-	if id == "" || os.Getenv(liveEnv) == "0" {
+	if os.Getenv(liveEnv) == "0" {
+		return nil
+	}
+	a := &agentServer{status: new(atomic.Pointer[claudecode.Status])}
+	if id := os.Getenv("CLAUDE_CODE_SESSION_ID"); id != "" {
+		a.key, a.session = id, func() string { return id }
+	} else if os.Getenv("GEMINI_CLI") == "1" {
+		key, ok := live.ParentKey()
+		if !ok {
+			e.mu.Lock()
+			fmt.Fprintln(e.stderr, "note: the hooks of this Gemini CLI session are served one-shot: finding its live host needs Linux's /proc")
+			e.mu.Unlock()
+			return nil
+		}
+		a.bound = &binding{}
+		a.key, a.session = key, a.bound.current
+	} else {
 		return nil
 	}
 	ws, err := e.workspaceDir()
 	if err != nil {
 		return nil
 	}
-	a := &agentServer{status: new(atomic.Pointer[claudecode.Status])}
-	base := agenthosts.Session{ID: id, Workspace: ws}
+	base := agenthosts.Session{ID: a.session(), Workspace: ws}
 	f := base.Facts()
 	e.facts, e.adapt = &f, agentOptions(a.status)
 	var mu sync.Mutex
@@ -193,11 +277,10 @@ func (e *env) liveSession() *agentServer {
 // serveLive listens on the agent session's live socket until the returned
 // stop; a failure to listen is a note and the session is served one-shot.
 func (e *env) serveLive(h *starhost.Host, a *agentServer) (stop func()) {
-	id := os.Getenv("CLAUDE_CODE_SESSION_ID")
-	srv, err := live.Listen(e.ctx, id, a.serve)
+	srv, err := live.Listen(e.ctx, a.key, a.serve)
 	if err != nil {
 		e.mu.Lock()
-		fmt.Fprintf(e.stderr, "note: hooks of agent session %s are served one-shot: %v\n", id, err)
+		fmt.Fprintf(e.stderr, "note: the agent session's hooks are served one-shot: its live socket (%s): %v\n", a.key, err)
 		e.mu.Unlock()
 		return nil
 	}

@@ -44,8 +44,20 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 	defer os.RemoveAll(rt)
 	env := append(os.Environ(), "CRYSTAL_HOME="+filepath.Join(dir, "home"), "XDG_RUNTIME_DIR="+rt, "CLAUDE_CODE_SESSION_ID=bench")
 	event := `{"session_id":"bench","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}`
+	// Gemini CLI: the live mcp listens under its parent, this process,
+	// which is the hooks' parent too (live.Keys walks up to it).
+	grt := filepath.Join(rt, "gemini")
+	if err := os.Mkdir(grt, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	geminiEnv := append(os.Environ(), "CRYSTAL_HOME="+filepath.Join(dir, "home"), "XDG_RUNTIME_DIR="+grt, "GEMINI_CLI=1")
+	geminiEvent := `{"session_id":"bench","transcript_path":"","cwd":"` + dir + `","hook_event_name":"BeforeTool","timestamp":"2026-12-02T07:00:00.000Z","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`
 	run := func(b *testing.B, args ...string) {
 		ds, cpu := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+		env, event := env, event
+		if slices.Contains(args, "gemini-cli") {
+			env, event = geminiEnv, geminiEvent
+		}
 		for b.Loop() {
 			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Env, cmd.Dir, cmd.Stdin = env, dir, strings.NewReader(event)
@@ -90,5 +102,27 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 		// crystal-star-hook, the forwarder setup installs when it is
 		// beside crystal-star.
 		b.Run("crystal-star-hook", func(b *testing.B) { run(b, fast, "--dev", plugins, "hook", "claude-code") })
+	})
+	// Gemini CLI's BeforeTool forwarded to the live mcp found among the
+	// hook's ancestors.
+	b.Run("forwarded-gemini", func(b *testing.B) {
+		mcp := exec.Command(bin, "--dev", plugins, "mcp")
+		mcp.Env, mcp.Dir = geminiEnv, dir
+		in, err := mcp.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		mcp.Stdout, mcp.Stderr = io.Discard, io.Discard
+		if err := mcp.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { in.Close(); _ = mcp.Wait() }()
+		for i := 0; i < 500; i++ {
+			if m, _ := filepath.Glob(filepath.Join(grt, "crystal-star", "*.sock")); len(m) > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		b.Run("crystal-star-hook", func(b *testing.B) { run(b, fast, "--dev", plugins, "hook", "gemini-cli") })
 	})
 }

@@ -25,7 +25,8 @@ var liveMCPs sync.Map // *testscript.TestScript → *liveMCP
 
 // cmdLiveMCP runs `livemcp start ARGS...`, `livemcp call TOOL JSON` and
 // `livemcp stop`: a crystal-star (ARGS, e.g. `--dev p mcp`) started with
-// the script's $CLAUDE_CODE_SESSION_ID and $XDG_RUNTIME_DIR and
+// the script's $CLAUDE_CODE_SESSION_ID, $GEMINI_CLI and $XDG_RUNTIME_DIR
+// (`start-below-shell`: as the child of a shell, not of the scenario) and
 // initialised over stdio; call prints the tools/call answer on stdout;
 // stop ends its input and waits, printing its stderr on stderr.
 func cmdLiveMCP(ts *testscript.TestScript, neg bool, args []string) {
@@ -33,9 +34,15 @@ func cmdLiveMCP(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: livemcp start ARGS... | call TOOL JSON | stop")
 	}
 	switch args[0] {
-	case "start":
+	case "start", "start-below-shell":
 		cmd := scriptCommand(ts, args[1:])
-		for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "XDG_RUNTIME_DIR"} {
+		if args[0] == "start-below-shell" {
+			// sh stays its parent (the command is not sh's last): the
+			// agent host's process is sh, not the scenario.
+			cmd.Args = append([]string{"sh", "-c", `"$0" "$@"; exit $?`, cmd.Path}, args[1:]...)
+			cmd.Path, cmd.Err = "/bin/sh", nil
+		}
+		for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "GEMINI_CLI", "XDG_RUNTIME_DIR"} {
 			cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 		}
 		m := &liveMCP{cmd: cmd, stderr: &strings.Builder{}, next: 2}

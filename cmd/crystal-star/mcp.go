@@ -100,8 +100,11 @@ func runMCP(e *env, args []string) error {
 	if agent != nil {
 		// The live host of an agent session: its MCP clients and its hook
 		// processes are the one agent session, one host session.
-		id := os.Getenv("CLAUDE_CODE_SESSION_ID")
 		opts.SessionFor = func(string) *starhost.Session {
+			id := agent.session()
+			if id == "" {
+				return nil // no agent session bound yet: the MCP session's own
+			}
 			if s, err := agent.open(id, "", ""); err == nil {
 				return s.HostSession(ctx)
 			}

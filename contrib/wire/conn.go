@@ -19,8 +19,11 @@ import (
 type Handler func(ctx context.Context, method string, body []byte) (any, error)
 
 // Notifier receives one-way messages, in the order they were sent, on the
-// reading goroutine: it must not block on the channel.
-type Notifier func(method string, body []byte)
+// reading goroutine: it must not block on the channel. ctx carries the
+// values of this side's call the message was sent within (NotifyWithin),
+// as a call made within it is served with them; a message sent outside any
+// call gets context.Background().
+type Notifier func(ctx context.Context, method string, body []byte)
 
 // RemoteError is a call that the other side answered with an error.
 type RemoteError struct{ Message string }
@@ -127,8 +130,8 @@ func (c *Conn) read(end chan<- error) (err error, handedOff bool) {
 		case kindNotify:
 			if f.Method == notifyProgress {
 				c.deliverProgress(f.Body)
-			} else if c.notify != nil {
-				c.notify(f.Method, f.Body)
+			} else if ctx, live := c.within(f.ID); live && c.notify != nil {
+				c.notify(ctx, f.Method, f.Body)
 			}
 		}
 	}
@@ -258,11 +261,42 @@ func (c *Conn) forgetOrigin(id uint64) {
 
 // Notify sends a one-way message.
 func (c *Conn) Notify(method string, in any) error {
+	return c.NotifyWithin(context.Background(), method, in)
+}
+
+// NotifyWithin sends a one-way message within the other side's call that
+// ctx serves (a ctx a Handler got, or one derived from it): the other side
+// handles it with the values of the context it made that call with (the
+// session the call serves). The frame's id, unused by notifications, names
+// the call. A message sent within a call that has ended by the time it
+// arrives is dropped, as a progress report is: what it said concerned that
+// call. Outside any call it is Notify.
+func (c *Conn) NotifyWithin(ctx context.Context, method string, in any) error {
 	body, err := marshal(in)
 	if err != nil {
 		return err
 	}
-	return c.write(frame{Kind: kindNotify, Method: method, Body: body})
+	id, _ := ctx.Value(callKey{}).(uint64)
+	return c.write(frame{Kind: kindNotify, ID: id, Method: method, Body: body})
+}
+
+// within returns the context a notification sent within this side's call
+// id is handled with: the values of the call's context (id 0, no call:
+// context.Background()). live is false when the call is no longer in
+// flight. The call is still in flight for every notification its callee
+// sent before answering it, because notifications are handled on the
+// reading goroutine before the next frame (the reply) is read.
+func (c *Conn) within(id uint64) (ctx context.Context, live bool) {
+	if id == 0 {
+		return context.Background(), true
+	}
+	c.mu.Lock()
+	origin := c.origins[id]
+	c.mu.Unlock()
+	if origin == nil {
+		return nil, false
+	}
+	return context.WithoutCancel(origin), true
 }
 
 func (c *Conn) write(f frame) error {

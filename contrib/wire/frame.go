@@ -33,7 +33,8 @@ const (
 	kindError
 	// kindCancel asks the other side to cancel the call ID it is running.
 	kindCancel
-	// kindNotify is a one-way message: no reply.
+	// kindNotify is a one-way message: no reply. A non-zero ID names the
+	// receiver's call it was sent within (Conn.NotifyWithin).
 	kindNotify
 	// kindCallWithin is a kindCall made while serving the other side's
 	// call P: the body starts with P's 8-byte big-endian id, then the

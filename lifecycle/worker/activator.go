@@ -22,11 +22,12 @@ import (
 )
 
 // Bridge answers one generation's callbacks from its worker with the host's
-// services (builtins/worker.HostSide). Close ends what the generation holds
-// in the host (its status sink).
+// services (builtins/worker.HostSide). Notify's ctx carries the values of
+// the host's call a notification was sent within (wire.Notifier). Close
+// ends what the generation holds in the host (its status sink).
 type Bridge interface {
 	Handle(ctx context.Context, method string, body []byte) (any, error)
-	Notify(method string, body []byte)
+	Notify(ctx context.Context, method string, body []byte)
 	Close()
 }
 

@@ -121,7 +121,7 @@ func (p *process) handle(ctx context.Context, m string, body []byte) (any, error
 	return s.bridge.Handle(ctx, method, body)
 }
 
-func (p *process) notify(m string, body []byte) {
+func (p *process) notify(ctx context.Context, m string, body []byte) {
 	method, n := wire.SplitSlot(m)
 	if method == wire.NotifyHello && n == 0 {
 		var h wire.Hello
@@ -139,7 +139,7 @@ func (p *process) notify(m string, body []byte) {
 	s := p.slots[n]
 	p.mu.Unlock()
 	if s != nil && s.bridge != nil {
-		s.bridge.Notify(method, body)
+		s.bridge.Notify(ctx, method, body)
 	}
 }
 

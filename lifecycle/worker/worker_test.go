@@ -156,7 +156,7 @@ func testActivator(mode string, timeout time.Duration, notes *noteLog) *Activato
 type testBridge struct{ notes *noteLog }
 
 func (b *testBridge) Handle(context.Context, string, []byte) (any, error) { return nil, nil }
-func (b *testBridge) Notify(method string, body []byte) {
+func (b *testBridge) Notify(_ context.Context, method string, body []byte) {
 	if b.notes != nil {
 		var d contrib.Diagnostic
 		_ = json.Unmarshal(body, &d)

@@ -2,6 +2,7 @@ package mcpserve_test
 
 import (
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestH25_4_MCPSessionsAreHostSessions(t *testing.T) {
 	fixture, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp-conformance", "plugin"))
 	dir := t.TempDir()
 	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{fixture},
-		Models: mcpserve.SamplingModels()})
+		Models: mcpserve.SamplingModels(), Isolation: os.Getenv("CRYSTAL_ISOLATION")})
 	srv := mcpserve.New(h, mcpserve.Options{Session: starhost.SessionOptions{Model: &mcpserve.SamplingFacts}})
 	t.Cleanup(srv.Close)
 	ts := httptest.NewServer(srv.Handler(mcpserve.HTTPOptions{}))

@@ -4,13 +4,17 @@
 // it — so plugin state (ctx.store, status fields, counters of a policy) is
 // the session's, not the process's.
 //
-// The live process listens on a Unix socket named after the agent
-// session's id, in a directory only the user can open (Dir). A hook
-// process asks Call with the same id; when nobody listens it serves the
-// event itself, from disk (one-shot). One request per connection: a JSON
-// line with the command and its stdin, answered by a JSON line with what
-// to print and the exit code. Two sessions have two sockets and two live
-// hosts, so they never see each other's state.
+// The live process listens on a Unix socket named after a key both sides
+// can compute, in a directory only the user can open (Dir): the agent
+// session's id where the agent host gives it to its MCP server (Claude
+// Code), else the agent host's process — its pid and start time — which
+// is the parent of the MCP server and an ancestor of every hook (Gemini
+// CLI; ParentKey, Ancestors). A hook process asks Forward with its keys
+// (Keys); when nobody listens, or the live process serves another agent
+// session, it serves the event itself, from disk (one-shot). One request
+// per connection: a JSON line with the command and its stdin, answered by
+// a JSON line with what to print and the exit code. Two sessions have two
+// live hosts, so they never see each other's state.
 package live
 
 import (
@@ -48,6 +52,9 @@ type Reply struct {
 	Stdout []byte
 	Stderr string `json:",omitempty"`
 	Exit   int    `json:",omitempty"`
+	// OtherSession says the live process serves another agent session:
+	// the caller looks further, or serves the event itself.
+	OtherSession bool `json:",omitempty"`
 }
 
 // Handler serves one forwarded request in the live process.
@@ -189,8 +196,10 @@ func serveConn(ctx context.Context, c net.Conn, h Handler) {
 // ErrNoLive says no live process serves the session: serve it one-shot.
 var ErrNoLive = errors.New("no live crystal-star serves this agent session")
 
-// Call forwards req to the live process of session. It returns ErrNoLive
-// when nobody listens (no socket, or a stale one), and another error when
+// Call forwards req to the live process of session (a key: an agent
+// session's id, or a process's, ParentKey). It returns ErrNoLive when
+// nobody listens (no socket, or a stale one) or the live process serves
+// another agent session (Reply.OtherSession), and another error when
 // the live process took the request but did not answer in time or well,
 // so the caller can say what happened before it serves the event itself.
 func Call(ctx context.Context, session string, req Request) (Reply, error) {
@@ -222,7 +231,23 @@ func Call(ctx context.Context, session string, req Request) (Reply, error) {
 	if err := json.Unmarshal(line, &rep); err != nil {
 		return Reply{}, fmt.Errorf("the live crystal-star answered garbage: %w", err)
 	}
+	if rep.OtherSession {
+		return Reply{}, ErrNoLive
+	}
 	return rep, nil
+}
+
+// Forward forwards req to the first live process of keys (Keys) that
+// serves it. It returns ErrNoLive when none does, and Call's other errors
+// as they come.
+func Forward(ctx context.Context, keys []string, req Request) (Reply, error) {
+	for _, k := range keys {
+		rep, err := Call(ctx, k, req)
+		if !errors.Is(err, ErrNoLive) {
+			return rep, err
+		}
+	}
+	return Reply{}, ErrNoLive
 }
 
 // limited reads at most n bytes of r.

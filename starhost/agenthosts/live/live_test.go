@@ -83,3 +83,44 @@ func TestH27_3_SharedDirectoryIsRefused(t *testing.T) {
 		t.Fatalf("Call: %v; want ErrNoLive", err)
 	}
 }
+
+// Gemini CLI's hooks find the live process among their ancestors, the
+// nearest first; one that serves another agent session (OtherSession) is
+// passed over, and a process that is no ancestor is never asked.
+func TestH27_3_GeminiKeysAreTheAncestors(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	keys := live.Keys("gemini-cli", "g-1")
+	if len(keys) < 2 {
+		t.Skipf("ancestors %q: need /proc and two of them", keys)
+	}
+	if k, _ := live.ParentKey(); keys[0] != k {
+		t.Fatalf("first key %q; want the parent's %q", keys[0], k)
+	}
+	if got := live.Keys("claude-code", "c-1"); len(got) != 1 || got[0] != "c-1" {
+		t.Fatalf("Claude Code's keys %q; want its session id", got)
+	}
+	ctx := context.Background()
+	for _, k := range []string{"process 1 0", keys[1]} {
+		srv, err := live.Listen(ctx, k, echo(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+	}
+	rep, err := live.Forward(ctx, keys, live.Request{Command: "hook", Input: []byte("x")})
+	if err != nil || string(rep.Stdout) != keys[1]+":x" {
+		t.Fatalf("forwarded: %q, %v; want the grandparent's", rep.Stdout, err)
+	}
+	other, err := live.Listen(ctx, keys[0], func(context.Context, live.Request) live.Reply { return live.Reply{OtherSession: true} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	rep, err = live.Forward(ctx, keys, live.Request{Command: "hook", Input: []byte("y")})
+	if err != nil || string(rep.Stdout) != keys[1]+":y" {
+		t.Fatalf("past a live process of another session: %q, %v; want the grandparent's", rep.Stdout, err)
+	}
+	if _, err := live.Forward(ctx, keys[:1], live.Request{Command: "hook"}); !errors.Is(err, live.ErrNoLive) {
+		t.Fatalf("only a live process of another session: %v; want ErrNoLive", err)
+	}
+}
