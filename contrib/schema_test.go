@@ -125,3 +125,19 @@ func TestH26_1_ValidationNamesEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// TestH26_5_ReservedNamesFoldCase: the reserved-name lists, now searched
+// in place rather than copied into a map per plugin, still match whatever
+// the case on either side, and only whole names.
+func TestH26_5_ReservedNamesFoldCase(t *testing.T) {
+	rules := []string{"read", "Bash", "web-fetch"}
+	s := newNameSet(rules)
+	for name, want := range map[string]bool{"READ": true, "read": true, "bash": true, "BASH": true, "Web-Fetch": true, "rea": false, "reads": false, "": false} {
+		if got := s.has(name); got != want {
+			t.Errorf("has(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if rules[1] != "Bash" {
+		t.Error("the host's list was changed")
+	}
+}
