@@ -83,6 +83,7 @@ type instance struct {
 	steps         uint64
 	memLimit      int64         // Options.MemoryLimit
 	timeout       time.Duration // Options.CallbackTimeout
+	threads       sync.Pool     // *starlark.Thread of finished callbacks, for reuseThread
 	staging       *contrib.Staging
 	activating    bool                     // true only while the module's top level runs
 	hold          func(contrib.Diagnostic) // req.HoldNotes while Activate runs, then nil
@@ -341,7 +342,14 @@ func (inst *instance) toolFunc(name string, pos contrib.Pos, fn starlark.Callabl
 	what := "tool " + name
 	thread := inst.req.Plugin + ":" + what
 	return func(ctx context.Context, args any) contrib.Result {
-		out, err := inst.callNamed(ctx, thread, what, fn, inst.newCtx(ctx, ctxTool), FromJSON(args))
+		// The ctx object and the argument tuple in one allocation.
+		call := &struct {
+			c    callCtx
+			args [2]starlark.Value
+		}{}
+		inst.initCtx(&call.c, ctx, ctxTool)
+		call.args = [2]starlark.Value{&call.c, FromJSON(args)}
+		out, err := inst.callNamed(ctx, thread, what, fn, call.args[:]...)
 		if err != nil {
 			inst.note(failureDiag(err))
 			return contrib.FailureWithCause(contrib.ErrToolFailed, failureCause(err), failureReason(err))

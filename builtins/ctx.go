@@ -44,13 +44,19 @@ type ctxField struct {
 }
 
 func (inst *instance) newCtx(ctx context.Context, kind ctxKind) *callCtx {
-	c := &callCtx{inst: inst, kind: kind, ctx: ctx}
+	c := new(callCtx)
+	inst.initCtx(c, ctx, kind)
+	return c
+}
+
+// initCtx fills in c, a ctx object allocated by the caller.
+func (inst *instance) initCtx(c *callCtx, ctx context.Context, kind ctxKind) {
+	*c = callCtx{inst: inst, kind: kind, ctx: ctx}
 	if sc := contrib.SessionFrom(ctx); sc != nil {
 		c.facts = sc.Facts() // the session this call serves
 	} else if inst.req.Services != nil {
 		c.facts = inst.req.Services.Facts() // no session served: the host-wide facts
 	}
-	return c
 }
 
 func (c *callCtx) String() string        { return fmt.Sprintf("<ctx %s>", c.inst.req.Plugin) }

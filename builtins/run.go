@@ -93,6 +93,46 @@ func (inst *instance) newThread(name string) (*starlark.Thread, *runState) {
 	return th, st
 }
 
+// reuseThread is newThread for a callback: under the watchdog, a thread
+// an earlier run of inst left in good order is taken again, reset, with a
+// run state of its own. A fresh thread costs four allocations (the thread,
+// its locals map and the map's table) and its first call two more (a frame
+// and the stack), a third of a trivial tool call's (issue 26, point 4).
+func (inst *instance) reuseThread(name string) (*starlark.Thread, *runState) {
+	if !inst.watched() {
+		return inst.newThread(name)
+	}
+	th, _ := inst.threads.Get().(*starlark.Thread)
+	if th == nil {
+		return inst.newThread(name)
+	}
+	st := &runState{owner: inst}
+	th.Name = name
+	th.Steps = 0
+	th.SetMaxExecutionSteps(inst.steps)
+	th.Uncancel() // Cancel is not expected on a recycled thread; belt and braces
+	th.SetLocal(localRun, st)
+	return th, st
+}
+
+// recycle keeps th for reuseThread once its run ended without an error.
+// Only a watched run's thread is kept: after watchdog.disarm nothing
+// outside the run holds or cancels it (the watchdog cancels only runs
+// still registered, under its lock). A run that failed, was cancelled or
+// panicked leaves its thread to the collector.
+func (inst *instance) recycle(th *starlark.Thread) {
+	if !inst.watched() || th.CallStackDepth() != 0 {
+		return
+	}
+	th.SetLocal(localContext, nil) // hold no caller's context in the pool
+	th.SetLocal(localRun, nil)
+	inst.threads.Put(th)
+}
+
+// watched reports whether inst's runs are under the watchdog (a heap
+// budget or a callback_timeout), rather than bound to ctx by a callback.
+func (inst *instance) watched() bool { return inst.memLimit > 0 || inst.timeout > 0 }
+
 // printNote turns print() into a note of the thread's plugin.
 func printNote(t *starlark.Thread, msg string) {
 	if inst, _ := t.Local(localInstance).(*instance); inst != nil {
@@ -141,7 +181,7 @@ func (inst *instance) guarded(ctx context.Context, th *starlark.Thread, st *runS
 	// The heap budget, callback_timeout and the end of ctx are enforced by
 	// the watchdog's ticker (within a tick, 2 ms): no timer, context or
 	// context callback per run. Without the watchdog, ctx is bound directly.
-	if inst.memLimit > 0 || inst.timeout > 0 {
+	if inst.watched() {
 		watchdog.arm(ctx, th, st, inst.memLimit, inst.timeout)
 		defer watchdog.disarm(st)
 		if ctx.Err() != nil { // ended already: no need to wait for a tick
@@ -295,13 +335,16 @@ func (inst *instance) call(ctx context.Context, what string, fn starlark.Callabl
 // callNamed is call on a thread named thread (plugin:what), which a
 // callback run again and again (a tool) names once.
 func (inst *instance) callNamed(ctx context.Context, thread, what string, fn starlark.Callable, args ...starlark.Value) (starlark.Value, error) {
-	th, st := inst.newThread(thread)
+	th, st := inst.reuseThread(thread)
 	var out starlark.Value
 	err := inst.guarded(ctx, th, st, what, func() error {
 		var err error
 		out, err = starlark.Call(th, fn, args, nil)
 		return err
 	})
+	if err == nil {
+		inst.recycle(th)
+	}
 	if err != nil {
 		var rf *runFailure
 		if errors.As(err, &rf) && rf.diag.Code == contrib.HostPanic && inst.req.Fault != nil {

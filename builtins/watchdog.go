@@ -114,23 +114,18 @@ func (w *runWatchdog) loop() {
 				clear(seen) // hold no finished run: its owner pins its generation
 				break
 			}
-			cancelLate(batch, time.Now())
+			w.mu.Lock()
+			cancelLate(w, batch, time.Now())
+			w.mu.Unlock()
 			if anyOver(batch, heap) {
 				// Garbage counts until it is collected: confirm with a
 				// collection before cancelling anything.
 				runtime.GC()
 				metrics.Read(samples)
 				heap = sampleValue(samples[0])
-				culprit := blame(batch, heap, seen)
-				for _, r := range batch {
-					cause := causeCollateral
-					if r.st == culprit {
-						cause = causeMemory
-					}
-					if r.over(heap) && r.st.cause.CompareAndSwap(causeNone, cause) {
-						r.th.Cancel("memory limit exceeded")
-					}
-				}
+				w.mu.Lock()
+				cancelOver(w, batch, heap, blame(batch, heap, seen))
+				w.mu.Unlock()
 			}
 			clear(seen) // hold no finished run
 			for _, r := range batch {
@@ -227,11 +222,24 @@ func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
 // over reports whether heap exceeds the run's budget.
 func (r *watched) over(heap uint64) bool { return r.limit > 0 && heap > r.base+r.limit }
 
+// live reports whether r's run is still registered; w.mu must be held.
+// The watchdog cancels a thread only while its run is: once disarm
+// returned, nothing cancels the thread any more, so a callback's thread
+// can be reused for the next run (reuseThread).
+func (w *runWatchdog) live(r watched) bool {
+	_, ok := w.running[r.st]
+	return ok
+}
+
 // cancelLate cancels the runs whose caller's context ended, and those
 // that outlived their timeout: at their next step, within one tick. The
-// time a run spends waiting for a person (ctx.ask) is not counted.
-func cancelLate(batch []watched, now time.Time) {
+// time a run spends waiting for a person (ctx.ask) is not counted. w.mu
+// must be held: a run that ended since batch was taken is left alone.
+func cancelLate(w *runWatchdog, batch []watched, now time.Time) {
 	for _, r := range batch {
+		if !w.live(r) {
+			continue
+		}
 		if r.ctx != nil && r.ctx.Err() != nil {
 			r.th.Cancel(cancelReason(r.ctx))
 			continue
@@ -239,6 +247,21 @@ func cancelLate(batch []watched, now time.Time) {
 		if r.timeout > 0 && r.st.asking.Load() == 0 && now.Sub(r.start)-time.Duration(r.st.paused.Load()) > r.timeout &&
 			r.st.cause.CompareAndSwap(causeNone, causeTimeout) {
 			r.th.Cancel("callback timeout exceeded")
+		}
+	}
+}
+
+// cancelOver cancels the runs over their heap budget: culprit for its
+// own doing, the others as collateral. w.mu must be held: a run that
+// ended since batch was taken is left alone.
+func cancelOver(w *runWatchdog, batch []watched, heap uint64, culprit *runState) {
+	for _, r := range batch {
+		cause := causeCollateral
+		if r.st == culprit {
+			cause = causeMemory
+		}
+		if w.live(r) && r.over(heap) && r.st.cause.CompareAndSwap(causeNone, cause) {
+			r.th.Cancel("memory limit exceeded")
 		}
 	}
 }

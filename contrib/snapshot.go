@@ -74,11 +74,18 @@ func (s *ToolSnapshot) Len() int { return len(s.tools) }
 // tool_interrupted (DC26). A panic below is recovered into tool_failed. It is
 // safe for concurrent use.
 func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMessage) Result {
+	return s.InvokeIn(ctx, nil, name, args)
+}
+
+// InvokeIn is Invoke serving session (nil: the one ctx carries, if any): the
+// call's context carries it as WithSession would, without a context of its
+// own — the call's context, which every admitted call has, carries it.
+func (s *ToolSnapshot) InvokeIn(ctx context.Context, session SessionScope, name string, args json.RawMessage) Result {
 	value, res, ok := s.Check(name, args)
 	if !ok {
 		return res
 	}
-	return s.InvokeChecked(ctx, name, value)
+	return s.invoke(ctx, session, name, value)
 }
 
 // Check answers what Invoke answers before anything runs: unknown_tool for a
@@ -96,6 +103,10 @@ func (s *ToolSnapshot) Check(name string, args json.RawMessage) (value any, res 
 // InvokeChecked is Invoke with arguments Check accepted (value must be what
 // Check returned for name, unmodified).
 func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any) Result {
+	return s.invoke(ctx, nil, name, value)
+}
+
+func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, name string, value any) Result {
 	i, found := s.byName[name]
 	if !found {
 		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
@@ -105,7 +116,11 @@ func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any
 		return Cancelled(ctx)
 	}
 	if t.external {
-		return settle(ctx, guard(ctx, t.run, value), false)
+		run := ctx
+		if session != nil {
+			run = WithSession(ctx, session)
+		}
+		return settle(ctx, guard(run, t.run, value), false)
 	}
 	// A gate closes between lookup and admission only when its generation
 	// was just replaced or stopped; the next view says which.
@@ -121,7 +136,7 @@ func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any
 				return Failure(ErrInvalidArguments, describeViolations(err))
 			}
 		}
-		ran, interrupted := gate.Call(ctx, func(ctx context.Context) { res = checkOutput(tool, guard(ctx, tool.Run, value)) })
+		ran, interrupted := gate.call(ctx, session, func(ctx context.Context) { res = checkOutput(tool, guard(ctx, tool.Run, value)) })
 		if ran {
 			if res.Err != nil && res.Err.Cause == CauseWorkerFailed && s.reg.opts.Settle != nil {
 				s.reg.opts.Settle()

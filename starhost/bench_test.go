@@ -177,28 +177,40 @@ func (p pair) run(b *testing.B) {
 		if p.untimed != nil {
 			chunk = 1
 		}
-		var host, raw, rawPart time.Duration
-		timed := func(n int, fn func(testing.TB)) time.Duration {
-			t0 := time.Now()
+		// Wall time, and the process's CPU time (cpuTime: every thread,
+		// the collector's included), which the other processes of a
+		// shared machine move much less than the wall clock.
+		var host, raw, rawPart, hostCPU, rawCPU time.Duration
+		timed := func(n int, fn func(testing.TB), cpu *time.Duration) time.Duration {
+			c0, t0 := cpuTime(), time.Now()
 			for range n {
 				fn(b)
 			}
-			return time.Since(t0)
+			d := time.Since(t0)
+			if cpu != nil {
+				*cpu += cpuTime() - c0
+			}
+			return d
 		}
 		for i := 0; i < b.N; i += chunk {
 			n := min(chunk, b.N-i)
-			host += timed(n, p.host)
+			host += timed(n, p.host, &hostCPU)
 			if p.untimed != nil {
 				p.untimed()
 			}
-			raw += timed(n, p.raw)
+			raw += timed(n, p.raw, &rawCPU)
 			if p.part != nil {
-				rawPart += timed(n, func(tb testing.TB) { p.raw(tb); p.part(tb) })
+				rawPart += timed(n, func(tb testing.TB) { p.raw(tb); p.part(tb) }, nil)
 			}
 		}
 		b.ReportMetric(float64(host.Nanoseconds())/float64(b.N), "host-ns/op")
 		b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N), "raw-ns/op")
 		b.ReportMetric(float64(host)/float64(raw), "ratio")
+		if rawCPU > 0 {
+			b.ReportMetric(float64(hostCPU.Nanoseconds())/float64(b.N), "host-cpu-ns/op")
+			b.ReportMetric(float64(rawCPU.Nanoseconds())/float64(b.N), "raw-cpu-ns/op")
+			b.ReportMetric(float64(hostCPU)/float64(rawCPU), "cpu-ratio")
+		}
 		if p.part != nil {
 			b.ReportMetric(float64(rawPart.Nanoseconds())/float64(b.N), "raw+"+p.partName+"-ns/op")
 			b.ReportMetric(float64(host)/float64(rawPart), "ratio-vs-raw+"+p.partName)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -106,11 +107,64 @@ func readDataOwners(path string) (dataOwners, error) {
 	return o, nil
 }
 
+// ownersCache keeps the owner records checkDataOwner reads on every
+// activation (reading and decoding the file costs 40-80 µs; an Lstat, a
+// few), by path, with the file's identity, modification time and size when
+// they were read. Records are replaced atomically (a new file), so a file
+// that is the same file with the same time and size holds the same
+// records; any change is read afresh. It is safe for concurrent use.
+type ownersCache struct {
+	mu     sync.Mutex
+	byPath map[string]cachedOwners
+}
+
+type cachedOwners struct {
+	st fs.FileInfo
+	o  dataOwners
+}
+
+// maxCachedOwners bounds the files cached (two per workspace served).
+const maxCachedOwners = 256
+
+// ownerRecords is the process's cache: the records are files, shared by
+// every host that reads them.
+var ownerRecords ownersCache
+
+// read is readDataOwners through the cache. The records returned may be
+// shared: callers must not modify them (claimDataDir, which writes,
+// reads the file itself under the lock).
+func (c *ownersCache) read(path string) (dataOwners, error) {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return readDataOwners(path) // missing, or refused: nothing to keep
+	}
+	c.mu.Lock()
+	e, ok := c.byPath[path]
+	c.mu.Unlock()
+	if ok && os.SameFile(e.st, st) && e.st.ModTime().Equal(st.ModTime()) && e.st.Size() == st.Size() {
+		return e.o, nil
+	}
+	// Read after the Lstat: a file replaced in between is cached under
+	// the older identity, which the next call sees as a change.
+	o, err := readDataOwners(path)
+	if err != nil {
+		return o, err
+	}
+	c.mu.Lock()
+	if c.byPath == nil || len(c.byPath) >= maxCachedOwners {
+		c.byPath = map[string]cachedOwners{}
+	}
+	c.byPath[path] = cachedOwners{st: st, o: o}
+	c.mu.Unlock()
+	return o, nil
+}
+
 // checkDataOwner reads the records without a lock (they are replaced
-// atomically) and refuses a directory recorded for another id; owned
-// reports a record for plugin itself. The claim re-reads under the lock.
+// atomically; ownerRecords keeps them while the file is unchanged) and
+// refuses a directory recorded for another id; owned reports a record for
+// plugin itself. The claim re-reads under the lock.
 func checkDataOwner(plugin, directory string, source contrib.Source, scope, dir, owners string) (owned bool, refused *contrib.Diagnostic) {
-	o, err := readDataOwners(owners)
+	o, err := ownerRecords.read(owners)
 	if err != nil {
 		return false, ownersUnreadable(plugin, scope, owners, err)
 	}

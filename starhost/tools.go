@@ -236,7 +236,9 @@ func (s *ToolSnapshot) Len() int { return s.snap.Len() }
 // facts. Safe for concurrent use.
 func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMessage) ToolResult {
 	if s.session != nil && contrib.SessionFrom(ctx) == nil {
-		ctx = s.session.bind(ctx)
+		// The call's own context carries the session (no context made
+		// for it here, issue 26 point 4).
+		return fromResult(s.snap.InvokeIn(ctx, s.session.scope, name, args))
 	}
 	return fromResult(s.snap.Invoke(ctx, name, args))
 }

@@ -85,27 +85,53 @@ func (t *transcript) waitForN(tb testing.TB, want string, n int) {
 	}
 }
 
+// loop is the example host running against a fake model in a test, with
+// loopPlugin at "v1:" and a status line showing the summaries.
+type loop struct {
+	plugin string
+	srv    *modelfake.Server
+	feed   *io.PipeWriter // the user's input
+	out    *transcript
+	done   chan error
+}
+
+// startLoop starts the loop; the model answers with replies, in order.
+func startLoop(t *testing.T, replies ...modelfake.Reply) *loop {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("CRYSTAL_HOME", home)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("status_line = [\"summaries\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &loop{plugin: filepath.Join(t.TempDir(), "loop"), srv: modelfake.Start(), out: &transcript{}, done: make(chan error, 1)}
+	t.Cleanup(l.srv.Close)
+	testkit.Plugin{ID: "acme.loop", Source: fmt.Sprintf(loopPlugin, "v1:")}.Write(t, l.plugin)
+	l.srv.ScriptReplies(replies...)
+	in, feed := io.Pipe()
+	l.feed = feed
+	go func() { l.done <- run(context.Background(), []string{l.srv.Endpoint("openai"), l.plugin}, in, l.out) }()
+	return l
+}
+
+// end closes the user's input; the loop must then return nil.
+func (l *loop) end(t *testing.T) {
+	t.Helper()
+	l.feed.Close()
+	if err := <-l.done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestAgentLoop runs the example host against a fake model: tools offered,
 // a tool call dispatched through a tool_call hook, a command expanded, a
 // placeholder bound in the system prompt, the status line printed, and the
 // plugin reloaded mid-loop.
 func TestAgentLoop(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("CRYSTAL_HOME", home)
-	os.WriteFile(filepath.Join(home, "config.toml"), []byte("status_line = [\"summaries\"]\n"), 0o644)
-	plugin := filepath.Join(t.TempDir(), "loop")
-	testkit.Plugin{ID: "acme.loop", Source: fmt.Sprintf(loopPlugin, "v1:")}.Write(t, plugin)
 	// The model calls summarize once per user message with that message's
 	// text, then answers; the requests show what the loop sent back.
-	srv := modelfake.Start()
-	defer srv.Close()
-	srv.ScriptReplies(summarize("call-1", "Summarize the queue: open reviews"), modelfake.Reply{Text: "done: v1"},
+	l := startLoop(t, summarize("call-1", "Summarize the queue: open reviews"), modelfake.Reply{Text: "done: v1"},
 		summarize("call-2", "what changed?"), modelfake.Reply{Text: "done: v2"})
-
-	in, feed := io.Pipe()
-	out := &transcript{}
-	done := make(chan error, 1)
-	go func() { done <- run(context.Background(), []string{srv.Endpoint("openai"), plugin}, in, out) }()
+	feed, out, plugin, srv := l.feed, l.out, l.plugin, l.srv
 
 	fmt.Fprintln(feed, "/triage open reviews")
 	out.waitFor(t, "tool summarize: v1: Summarize the queue: open reviews\n")
@@ -117,10 +143,7 @@ func TestAgentLoop(t *testing.T) {
 	fmt.Fprintln(feed, "what changed?")
 	out.waitFor(t, "tool summarize: v2: what changed?\n")
 	out.waitForN(t, "status: 1 summaries\n", 2) // a new generation counts afresh
-	feed.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	l.end(t)
 	var reqs []chatRequest
 	for _, r := range srv.Requests() {
 		var req chatRequest
@@ -155,28 +178,15 @@ func TestAgentLoop(t *testing.T) {
 // offered the plan catalog (summarize is work-only), its history is its
 // own, and its status line does not show the work session's summaries.
 func TestH25_6_TwoSessionsOneHost(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("CRYSTAL_HOME", home)
-	os.WriteFile(filepath.Join(home, "config.toml"), []byte("status_line = [\"summaries\"]\n"), 0o644)
-	plugin := filepath.Join(t.TempDir(), "loop")
-	testkit.Plugin{ID: "acme.loop", Source: fmt.Sprintf(loopPlugin, "v1:")}.Write(t, plugin)
-	srv := modelfake.Start()
-	defer srv.Close()
-	srv.ScriptReplies(summarize("call-1", "work item"), modelfake.Reply{Text: "worked"}, modelfake.Reply{Text: "planned"})
-	in, feed := io.Pipe()
-	out := &transcript{}
-	done := make(chan error, 1)
-	go func() { done <- run(context.Background(), []string{srv.Endpoint("openai"), plugin}, in, out) }()
+	l := startLoop(t, summarize("call-1", "work item"), modelfake.Reply{Text: "worked"}, modelfake.Reply{Text: "planned"})
+	feed, out := l.feed, l.out
 	fmt.Fprintln(feed, "work item")
 	out.waitFor(t, "status: 1 summaries\n")
 	fmt.Fprintln(feed, "plan> what next?")
 	out.waitFor(t, "plan assistant: planned\n")
 	out.waitFor(t, "plan status: \n")
-	feed.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	reqs := srv.Requests()
+	l.end(t)
+	reqs := l.srv.Requests()
 	var plan chatRequest
 	if err := json.Unmarshal(reqs[len(reqs)-1].Body, &plan); err != nil {
 		t.Fatal(err)

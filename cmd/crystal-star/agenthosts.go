@@ -396,7 +396,7 @@ func runSetup(e *env, args []string) error {
 	var files []*agenthosts.SettingsFile
 	var notes []string
 	if f.args[0] == "gemini-cli" {
-		g := geminicli.Setup{Exe: s.Exe, HookExe: s.HookExe, Args: s.Args, Project: s.Project, UserDir: geminicli.UserDir()}
+		g := geminicli.Setup{Launch: s.Launch, Project: s.Project, UserDir: geminicli.UserDir()}
 		files, notes, err = g.Files()
 	} else {
 		files, notes, err = s.Files()
@@ -419,7 +419,7 @@ func (e *env) claudeSetup() (claudecode.Setup, error) {
 	if err != nil {
 		return claudecode.Setup{}, err
 	}
-	s := claudecode.Setup{Exe: exe, HookExe: exe}
+	s := claudecode.Setup{Launch: agenthosts.Launch{Exe: exe, HookExe: exe}}
 	if fast := filepath.Join(filepath.Dir(exe), "crystal-star-hook"); fileExists(fast) {
 		s.HookExe = fast
 	}

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/creack/pty"
-
 	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
@@ -50,18 +48,8 @@ func TestH29_5_CtrlCOnTheTerminal(t *testing.T) {
 	testkit.Plugin{ID: "acme.echo", Source: `
 contribute(tools = [tool(name = "echo_text", catalogs = "work", run = lambda ctx, args: "echo:" + args.get("text", ""))])
 `}.Write(t, plugin)
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 200})
-	term := &terminal{t: t, ptmx: ptmx}
-	go term.read()
 	t.Setenv("NO_COLOR", "1")
-	code := make(chan int, 1)
-	go func() { code <- run([]string{"dev", plugin, "--home", home}, tty, tty, tty) }()
+	term, code := startDev(t, plugin, home)
 	term.expect(`ready: 1 plugins, 1 active`)
 
 	// Ctrl-C drops "garbage"; what follows runs alone.

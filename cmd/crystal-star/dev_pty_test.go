@@ -24,6 +24,28 @@ type terminal struct {
 	seen int // bytes of out already matched by expect
 }
 
+// startDev runs "crystal-star dev PLUGIN --home HOME" on a fresh
+// pseudo-terminal 200 columns wide, skipping the test where the machine
+// has none, and returns the operator's side; the command's exit code
+// arrives on code. The terminal is closed as the test ends.
+func startDev(t *testing.T, plugin, home string) (term *terminal, code <-chan int) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() {
+		tty.Close()
+		ptmx.Close()
+	})
+	pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 200})
+	term = &terminal{t: t, ptmx: ptmx}
+	go term.read()
+	exit := make(chan int, 1)
+	go func() { exit <- run([]string{"dev", plugin, "--home", home}, tty, tty, tty) }()
+	return term, exit
+}
+
 func (term *terminal) read() {
 	buf := make([]byte, 4096)
 	for {
@@ -89,19 +111,8 @@ contribute(
 )
 `}.Write(t, plugin)
 
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 200})
-	term := &terminal{t: t, ptmx: ptmx}
-	go term.read()
-
 	t.Setenv("NO_COLOR", "")
-	code := make(chan int, 1)
-	go func() { code <- run([]string{"dev", plugin, "--home", home}, tty, tty, tty) }()
+	term, code := startDev(t, plugin, home)
 	term.expect(`plugin.star:2:6: \x1b\[1;36mnote\x1b\[0m: acme.echo: print: loading \[Print\]`)
 	term.expect(`ready: 1 plugins, 1 active`)
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost"
 )
@@ -14,6 +15,26 @@ type Reply struct {
 	Stdout []byte
 	Stderr string
 	Exit   int
+}
+
+// JSONReply is a reply printing v as one JSON line, with note on stderr
+// ("crystal-star: note") when there is one.
+func JSONReply(v any, note string) Reply {
+	b, _ := json.Marshal(v)
+	if note != "" {
+		note = "crystal-star: " + note + "\n"
+	}
+	return Reply{Stdout: append(b, '\n'), Stderr: note}
+}
+
+// ContextReply adds text to the model's context at event, in the shape
+// both agent hosts read (hookSpecificOutput.additionalContext); blank text
+// is no reply.
+func ContextReply(event, text string) Reply {
+	if strings.TrimSpace(text) == "" {
+		return Reply{}
+	}
+	return JSONReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}, "")
 }
 
 // HookEvent is what Hook needs of one agent host's decoded event.
@@ -87,4 +108,43 @@ func (h Hook[E]) Fail(event, why string) Reply {
 		return h.Deny(why + " (fail-closed; see docs/agent-hosts.md)")
 	}
 	return Reply{Stderr: "note: " + why + "\n"}
+}
+
+// Event is what every agent host's hook event carries alike, under the
+// same JSON names (Claude Code's and Gemini CLI's): each host's event
+// embeds it and adds its own fields. A *Event is a HookEvent.
+type Event struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+	Prompt        string          `json:"prompt"`
+	Source        string          `json:"source"`
+	Trigger       string          `json:"trigger"`
+	Reason        string          `json:"reason"`
+}
+
+// EventName returns hook_event_name.
+func (ev *Event) EventName() string { return ev.HookEventName }
+
+// ToolCall returns tool_name and tool_input.
+func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
+
+// ParseEvent decodes data as host's hook event E (host names the agent
+// host in errors: "Claude Code"); input that is not a JSON object with a
+// hook_event_name is an error.
+func ParseEvent[E any, P interface {
+	*E
+	HookEvent
+}](host string, data []byte) (P, error) {
+	ev := P(new(E))
+	if err := json.Unmarshal(data, ev); err != nil {
+		return nil, fmt.Errorf("the hook input is not a %s event (JSON object): %v", host, err)
+	}
+	if ev.EventName() == "" {
+		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a %s hook?", host)
+	}
+	return ev, nil
 }

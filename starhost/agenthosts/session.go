@@ -320,6 +320,11 @@ type Turn struct {
 	// Context is the turn's chat context and the thread's prompt
 	// sections added at run time, joined.
 	Context string
+	// Added is what the agent host adds to the model's context for the
+	// turn: Context, preceded by the rewritten message when the
+	// user_message hooks rewrote it (an agent host cannot replace the
+	// prompt, so the rewrite is told as context).
+	Added string
 }
 
 // TurnStarted runs the user_message and turn_started hooks for a prompt
@@ -336,6 +341,13 @@ func (s *Session) TurnStarted(ctx context.Context, prompt string) Turn {
 		}
 	}
 	t.Context = strings.Join(parts, "\n\n")
+	t.Added = t.Context
+	if t.Text != prompt {
+		t.Added = "A crystal-star plugin rewrote the user's message as:\n" + t.Text
+		if t.Context != "" {
+			t.Added += "\n\n" + t.Context
+		}
+	}
 	return t
 }
 

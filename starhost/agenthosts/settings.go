@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -225,3 +226,29 @@ func ShellLine(args []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// Launch is how an agent host starts crystal-star, the same for every
+// host's set-up: the hooks (and a status line) run HookExe, the MCP server
+// Exe, each with Args.
+type Launch struct {
+	// Exe and Args start crystal-star (Args are its global flags, such as
+	// --dev DIR).
+	Exe  string
+	Args []string
+	// HookExe runs the hooks and the status line: crystal-star-hook, the
+	// fast forwarder, where it is installed; "" is Exe.
+	HookExe string
+}
+
+// HookLine is the shell command line of a hook command: HookExe (else
+// Exe), Args, then sub ("hook", "claude-code").
+func (l Launch) HookLine(sub ...string) string {
+	exe := l.HookExe
+	if exe == "" {
+		exe = l.Exe
+	}
+	return ShellLine(append(append([]string{exe}, l.Args...), sub...))
+}
+
+// MCPArgs are the MCP server's arguments: Args, then "mcp".
+func (l Launch) MCPArgs() []string { return append(slices.Clone(l.Args), "mcp") }

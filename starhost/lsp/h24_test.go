@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,25 +19,6 @@ import (
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
-
-// serve starts a session over a pipe and returns the client's end of it;
-// the session ends with the test.
-func serve(t *testing.T) net.Conn {
-	t.Helper()
-	serverEnd, clientEnd := net.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- Serve(context.Background(), serverEnd, Options{Debounce: time.Hour,
-			Check: starhost.Options{Home: t.TempDir(), Workspace: t.TempDir()}})
-	}()
-	t.Cleanup(func() {
-		clientEnd.Close()
-		if err := <-done; err != nil {
-			t.Errorf("Serve = %v", err)
-		}
-	})
-	return clientEnd
-}
 
 // definitionAt asks for the definition at line:char of uri; nil when there
 // is none.
@@ -79,10 +59,7 @@ x = [secret, zero, abs, linked, piped, describe]
 	}
 	mkfifo(t, filepath.Join(dir, "fifo.star"))
 
-	c := newClient(t, serve(t))
-	var init protocol.InitializeResult
-	c.call("initialize", protocol.InitializeParams{}, &init)
-	c.notify("initialized", protocol.InitializedParams{})
+	c := startSession(t, time.Hour)
 	uri := uriOf(filepath.Join(dir, "plugin.star"))
 	c.notify("textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
 		URI: uri, LanguageID: "starlark", Version: 1, Text: source}})
@@ -106,15 +83,6 @@ x = [secret, zero, abs, linked, piped, describe]
 	if h := c.hover(uriOf(filepath.Join(dir, "fifo.star")), 0, 0); h != "" {
 		t.Errorf("hover in a FIFO = %q", h)
 	}
-}
-
-// newClient wraps the client's end of a session.
-func newClient(t *testing.T, end net.Conn) *client {
-	c := &client{t: t, diags: make(chan published, 64)}
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(end, jsonrpc2.VSCodeObjectCodec{}),
-		jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
-	t.Cleanup(func() { c.conn.Close() })
-	return c
 }
 
 // malformed are messages the server answers with an error and outlives:
@@ -164,7 +132,7 @@ func readAnswer(t *testing.T, r *bufio.Reader) answer {
 func TestH24_2_MalformedMessagesAnswered(t *testing.T) {
 	for _, m := range malformed {
 		t.Run(strings.ReplaceAll(m.name, " ", "_"), func(t *testing.T) {
-			end := serve(t)
+			end := serve(t, time.Hour)
 			go func() {
 				io.WriteString(end, m.raw)
 				io.WriteString(end, frame(`{"jsonrpc":"2.0","id":42,"method":"initialize","params":{}}`))

@@ -3,17 +3,13 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
-
-	"github.com/crystal-star/crystal-star/starhost"
 )
 
 // BenchmarkH29_3_Requests times each request on the author's code —
@@ -90,25 +86,7 @@ func find(text, word string, offset int) [2]int {
 
 // benchSession starts a session for a benchmark; checks never run (the
 // debounce outlasts it).
-func benchSession(b *testing.B) *client {
-	serverEnd, clientEnd := net.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- Serve(context.Background(), serverEnd, Options{Debounce: time.Hour,
-			Check: starhost.Options{Home: b.TempDir(), Workspace: b.TempDir()}})
-	}()
-	t := &testing.T{}
-	c := &client{t: t, diags: make(chan published, 64)}
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}),
-		jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
-	b.Cleanup(func() {
-		c.conn.Close()
-		<-done
-	})
-	var init protocol.InitializeResult
-	c.call("initialize", protocol.InitializeParams{}, &init)
-	return c
-}
+func benchSession(b *testing.B) *client { return startSession(b, time.Hour) }
 
 // BenchmarkH29_3_Handlers times the server's own work for the same
 // requests, without the pipe, the framing and the scheduling of a busy

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,14 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 	"go.starlark.net/syntax"
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
-	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/check"
 )
 
@@ -63,32 +60,7 @@ func h29Session(t *testing.T, source string, manifest string) (*client, string, 
 	t.Helper()
 	dir := testkit.Plugin{ID: "acme.h29", Source: source, Manifest: manifest,
 		Files: map[string]string{"lib/helpers.star": h29Helpers}}.Write(t, filepath.Join(t.TempDir(), "plug"))
-	serverEnd, clientEnd := net.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- Serve(context.Background(), serverEnd, Options{Debounce: time.Millisecond,
-			Check: starhost.Options{Home: t.TempDir(), Workspace: t.TempDir()}})
-	}()
-	c := &client{t: t, diags: make(chan published, 64)}
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}),
-		jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-			if req.Method == "textDocument/publishDiagnostics" && req.Params != nil {
-				var p published
-				if err := json.Unmarshal(*req.Params, &p); err == nil {
-					c.diags <- p
-				}
-			}
-			return nil, nil
-		}))
-	t.Cleanup(func() {
-		c.conn.Close()
-		if err := <-done; err != nil {
-			t.Errorf("Serve = %v", err)
-		}
-	})
-	var init protocol.InitializeResult
-	c.call("initialize", protocol.InitializeParams{}, &init)
-	c.notify("initialized", protocol.InitializedParams{})
+	c := startSession(t, time.Millisecond)
 	uri := uriOf(filepath.Join(dir, "plugin.star"))
 	c.open(uri, source)
 	return c, dir, uri

@@ -32,9 +32,58 @@ contribute(
 
 // client is the editor side of a scripted session.
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	conn  *jsonrpc2.Conn
 	diags chan published
+	init  protocol.InitializeResult // the server's answer to initialize
+}
+
+// serve starts a session over a pipe, its checks debounced by debounce,
+// and returns the client's end of it; the session ends with the test, and
+// Serve must then return nil.
+func serve(tb testing.TB, debounce time.Duration) net.Conn {
+	tb.Helper()
+	serverEnd, clientEnd := net.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), serverEnd, Options{Debounce: debounce,
+			Check: starhost.Options{Home: tb.TempDir(), Workspace: tb.TempDir()}})
+	}()
+	tb.Cleanup(func() {
+		clientEnd.Close()
+		if err := <-done; err != nil {
+			tb.Errorf("Serve = %v", err)
+		}
+	})
+	return clientEnd
+}
+
+// newClient wraps the client's end of a session; the diagnostics the
+// server publishes queue for published.
+func newClient(tb testing.TB, end net.Conn) *client {
+	c := &client{t: tb, diags: make(chan published, 64)}
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(end, jsonrpc2.VSCodeObjectCodec{}),
+		jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+			if req.Method == "textDocument/publishDiagnostics" && req.Params != nil {
+				var p published
+				if err := json.Unmarshal(*req.Params, &p); err == nil {
+					c.diags <- p
+				}
+			}
+			return nil, nil
+		}))
+	tb.Cleanup(func() { c.conn.Close() })
+	return c
+}
+
+// startSession is an editor's session, initialized (c.init holds the
+// server's capabilities); it ends with the test.
+func startSession(tb testing.TB, debounce time.Duration) *client {
+	tb.Helper()
+	c := newClient(tb, serve(tb, debounce))
+	c.call("initialize", protocol.InitializeParams{}, &c.init)
+	c.notify("initialized", protocol.InitializedParams{})
+	return c
 }
 
 // published is a publishDiagnostics notification as the client reads it
@@ -126,31 +175,10 @@ func containsAll(t *testing.T, what string, got []string, want ...string) {
 func TestLSPSession(t *testing.T) {
 	dir := testkit.Plugin{ID: "acme.lsp", Source: sessionPlugin,
 		Files: map[string]string{"lib/helpers.star": "def describe(ctx):\n    return ctx.workspace\n"}}.Write(t, filepath.Join(t.TempDir(), "plug"))
-	serverEnd, clientEnd := net.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- Serve(context.Background(), serverEnd, Options{Debounce: time.Millisecond,
-			Check: starhost.Options{Home: t.TempDir(), Workspace: t.TempDir()}})
-	}()
-	c := &client{t: t, diags: make(chan published, 64)}
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}),
-		jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-			if req.Method == "textDocument/publishDiagnostics" && req.Params != nil {
-				var p published
-				if err := json.Unmarshal(*req.Params, &p); err == nil {
-					c.diags <- p
-				}
-			}
-			return nil, nil
-		}))
-	defer c.conn.Close()
-
-	var init protocol.InitializeResult
-	c.call("initialize", protocol.InitializeParams{}, &init)
-	if init.Capabilities.HoverProvider != true || init.Capabilities.DocumentFormattingProvider != true {
-		t.Errorf("capabilities = %+v", init.Capabilities)
+	c := startSession(t, time.Millisecond)
+	if c.init.Capabilities.HoverProvider != true || c.init.Capabilities.DocumentFormattingProvider != true {
+		t.Errorf("capabilities = %+v", c.init.Capabilities)
 	}
-	c.notify("initialized", protocol.InitializedParams{})
 
 	uri := uriOf(filepath.Join(dir, "plugin.star"))
 	c.notify("textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
@@ -221,10 +249,7 @@ func TestLSPSession(t *testing.T) {
 	}
 
 	c.call("shutdown", nil, nil)
-	_ = c.conn.Notify(context.Background(), "exit", nil)
-	if err := <-done; err != nil {
-		t.Errorf("Serve = %v", err)
-	}
+	_ = c.conn.Notify(context.Background(), "exit", nil) // Serve returns nil: checked as the test ends
 }
 
 func TestHoverTargetsAndHooks(t *testing.T) {

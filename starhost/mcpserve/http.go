@@ -82,7 +82,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true, EventStore: watchingStore{mcp.NewMemoryEventStore(nil), calls},
 			SessionTimeout: opts.SessionIdleTimeout, MaxRequestBodyBytes: MaxBodyBytes})
 	mux := http.NewServeMux()
-	mux.Handle(path, newSessionLimiter(s.srv, opts.MaxSessions, postFilter{next: mcpHandler, calls: calls, srv: s.srv}))
+	mux.Handle(path, newSessionLimiter(s.srv, opts.MaxSessions, postFilter{next: mcpHandler, calls: calls}))
 	return guard{next: mux, opts: opts}
 }
 

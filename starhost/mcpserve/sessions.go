@@ -56,6 +56,10 @@ type sessionUse struct {
 	tick     uint64
 	inFlight int
 	evicted  bool
+	// version is the protocol version the session agreed at initialize,
+	// looked up once (versionRead) when its initialize is answered.
+	version     string
+	versionRead bool
 }
 
 func newSessionLimiter(srv *mcp.Server, max int, next http.Handler) *sessionLimiter {
@@ -64,7 +68,7 @@ func newSessionLimiter(srv *mcp.Server, max int, next http.Handler) *sessionLimi
 
 func (l *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get(sessionHeader); id != "" {
-		l.begin(id)
+		sessionVersion(r, l.begin(id))
 		defer l.end(id)
 		l.next.ServeHTTP(w, r)
 		return
@@ -86,7 +90,7 @@ func (l *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.mu.Lock()
 	l.opening--
 	if id := w.Header().Get(sessionHeader); id != "" {
-		l.touch(id)
+		l.readVersion(id, l.touch(id)) // its initialize was answered
 	}
 	l.mu.Unlock()
 }
@@ -103,10 +107,34 @@ func (l *sessionLimiter) touch(id string) *sessionUse {
 	return u
 }
 
-func (l *sessionLimiter) begin(id string) {
+// begin counts a request of session id in flight and returns the
+// session's protocol version.
+func (l *sessionLimiter) begin(id string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.touch(id).inFlight++
+	u := l.touch(id)
+	u.inFlight++
+	return l.readVersion(id, u)
+}
+
+// readVersion returns the protocol version session id agreed at
+// initialize, looking it up among the server's sessions the first time
+// only (normally when its initialize is answered; a request that overtakes
+// that, or names an unknown session, looks it up itself); l.mu is held.
+func (l *sessionLimiter) readVersion(id string, u *sessionUse) string {
+	if u.versionRead {
+		return u.version
+	}
+	for ss := range l.srv.Sessions() {
+		if ss.ID() != id {
+			continue
+		}
+		if p := ss.InitializeParams(); p != nil {
+			u.version, u.versionRead = p.ProtocolVersion, true
+		}
+		break
+	}
+	return u.version
 }
 
 func (l *sessionLimiter) end(id string) {
@@ -215,15 +243,15 @@ type jsonrpcErrorAnswer struct {
 type postFilter struct {
 	next  http.Handler
 	calls *callsInFlight
-	srv   *mcp.Server
 }
 
 func newCallsInFlight() *callsInFlight {
-	return &callsInFlight{byKey: map[callKey]*callInFlight{}}
+	empty := make(chan struct{})
+	close(empty)
+	return &callsInFlight{byKey: map[callKey]*callInFlight{}, empty: empty}
 }
 
 func (m postFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	m.sessionVersion(r)
 	if r.Method != http.MethodPost || r.Body == nil {
 		m.next.ServeHTTP(w, r)
 		return
@@ -289,26 +317,17 @@ func idInUse(id jsonrpc.ID) string {
 	return fmt.Sprintf("request id %v is already in use by a request in flight", id.Raw())
 }
 
-// sessionVersion makes the session's protocol version govern a request
-// whose MCP-Protocol-Version header names an older one: the SDK decides by
-// the header what a stream may carry (the priming event and the retry hint
-// of SEP-1699 came with 2025-11-25), while the version is the session's,
-// agreed at initialize. A client that negotiated 2025-11-25 and sends an
-// older header (the conformance suite's polling scenario does) gets the
-// session's features; a newer header is left to the SDK to judge.
-func (m postFilter) sessionVersion(r *http.Request) {
-	sid, have := r.Header.Get("Mcp-Session-Id"), r.Header.Get("MCP-Protocol-Version")
-	if sid == "" || have == "" || m.srv == nil {
-		return
-	}
-	for ss := range m.srv.Sessions() {
-		if ss.ID() != sid {
-			continue
-		}
-		if p := ss.InitializeParams(); p != nil && p.ProtocolVersion > have && p.ProtocolVersion < "2026-07-28" {
-			r.Header.Set("MCP-Protocol-Version", p.ProtocolVersion)
-		}
-		return
+// sessionVersion makes the session's protocol version (agreed at
+// initialize) govern a request whose MCP-Protocol-Version header names an
+// older one: the SDK decides by the header what a stream may carry (the
+// priming event and the retry hint of SEP-1699 came with 2025-11-25),
+// while the version is the session's. A client that negotiated 2025-11-25
+// and sends an older header (the conformance suite's polling scenario
+// does) gets the session's features; a newer header is left to the SDK to
+// judge.
+func sessionVersion(r *http.Request, version string) {
+	if have := r.Header.Get("MCP-Protocol-Version"); have != "" && version > have && version < "2026-07-28" {
+		r.Header.Set("MCP-Protocol-Version", version)
 	}
 }
 
@@ -317,7 +336,8 @@ func (m postFilter) sessionVersion(r *http.Request) {
 type callsInFlight struct {
 	mu        sync.Mutex
 	byKey     map[callKey]*callInFlight
-	cancelled atomic.Int64 // calls in byKey the client cancelled
+	cancelled atomic.Int64  // calls in byKey the client cancelled
+	empty     chan struct{} // closed while byKey is empty
 }
 
 type callKey struct{ session, id string } // id as its JSON text
@@ -342,6 +362,9 @@ func (c *callsInFlight) start(session string, id jsonrpc.ID) *callInFlight {
 	if c.byKey[key] != nil {
 		return nil
 	}
+	if len(c.byKey) == 0 {
+		c.empty = make(chan struct{})
+	}
 	c.byKey[key] = call
 	return call
 }
@@ -351,7 +374,13 @@ func (c *callsInFlight) end(session string, call *callInFlight) {
 	if call.cancelled.Load() {
 		c.cancelled.Add(-1)
 	}
-	delete(c.byKey, callKey{session, call.id})
+	key := callKey{session, call.id}
+	if c.byKey[key] == call {
+		delete(c.byKey, key)
+		if len(c.byKey) == 0 {
+			close(c.empty)
+		}
+	}
 	c.mu.Unlock()
 }
 
@@ -364,16 +393,23 @@ func (c *callsInFlight) cancel(session, id string) {
 }
 
 // waitEmpty waits until no call's POST is open — its answer written — or
-// the deadline.
-func (c *callsInFlight) waitEmpty(deadline time.Time) {
-	for time.Now().Before(deadline) {
-		c.mu.Lock()
-		n := len(c.byKey)
-		c.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+// the deadline; it reports whether none is.
+func (c *callsInFlight) waitEmpty(deadline time.Time) bool {
+	c.mu.Lock()
+	empty := c.empty
+	c.mu.Unlock()
+	select {
+	case <-empty: // before the timer, which may be due already
+		return true
+	default:
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case <-empty:
+		return true
+	case <-timer.C:
+		return false
 	}
 }
 

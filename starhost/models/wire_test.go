@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/starhost/models"
@@ -105,5 +106,65 @@ func TestH26_6_AnthropicStreamEdges(t *testing.T) {
 	var me *models.Error
 	if !errors.As(err, &me) || me.Code != models.CodeBadReply {
 		t.Errorf("garbled event: %v", err)
+	}
+}
+
+// jsonReply serves body as every JSON reply.
+func jsonReply(body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	})
+}
+
+// The chat completions protocols read their one shared reply shape each as
+// strictly as its API promises: no choices is a bad reply for both; a null
+// content is a tool-calling reply's empty text for OpenAI and a bad reply
+// for DeepSeek, which always answers with content; a refusal or a
+// content_filter finish is refused. Gemini needs its key before any call.
+func TestWire_ChatCompletionEdges(t *testing.T) {
+	srv := modelfake.Start()
+	defer srv.Close()
+	ask := func(proto, prefix string) (models.Reply, error) {
+		ad, _ := models.Registered().Lookup(proto)
+		c, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: &models.Provider{Name: "p", Endpoint: srv.URL + prefix},
+			Model: &models.ProviderModel{Name: "m"}, APIKey: fakeKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Complete(context.Background(), models.Request{Messages: []models.Message{{Role: "user", Content: "x"}}})
+	}
+	srv.Handle("/none/", jsonReply(`{"choices": []}`))
+	srv.Handle("/null/", jsonReply(`{"choices": [{"message": {"content": null}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 4, "completion_tokens": 2}}`))
+	srv.Handle("/refusal/", jsonReply(`{"choices": [{"message": {"content": null, "refusal": "no"}, "finish_reason": "stop"}]}`))
+	srv.Handle("/filter/", jsonReply(`{"choices": [{"message": {"content": "x"}, "finish_reason": "content_filter"}]}`))
+	code := func(err error) string {
+		var me *models.Error
+		if errors.As(err, &me) {
+			return me.Code
+		}
+		return ""
+	}
+	for _, proto := range []string{"openai", "deepseek"} {
+		if _, err := ask(proto, "/none"); code(err) != models.CodeBadReply {
+			t.Errorf("%s, no choices: %v", proto, err)
+		}
+		if _, err := ask(proto, "/filter"); code(err) != models.CodeRefused {
+			t.Errorf("%s, content_filter: %v", proto, err)
+		}
+	}
+	if reply, err := ask("openai", "/null"); err != nil || reply.Text != "" || reply.FinishReason != "tool_calls" || reply.InputTokens != 4 || reply.OutputTokens != 2 {
+		t.Errorf("openai, null content: %+v, %v", reply, err)
+	}
+	if _, err := ask("deepseek", "/null"); code(err) != models.CodeBadReply {
+		t.Errorf("deepseek, null content: %v", err)
+	}
+	if _, err := ask("openai", "/refusal"); code(err) != models.CodeRefused || !strings.Contains(err.Error(), "no") {
+		t.Errorf("openai, refusal: %v", err)
+	}
+	ad, _ := models.Registered().Lookup("gemini")
+	if _, err := ad.NewClient(context.Background(), models.ClientConfig{Provider: &models.Provider{Name: "p", Endpoint: srv.URL},
+		Model: &models.ProviderModel{Name: "m"}}); err == nil || !strings.Contains(err.Error(), "needs an API key") {
+		t.Errorf("gemini without a key: %v", err)
 	}
 }

@@ -3,81 +3,45 @@
 // plugin directory in DIR, executes each plugin.star once (the constructors
 // and contribute record the tools, nothing is checked), then calls one tool
 // with JSON arguments and prints its text. It does what any program that
-// runs these plugins must do, and nothing else.
+// runs these plugins must do, and nothing else; what it shares with
+// internal/embedmin/raw is rawrun.
 //
 //	rawstar DIR TOOL '{"text": "hi"}'
 package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 
 	"github.com/crystal-star/crystal-star/builtins"
+	"github.com/crystal-star/crystal-star/internal/embedmin/raw/rawrun"
 )
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: rawstar DIR TOOL JSON")
-		os.Exit(2)
-	}
-	tools := map[string]starlark.Value{}
-	predeclared := starlark.StringDict{}
-	for k, v := range builtins.Predeclared() {
-		predeclared[k] = v
-	}
-	predeclared["tool"] = starlark.NewBuiltin("tool", func(_ *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return starlarkstruct.FromKeywords(starlarkstruct.Default, kwargs), nil
-	})
-	predeclared["contribute"] = starlark.NewBuiltin("contribute", func(_ *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		for _, kv := range kwargs {
-			if list, ok := kv[1].(*starlark.List); ok && kv[0].(starlark.String) == "tools" {
-				for i := range list.Len() {
-					t := list.Index(i).(*starlarkstruct.Struct)
-					name, _ := t.Attr("name")
-					run, _ := t.Attr("run")
-					tools[string(name.(starlark.String))] = run
-				}
+	rawrun.Main("rawstar DIR TOOL JSON", func(root, tool, argsJSON string) (string, error) {
+		tools := rawrun.Tools{}
+		predeclared := tools.Predeclared(builtins.Predeclared())
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			return "", err
+		}
+		th := &starlark.Thread{Name: "raw"}
+		for _, e := range entries {
+			dir := filepath.Join(root, e.Name())
+			if _, err := os.ReadFile(filepath.Join(dir, "plugin.toml")); err != nil {
+				return "", err
+			}
+			if err := rawrun.Exec(th, &builtins.Dialect, dir, filepath.Join(dir, "plugin.star"), predeclared); err != nil {
+				return "", err
 			}
 		}
-		return starlark.None, nil
+		var args any
+		if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
+			return "", err
+		}
+		return tools.Call(th, tool, builtins.FromJSON(args))
 	})
-	entries, err := os.ReadDir(os.Args[1])
-	check(err)
-	th := &starlark.Thread{Name: "raw"}
-	for _, e := range entries {
-		dir := filepath.Join(os.Args[1], e.Name())
-		_, err := os.ReadFile(filepath.Join(dir, "plugin.toml"))
-		check(err)
-		src, err := os.ReadFile(filepath.Join(dir, "plugin.star"))
-		check(err)
-		g, err := starlark.ExecFileOptions(&builtins.Dialect, th, filepath.Join(dir, "plugin.star"), src, predeclared)
-		check(err)
-		g.Freeze()
-	}
-	run, ok := tools[os.Args[2]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "unknown tool %s\n", os.Args[2])
-		os.Exit(1)
-	}
-	var args any
-	check(json.Unmarshal([]byte(os.Args[3]), &args))
-	out, err := starlark.Call(th, run, starlark.Tuple{starlark.None, builtins.FromJSON(args)}, nil)
-	check(err)
-	if s, ok := out.(starlark.String); ok {
-		fmt.Println(string(s))
-	} else {
-		fmt.Println(out)
-	}
-}
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 }

@@ -25,32 +25,23 @@ package claudecode
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 )
 
-// Event is the part of a Claude Code hook event crystal-star reads.
+// Event is the part of a Claude Code hook event crystal-star reads: the
+// fields every agent host sends (agenthosts.Event) and Claude Code's own.
 type Event struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath string          `json:"transcript_path"`
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	Prompt         string          `json:"prompt"`
-	Source         string          `json:"source"`
+	agenthosts.Event
+	TranscriptPath string `json:"transcript_path"`
+	PermissionMode string `json:"permission_mode"`
+	ToolUseID      string `json:"tool_use_id"`
 	// LastAssistantMessage is the Stop event's final text, where Claude
 	// Code sends it.
 	LastAssistantMessage string `json:"last_assistant_message"`
-	Trigger              string `json:"trigger"`
 	CustomInstructions   string `json:"custom_instructions"`
-	Reason               string `json:"reason"`
 }
 
 // Events lists the events Serve maps onto plugins; every other event is
@@ -59,10 +50,6 @@ var Events = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToo
 
 // Reply is a hook's answer: what to print and the exit code.
 type Reply = agenthosts.Reply
-
-// EventName and ToolCall make an Event an agenthosts.HookEvent.
-func (ev *Event) EventName() string                   { return ev.HookEventName }
-func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
 
 // Handler serves one hook event.
 type Handler struct {
@@ -77,14 +64,7 @@ type Handler struct {
 // ParseEvent decodes a hook event; input that is not a JSON object with a
 // hook_event_name is an error.
 func ParseEvent(data []byte) (*Event, error) {
-	var ev Event
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return nil, fmt.Errorf("the hook input is not a Claude Code event (JSON object): %v", err)
-	}
-	if ev.HookEventName == "" {
-		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a Claude Code hook?")
-	}
-	return &ev, nil
+	return agenthosts.ParseEvent[Event]("Claude Code", data)
 }
 
 // SessionOf returns the session_id of a hook event or status JSON, "" when
@@ -106,7 +86,7 @@ func (h *Handler) hook() agenthosts.Hook[*Event] {
 	return agenthosts.Hook[*Event]{Command: "crystal-star hook claude-code", ToolEvent: "PreToolUse", Events: Events,
 		Parse: ParseEvent, Open: h.Open, Serve: h.serve, FailOpen: h.FailOpen,
 		Deny: func(why string) Reply {
-			return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{
+			return agenthosts.JSONReply(map[string]any{"hookSpecificOutput": map[string]any{
 				"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": why}}, why)
 		}}
 }
@@ -126,15 +106,9 @@ func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) R
 	case "PostToolUse":
 		return postToolUse(ctx, s, ev)
 	case "SessionStart":
-		return contextReply("SessionStart", s.SessionContext(ctx))
+		return agenthosts.ContextReply("SessionStart", s.SessionContext(ctx))
 	case "UserPromptSubmit":
-		t := s.TurnStarted(ctx, ev.Prompt)
-		text := t.Context
-		if t.Text != ev.Prompt {
-			// Claude Code cannot replace the prompt: the rewrite is context.
-			text = join("A crystal-star plugin rewrote the user's message as:\n"+t.Text, text)
-		}
-		return contextReply("UserPromptSubmit", text)
+		return agenthosts.ContextReply("UserPromptSubmit", s.TurnStarted(ctx, ev.Prompt).Added)
 	case "Stop":
 		s.TurnFinished(ctx, "", ev.LastAssistantMessage, "end_turn")
 	case "PreCompact":
@@ -166,7 +140,7 @@ func (h *Handler) preToolUse(ctx context.Context, s *agenthosts.Session, ev *Eve
 	if len(out) == 1 {
 		return Reply{}
 	}
-	return jsonReply(map[string]any{"hookSpecificOutput": out}, "")
+	return agenthosts.JSONReply(map[string]any{"hookSpecificOutput": out}, "")
 }
 
 func postToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
@@ -183,7 +157,7 @@ func postToolUse(ctx context.Context, s *agenthosts.Session, ev *Event) Reply {
 		// version follows it as context.
 		spec["additionalContext"] = "crystal-star plugins replaced this tool result with:\n" + out
 	}
-	return jsonReply(map[string]any{"hookSpecificOutput": spec}, "")
+	return agenthosts.JSONReply(map[string]any{"hookSpecificOutput": spec}, "")
 }
 
 // responseText is the text of a tool_response: a string, an MCP content
@@ -212,21 +186,6 @@ func responseText(raw json.RawMessage) string {
 		return join(*bash.Stdout, bash.Stderr)
 	}
 	return string(raw)
-}
-
-func contextReply(event, text string) Reply {
-	if strings.TrimSpace(text) == "" {
-		return Reply{}
-	}
-	return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}}, "")
-}
-
-func jsonReply(v any, stderr string) Reply {
-	b, _ := json.Marshal(v)
-	if stderr != "" {
-		stderr = "crystal-star: " + stderr + "\n"
-	}
-	return Reply{Stdout: append(b, '\n'), Stderr: stderr}
 }
 
 func join(a, b string) string {

@@ -17,13 +17,9 @@ const ServerName = "crystal-star"
 
 // Setup says where and how to install crystal-star into Claude Code.
 type Setup struct {
-	// Exe and Args start crystal-star (Args are its global flags, such as
-	// --dev DIR); the hooks, status line and MCP server run them.
-	Exe  string
-	Args []string
-	// HookExe runs the hooks and the status line: crystal-star-hook, the
-	// fast forwarder, where it is installed; "" is Exe.
-	HookExe string
+	// Launch starts crystal-star for the hooks, the status line and the
+	// MCP server.
+	agenthosts.Launch
 	// Project is the workspace whose .claude/settings.json and .mcp.json
 	// are written; "" writes the user's settings instead.
 	Project string
@@ -38,17 +34,8 @@ type Setup struct {
 var hookMatchers = [][2]string{{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PreToolUse", "*"}, {"PostToolUse", "*"},
 	{"Stop", ""}, {"PreCompact", ""}, {"SessionEnd", ""}}
 
-// command is the hook command line with sub, shell-quoted.
-func (s Setup) command(sub ...string) string {
-	exe := s.HookExe
-	if exe == "" {
-		exe = s.Exe
-	}
-	return agenthosts.ShellLine(append(append([]string{exe}, s.Args...), sub...))
-}
-
 func (s Setup) server() map[string]any {
-	return map[string]any{"type": "stdio", "command": s.Exe, "args": append(slices.Clone(s.Args), "mcp")}
+	return map[string]any{"type": "stdio", "command": s.Exe, "args": s.MCPArgs()}
 }
 
 // Files merges crystal-star's hooks, status line and MCP server into the
@@ -70,11 +57,11 @@ func (s Setup) Files() ([]*agenthosts.SettingsFile, []string, error) {
 		return nil, nil, err
 	}
 	for _, e := range hookMatchers {
-		if err := agenthosts.AddHook(hooks, e[0], e[1], s.command("hook", "claude-code"), nil); err != nil {
+		if err := agenthosts.AddHook(hooks, e[0], e[1], s.HookLine("hook", "claude-code"), nil); err != nil {
 			return nil, nil, err
 		}
 	}
-	if agenthosts.SetEntry(sf.Doc, "statusLine", map[string]any{"type": "command", "command": s.command("statusline", "claude-code")}) {
+	if agenthosts.SetEntry(sf.Doc, "statusLine", map[string]any{"type": "command", "command": s.HookLine("statusline", "claude-code")}) {
 		notes = append(notes, settings+": statusLine is the user's own and stays; crystal-star statusline claude-code prints the operator's line")
 	}
 	if s.Project != "" {
@@ -109,7 +96,7 @@ func (s Setup) Files() ([]*agenthosts.SettingsFile, []string, error) {
 func (s Setup) Bundle() map[string][]byte {
 	hooks := map[string]any{}
 	for _, e := range hookMatchers {
-		_ = agenthosts.AddHook(hooks, e[0], e[1], s.command("hook", "claude-code"), nil)
+		_ = agenthosts.AddHook(hooks, e[0], e[1], s.HookLine("hook", "claude-code"), nil)
 	}
 	enc := func(v any) []byte {
 		b, _ := json.MarshalIndent(v, "", "  ")

@@ -20,25 +20,16 @@ package geminicli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 )
 
-// Event is the part of a Gemini CLI hook event crystal-star reads.
+// Event is the part of a Gemini CLI hook event crystal-star reads: the
+// fields every agent host sends (agenthosts.Event) and Gemini CLI's own.
 type Event struct {
-	SessionID      string          `json:"session_id"`
-	Cwd            string          `json:"cwd"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	Prompt         string          `json:"prompt"`
-	PromptResponse string          `json:"prompt_response"`
-	Source         string          `json:"source"`
-	Trigger        string          `json:"trigger"`
-	Reason         string          `json:"reason"`
+	agenthosts.Event
+	PromptResponse string `json:"prompt_response"`
 }
 
 // Events lists the events Serve maps onto plugins.
@@ -46,10 +37,6 @@ var Events = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", 
 
 // Reply is a hook's answer: what to print and the exit code.
 type Reply = agenthosts.Reply
-
-// EventName and ToolCall make an Event an agenthosts.HookEvent.
-func (ev *Event) EventName() string                   { return ev.HookEventName }
-func (ev *Event) ToolCall() (string, json.RawMessage) { return ev.ToolName, ev.ToolInput }
 
 // Handler serves one hook event.
 type Handler struct {
@@ -62,23 +49,16 @@ type Handler struct {
 
 // ParseEvent decodes a hook event; input that is not a JSON object with a
 // hook_event_name is an error.
-func ParseEvent(data []byte) (*Event, error) {
-	var ev Event
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return nil, fmt.Errorf("the hook input is not a Gemini CLI event (JSON object): %v", err)
-	}
-	if ev.HookEventName == "" {
-		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a Gemini CLI hook?")
-	}
-	return &ev, nil
-}
+func ParseEvent(data []byte) (*Event, error) { return agenthosts.ParseEvent[Event]("Gemini CLI", data) }
 
 // hook is Gemini CLI's hook protocol over agenthosts.Hook, which fails
 // BeforeTool closed.
 func (h *Handler) hook() agenthosts.Hook[*Event] {
 	return agenthosts.Hook[*Event]{Command: "crystal-star hook gemini-cli", ToolEvent: "BeforeTool", Events: Events,
 		Parse: ParseEvent, Open: h.Open, Serve: h.serve, FailOpen: h.FailOpen,
-		Deny: func(why string) Reply { return jsonReply(map[string]any{"decision": "deny", "reason": why}) }}
+		Deny: func(why string) Reply {
+			return agenthosts.JSONReply(map[string]any{"decision": "deny", "reason": why}, "")
+		}}
 }
 
 // Serve answers one event given as the JSON Gemini CLI wrote. It never
@@ -109,22 +89,17 @@ func (h *Handler) serve(ctx context.Context, s *agenthosts.Session, ev *Event) R
 		if len(out) == 0 {
 			return Reply{}
 		}
-		return jsonReply(out)
+		return agenthosts.JSONReply(out, "")
 	case "AfterTool":
 		text := responseText(ev.ToolResponse)
 		if out, changed := s.PostTool(ctx, ev.ToolName, "", ev.ToolInput, text); changed {
 			// Gemini CLI replaces a tool's result with the reason of a deny.
-			return jsonReply(map[string]any{"decision": "deny", "reason": out})
+			return agenthosts.JSONReply(map[string]any{"decision": "deny", "reason": out}, "")
 		}
 	case "SessionStart":
-		return contextReply("SessionStart", s.SessionContext(ctx))
+		return agenthosts.ContextReply("SessionStart", s.SessionContext(ctx))
 	case "BeforeAgent":
-		t := s.TurnStarted(ctx, ev.Prompt)
-		text := t.Context
-		if t.Text != ev.Prompt {
-			text = join("A crystal-star plugin rewrote the user's message as:\n"+t.Text, text)
-		}
-		return contextReply("BeforeAgent", text)
+		return agenthosts.ContextReply("BeforeAgent", s.TurnStarted(ctx, ev.Prompt).Added)
 	case "AfterAgent":
 		s.TurnFinished(ctx, agenthosts.TurnID(ev.Prompt), ev.PromptResponse, "end_turn")
 	case "PreCompress":
@@ -165,26 +140,4 @@ func responseText(raw json.RawMessage) string {
 		return r.Error.Message
 	}
 	return string(raw)
-}
-
-func contextReply(event, text string) Reply {
-	if strings.TrimSpace(text) == "" {
-		return Reply{}
-	}
-	return jsonReply(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
-}
-
-func jsonReply(v any) Reply {
-	b, _ := json.Marshal(v)
-	return Reply{Stdout: append(b, '\n')}
-}
-
-func join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "\n\n" + b
 }

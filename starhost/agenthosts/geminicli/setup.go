@@ -3,7 +3,6 @@ package geminicli
 import (
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/crystal-star/crystal-star/starhost/agenthosts"
 )
@@ -14,11 +13,8 @@ const ServerName = "crystal-star"
 
 // Setup says where and how to install crystal-star into Gemini CLI.
 type Setup struct {
-	// Exe and Args start crystal-star (Args are its global flags).
-	Exe  string
-	Args []string
-	// HookExe runs the hooks (crystal-star-hook where installed); "" is Exe.
-	HookExe string
+	// Launch starts crystal-star for the hooks and the MCP server.
+	agenthosts.Launch
 	// Project is the workspace whose .gemini/settings.json is written; ""
 	// writes the user's ~/.gemini/settings.json (UserDir).
 	Project string
@@ -41,11 +37,7 @@ func (s Setup) Files() ([]*agenthosts.SettingsFile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	exe := s.HookExe
-	if exe == "" {
-		exe = s.Exe
-	}
-	cmd := agenthosts.ShellLine(append(append([]string{exe}, s.Args...), "hook", "gemini-cli"))
+	cmd := s.HookLine("hook", "gemini-cli")
 	for _, e := range Events {
 		if err := agenthosts.AddHook(hooks, e, "", cmd, map[string]any{"name": "crystal-star"}); err != nil {
 			return nil, nil, err
@@ -56,7 +48,7 @@ func (s Setup) Files() ([]*agenthosts.SettingsFile, []string, error) {
 		return nil, nil, err
 	}
 	var notes []string
-	if agenthosts.SetEntry(servers, ServerName, map[string]any{"command": s.Exe, "args": append(slices.Clone(s.Args), "mcp")}) {
+	if agenthosts.SetEntry(servers, ServerName, map[string]any{"command": s.Exe, "args": s.MCPArgs()}) {
 		notes = append(notes, path+": mcpServers."+ServerName+" is the user's own and stays")
 	}
 	return []*agenthosts.SettingsFile{f}, notes, nil

@@ -97,29 +97,21 @@ type reply struct {
 	} `json:"usageMetadata"`
 }
 
-// NewClient builds a generateContent client.
+// NewClient builds a generateContent client; a speed is not supported,
+// and a key is required.
 func (Adapter) NewClient(_ context.Context, cfg models.ClientConfig) (models.Client, error) {
-	if err := wire.NoSpeed("gemini", cfg.Facts); err != nil {
-		return nil, err
-	}
-	if cfg.APIKey == "" {
-		return nil, errors.New("the gemini adapter needs an API key: set api_key_env in providers.json and that variable")
-	}
-	url := wire.URL(cfg, "/v1beta/"+modelPath(cfg.Model.Name)+":generateContent")
-	hc := wire.HTTP(cfg)
 	header := http.Header{}
 	header.Set("X-Goog-Api-Key", cfg.APIKey)
-	return wire.Client(cfg, func(ctx context.Context, req models.Request) (models.Reply, error) {
-		body, err := newRequest(cfg, req)
-		if err != nil {
-			return models.Reply{}, err
-		}
-		var out reply
-		if err := wire.PostJSON(ctx, hc, url, header, body, &out, wire.OpenAIErrorMessage); err != nil {
-			return models.Reply{}, err
-		}
-		return readReply(&out)
-	}), nil
+	return wire.Post[request, reply]{Protocol: "gemini", HasTier: true, Check: needsKey,
+		Path: "/v1beta/" + modelPath(cfg.Model.Name) + ":generateContent", Header: header,
+		Request: newRequest, Reply: readReply}.NewClient(cfg)
+}
+
+func needsKey(cfg models.ClientConfig) error {
+	if cfg.APIKey == "" {
+		return errors.New("the gemini adapter needs an API key: set api_key_env in providers.json and that variable")
+	}
+	return nil
 }
 
 // modelPath is the resource name of a model: "models/NAME", or the name

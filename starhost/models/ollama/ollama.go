@@ -54,26 +54,16 @@ type reply struct {
 // NewClient builds an Ollama client; a service tier or speed is not
 // supported.
 func (Adapter) NewClient(_ context.Context, cfg models.ClientConfig) (models.Client, error) {
-	if err := wire.NoTierOrSpeed("ollama", cfg.Facts); err != nil {
-		return nil, err
+	return wire.Post[request, reply]{Protocol: "ollama", Path: "/api/chat", Header: wire.Bearer(cfg.APIKey),
+		ErrorMessage: errorMessage, Request: newRequest, Reply: readReply}.NewClient(cfg)
+}
+
+func readReply(r *reply) (models.Reply, error) {
+	if r.Message == nil {
+		return models.Reply{}, models.Malformed("the chat reply has no message")
 	}
-	url, header := wire.URL(cfg, "/api/chat"), wire.Bearer(cfg.APIKey)
-	hc := wire.HTTP(cfg)
-	return wire.Client(cfg, func(ctx context.Context, req models.Request) (models.Reply, error) {
-		body, err := newRequest(cfg, req)
-		if err != nil {
-			return models.Reply{}, err
-		}
-		var out reply
-		if err := wire.PostJSON(ctx, hc, url, header, body, &out, errorMessage); err != nil {
-			return models.Reply{}, err
-		}
-		if out.Message == nil {
-			return models.Reply{}, models.Malformed("the chat reply has no message")
-		}
-		return models.Reply{Text: out.Message.Content, FinishReason: out.DoneReason,
-			InputTokens: out.PromptEvalCount, OutputTokens: out.EvalCount}, nil
-	}), nil
+	return models.Reply{Text: r.Message.Content, FinishReason: r.DoneReason,
+		InputTokens: r.PromptEvalCount, OutputTokens: r.EvalCount}, nil
 }
 
 func newRequest(cfg models.ClientConfig, req models.Request) (request, error) {

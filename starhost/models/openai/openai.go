@@ -70,53 +70,10 @@ type request struct {
 	ServiceTier         string    `json:"service_tier,omitempty"`
 }
 
-type reply struct {
-	Choices []struct {
-		Message struct {
-			Content *string `json:"content"`
-			Refusal *string `json:"refusal"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-}
-
 // NewClient builds a chat completions client; a speed is not supported.
 func (Adapter) NewClient(_ context.Context, cfg models.ClientConfig) (models.Client, error) {
-	if err := wire.NoSpeed("openai", cfg.Facts); err != nil {
-		return nil, err
-	}
-	url, header := wire.URL(cfg, "/chat/completions"), Header(cfg)
-	hc := wire.HTTP(cfg)
-	return wire.Client(cfg, func(ctx context.Context, req models.Request) (models.Reply, error) {
-		body, err := newRequest(cfg, req)
-		if err != nil {
-			return models.Reply{}, err
-		}
-		var out reply
-		if err := wire.PostJSON(ctx, hc, url, header, body, &out, wire.OpenAIErrorMessage); err != nil {
-			return models.Reply{}, err
-		}
-		if len(out.Choices) == 0 {
-			return models.Reply{}, models.Malformed("the chat completion has no choices")
-		}
-		ch := out.Choices[0]
-		switch {
-		case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
-			return models.Reply{}, models.Refused("%s", *ch.Message.Refusal)
-		case ch.FinishReason == "content_filter":
-			return models.Reply{}, models.Refused("finish_reason content_filter")
-		}
-		text := ""
-		if ch.Message.Content != nil {
-			text = *ch.Message.Content
-		}
-		return models.Reply{Text: text, FinishReason: ch.FinishReason,
-			InputTokens: out.Usage.PromptTokens, OutputTokens: out.Usage.CompletionTokens}, nil
-	}), nil
+	return wire.Post[request, wire.ChatReply]{Protocol: "openai", HasTier: true, Path: "/chat/completions",
+		Header: Header(cfg), Request: newRequest, Reply: wire.ReadChat}.NewClient(cfg)
 }
 
 func newRequest(cfg models.ClientConfig, req models.Request) (request, error) {

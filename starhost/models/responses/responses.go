@@ -85,22 +85,8 @@ type reply struct {
 
 // NewClient builds a Responses API client; a speed is not supported.
 func (Adapter) NewClient(_ context.Context, cfg models.ClientConfig) (models.Client, error) {
-	if err := wire.NoSpeed("responses", cfg.Facts); err != nil {
-		return nil, err
-	}
-	url, header := wire.URL(cfg, "/responses"), openai.Header(cfg)
-	hc := wire.HTTP(cfg)
-	return wire.Client(cfg, func(ctx context.Context, req models.Request) (models.Reply, error) {
-		body, err := newRequest(cfg, req)
-		if err != nil {
-			return models.Reply{}, err
-		}
-		var out reply
-		if err := wire.PostJSON(ctx, hc, url, header, body, &out, wire.OpenAIErrorMessage); err != nil {
-			return models.Reply{}, err
-		}
-		return readReply(&out)
-	}), nil
+	return wire.Post[request, reply]{Protocol: "responses", HasTier: true, Path: "/responses",
+		Header: openai.Header(cfg), Request: newRequest, Reply: readReply}.NewClient(cfg)
 }
 
 func newRequest(cfg models.ClientConfig, req models.Request) (request, error) {

@@ -1,7 +1,9 @@
 // Package wire is what the built-in model adapters (starhost/models/openai,
 // responses, deepseek, anthropic, gemini, ollama) share over net/http: the
 // client that classifies every failure, a JSON POST that reads the
-// provider's error message, a server-sent events reader, and the checks of
+// provider's error message, the client of a one-POST protocol (Post: the
+// adapter declares its path, header, request and reply reading), the chat
+// completions reply (ChatReply, ReadChat), a server-sent events reader, and the checks of
 // a request's slots every protocol makes alike. It imports nothing beyond
 // the standard library and starhost/models.
 package wire
