@@ -48,7 +48,7 @@ func TestH26_4_FlatSchemaAgreesWithValidator(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.raw, err)
 		}
-		_, isFlat := flatSchemas.m.Load(sch)
+		isFlat := sch.flat != nil
 		if isFlat != s.flat {
 			t.Errorf("%s: flat = %v, want %v", s.raw, isFlat, s.flat)
 		}
