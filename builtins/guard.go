@@ -197,10 +197,12 @@ const bigAlloc = 1 << 20
 
 // guardRepeats rewrites f so that the operands of every guarded `*`, `*=`,
 // `+`, `+=`, and of `%` and `.format` on a literal string, pass their guard.
-func guardRepeats(f *syntax.File) {
+// It returns the names of the guards it put in.
+func guardRepeats(f *syntax.File) []string {
 	g := &repeatRewriter{rebound: reboundNames(f)}
 	g.stmts(f.Stmts)
 	f.Stmts = append(g.aliases(f.Path), f.Stmts...)
+	return g.used
 }
 
 // repeatRewriter rewrites one file; used collects the guards it put in.

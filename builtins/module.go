@@ -42,6 +42,10 @@ type bundleCompiler struct {
 	// defNames maps each def's position (a starlark.Function's) to its
 	// name's, where CallbackArity points, as check does.
 	defNames map[syntax.Position]syntax.Position
+	// operandGuards reports whether a file uses a guard bound to the
+	// generation's memory budget (instancePredeclared); without one the
+	// module runs with the shared predeclared names, not a copy.
+	operandGuards bool
 }
 
 func (c *bundleCompiler) display(p string) string {
@@ -127,7 +131,11 @@ func (c *bundleCompiler) compile(p string, chain []string, from contrib.Pos) {
 			c.parsed(c.plugin, p, orig)
 		}
 	}
-	guardRepeats(f)
+	for _, name := range guardRepeats(f) {
+		if _, bound := operandGuardNames[name]; bound {
+			c.operandGuards = true
+		}
+	}
 	c.recordDefs(f)
 	var pr *program
 	if prog, err := starlark.FileProgram(f, IsPredeclared); err != nil {

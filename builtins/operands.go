@@ -151,6 +151,9 @@ func operandGuards(inst *instance) map[string]*operandGuard {
 	}
 }
 
+// operandGuardNames are the guards operandGuards binds per generation.
+var operandGuardNames = operandGuards(nil)
+
 // instancePredeclared returns the predeclared names of inst's modules:
 // Predeclared with the operator guards bound to inst's memory budget.
 func instancePredeclared(inst *instance) starlark.StringDict {

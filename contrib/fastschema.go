@@ -2,10 +2,6 @@ package contrib
 
 import (
 	"encoding/json"
-	"sync"
-	"sync/atomic"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // A flat schema is the shape most tool parameters have: an object whose
@@ -30,28 +26,6 @@ const (
 	flatNumber
 	flatBoolean
 )
-
-// flatSchemas maps a compiled schema to its flat form, for the schemas
-// that have one. Bounded like schemaCache: when full it starts over, which
-// only sends calls back to the general validator until their schema is
-// compiled again.
-var flatSchemas struct {
-	m sync.Map // *jsonschema.Schema → *flatSchema
-	n atomic.Int32
-}
-
-// rememberFlat records the flat form of sch compiled from raw, if it has one.
-func rememberFlat(sch *jsonschema.Schema, raw []byte) {
-	f := parseFlat(raw)
-	if f == nil {
-		return
-	}
-	if flatSchemas.n.Add(1) > 2*maxCachedSchemas {
-		flatSchemas.m.Clear()
-		flatSchemas.n.Store(1)
-	}
-	flatSchemas.m.Store(sch, f)
-}
 
 // parseFlat returns the flat form of a schema's text, or nil when it has
 // any keyword beyond the few a flat schema understands (annotations
@@ -191,8 +165,8 @@ func plainInteger(e any) bool {
 
 // validateArgs validates decoded arguments against sch: the flat check
 // when it proves them valid, the JSON Schema validator otherwise.
-func validateArgs(sch *jsonschema.Schema, v any) error {
-	if f, ok := flatSchemas.m.Load(sch); ok && f.(*flatSchema).accepts(v) {
+func validateArgs(sch *Schema, v any) error {
+	if sch.flat != nil && sch.flat.accepts(v) {
 		return nil
 	}
 	return sch.Validate(v)

@@ -48,7 +48,7 @@ func TestH26_4_FlatSchemaAgreesWithValidator(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.raw, err)
 		}
-		_, isFlat := flatSchemas.m.Load(sch)
+		isFlat := sch.flat != nil
 		if isFlat != s.flat {
 			t.Errorf("%s: flat = %v, want %v", s.raw, isFlat, s.flat)
 		}
@@ -107,8 +107,9 @@ func TestH26_4_GateCancelsManyCalls(t *testing.T) {
 		go func() {
 			defer done.Done()
 			_, intr := g.Call(context.Background(), func(ctx context.Context) {
+				done := ctx.Done() // a call's context is tracked once Done is asked (TestH26_4_GateCallContextIsLazy)
 				entered.Done()
-				<-ctx.Done()
+				<-done
 			})
 			interrupted <- intr
 		}()

@@ -56,3 +56,88 @@ func TestCC5_InvalidSchemaNamesItsPath(t *testing.T) {
 		t.Errorf("error = %q, want %q", err, want)
 	}
 }
+
+// TestH26_1_SchemaCheckIsOurs: google/jsonschema-go does not check a schema
+// against the meta-schema, so the host's own check names each bad place of
+// an author's schema, at every level, in a stable order; a $schema other
+// than draft 2020-12 or draft-07 is refused at compile time (the validator
+// would refuse every call).
+func TestH26_1_SchemaCheckIsOurs(t *testing.T) {
+	cases := map[string]string{
+		`{"type":"nope"}`: `not a valid JSON Schema: /type: "nope" is not a JSON Schema type (array, boolean, integer, null, number, object, string)`,
+		`{"type":"object","properties":{"a":{"type":"array","items":{"minLength":-1}}},"required":"a"}`: "not a valid JSON Schema: /properties/a/items/minLength: got -1, want non-negative integer; /required: got string, want array",
+		`{"properties":{"s":{"pattern":"("}}}`:                                                          "not a valid JSON Schema: /properties/s/pattern: not a regular expression: error parsing regexp: missing closing ): `(`",
+		`{"anyOf":[],"not":3,"$defs":{"x/y":{"enum":1}}}`:                                               "not a valid JSON Schema: /$defs/x~1y/enum: got number, want array; /anyOf: an empty array; want at least one schema; /not: got number, want boolean or object",
+		`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`:                         `not a valid JSON Schema: /$schema: "http://json-schema.org/draft-04/schema#" is not supported; leave "$schema" out (draft 2020-12) or name draft-07`,
+		`{"type":["string","string"]}`:                                                                  "not a valid JSON Schema: /type: item 1: want one of array, boolean, integer, null, number, object, string, each once",
+		`{"properties":{"n":{"type":"integer","multipleOf":0}}}`:                                        "not a valid JSON Schema: /properties/n/multipleOf: got 0, want a number above 0",
+	}
+	for raw, want := range cases {
+		_, err := CompileSchema(json.RawMessage(raw))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", raw, err, want)
+		}
+	}
+	for _, ok := range []string{
+		`{"type":"object","x-vendor":{"anything":1},"format":"uri"}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema","items":[{"type":"string"}],"dependencies":{"a":["b"],"c":{"type":"object"}}}`,
+	} {
+		if _, err := CompileSchema(json.RawMessage(ok)); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
+// TestH26_1_ValidationNamesEveryPath: a refused value is explained at every
+// failing place of the value (not the schema), in the words the tests and
+// docs pin, and JSON numbers decoded as json.Number validate as numbers.
+func TestH26_1_ValidationNamesEveryPath(t *testing.T) {
+	schema := `{"type":"object","additionalProperties":false,"required":["name","times"],
+		"$defs":{"tag":{"type":"string","enum":["a","b"]}},
+		"properties":{
+			"name":{"type":"string","minLength":2,"pattern":"^[a-z]+$"},
+			"times":{"type":"integer","minimum":1,"maximum":9},
+			"tags":{"type":"array","items":{"$ref":"#/$defs/tag"},"maxItems":2,"uniqueItems":true},
+			"pick":{"oneOf":[{"type":"string"},{"type":"integer"}]},
+			"deep":{"type":"object","properties":{"x":{"type":["number","null"]}}}}}`
+	sch, err := CompileSchema(json.RawMessage(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		`{"times":"3"}`: "invalid arguments: /: missing property 'name'; /times: got string, want integer",
+		`{"name":"x1","times":0,"extra":1,"more":2}`: "invalid arguments: /name: 'x1' does not match pattern '^[a-z]+$'; /times: minimum: got 0, want 1; " +
+			"/: additional properties 'extra', 'more' not allowed",
+		`{"name":"ab","times":3.5,"tags":["a","c","a"]}`:        "invalid arguments: /tags: maxItems: got 3, want 2; /tags: items at 0 and 2 are equal; /tags/1: value must be one of 'a', 'b'; /times: got number, want integer",
+		`{"name":"ab","times":10,"pick":true,"deep":{"x":"s"}}`: "invalid arguments: /deep/x: got string, want number or null; /pick: matches none of the schemas of 'oneOf'; /times: maximum: got 10, want 9",
+		`[]`: "invalid arguments: /: got array, want object",
+	}
+	for args, want := range cases {
+		_, res, ok := decodeArgs(sch, json.RawMessage(args))
+		if ok || res.Err == nil || res.Err.Code != ErrInvalidArguments || res.Err.Message != want {
+			t.Errorf("%s:\n got ok=%v %+v\nwant %s", args, ok, res.Err, want)
+		}
+	}
+	for _, args := range []string{`{"name":"ab","times":9,"tags":["b"],"pick":3,"deep":{"x":null}}`, `{"name":"ab","times":2.0,"deep":{"x":1e300}}`} {
+		if _, res, ok := decodeArgs(sch, json.RawMessage(args)); !ok {
+			t.Errorf("%s refused: %+v", args, res.Err)
+		}
+	}
+}
+
+// TestH26_5_ReservedNamesFoldCase: the reserved-name lists, now searched
+// in place rather than copied into a map per plugin, still match whatever
+// the case on either side, and only whole names.
+func TestH26_5_ReservedNamesFoldCase(t *testing.T) {
+	rules := []string{"read", "Bash", "web-fetch"}
+	s := newNameSet(rules)
+	for name, want := range map[string]bool{"READ": true, "read": true, "bash": true, "BASH": true, "Web-Fetch": true, "rea": false, "reads": false, "": false} {
+		if got := s.has(name); got != want {
+			t.Errorf("has(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if rules[1] != "Bash" {
+		t.Error("the host's list was changed")
+	}
+}

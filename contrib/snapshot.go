@@ -9,8 +9,6 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ToolSnapshot is a frozen, ordered list of tool proxies (DC4, DC12). It
@@ -230,7 +228,7 @@ func invalidUTF8At(data []byte) int {
 }
 
 // decodeArgs decodes raw JSON arguments and validates them (DC4).
-func decodeArgs(sch *jsonschema.Schema, raw json.RawMessage) (any, Result, bool) {
+func decodeArgs(sch *Schema, raw json.RawMessage) (any, Result, bool) {
 	raw = Arguments(raw)
 	v, err := parseJSON(raw)
 	var bad *argError
@@ -289,29 +287,4 @@ func describeViolations(err error) string {
 		return strings.ReplaceAll(err.Error(), "\n", "; ")
 	}
 	return "invalid arguments: " + strings.Join(parts, "; ")
-}
-
-// violations returns `path: reason` for each innermost failure of a
-// validation error, or nothing when err is not one.
-func violations(err error) []string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	var parts []string
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if u.Error != nil && len(u.Errors) == 0 {
-			loc := u.InstanceLocation
-			if loc == "" {
-				loc = "/"
-			}
-			parts = append(parts, loc+": "+u.Error.String())
-		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
-		}
-	}
-	walk(ve.DetailedOutput())
-	return parts
 }

@@ -1,14 +1,8 @@
 package contrib
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Staging collects one plugin's contributions while its module executes
@@ -146,97 +140,3 @@ func (s *Staging) AddStatusField(f StatusField) {
 
 // Set returns the staged set. The caller must not stage more afterwards.
 func (s *Staging) Set() *Set { return &s.set }
-
-// schemaBase and schemaURL name a tool's parameters. They are not a file:
-// the schema is compiled from the plugin's value alone, and a relative $ref
-// resolves below schemaBase, where noLoader refuses it.
-const (
-	schemaBase = "plugin:///"
-	schemaURL  = schemaBase + "parameters.json"
-)
-
-// noLoader refuses every document a $ref would fetch. A schema may refer
-// only inside itself (and to the JSON Schema meta-schemas, which are built
-// in): a plugin's parameters never make the host read a file or the network
-// (CC1, DC23).
-type noLoader struct{}
-
-func (noLoader) Load(string) (any, error) { return nil, errors.New("not loaded") }
-
-// CompileSchema compiles a tool's parameters as a JSON Schema (draft
-// 2020-12 unless the schema says otherwise). Empty parameters accept any
-// object. References outside the schema are refused.
-func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{"type":"object"}`)
-	}
-	if sch, ok := schemaCache.get(raw); ok {
-		return sch, nil
-	}
-	sch, err := compileSchema(raw)
-	if err == nil {
-		schemaCache.put(raw, sch)
-		rememberFlat(sch, raw)
-	}
-	return sch, err
-}
-
-// schemaCache keeps compiled schemas by their exact bytes. Compiling a
-// schema (which includes checking it against the draft 2020-12
-// meta-schema) dominates activation; a reload that did not change a tool's
-// parameters — the usual edit — reuses it. A compiled schema is immutable and
-// safe for concurrent validation.
-var schemaCache = &compiledSchemas{m: map[string]*jsonschema.Schema{}}
-
-// maxCachedSchemas bounds the cache; when full it starts over.
-const maxCachedSchemas = 4096
-
-type compiledSchemas struct {
-	mu sync.Mutex
-	m  map[string]*jsonschema.Schema
-}
-
-func (c *compiledSchemas) get(raw []byte) (*jsonschema.Schema, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	sch, ok := c.m[string(raw)]
-	return sch, ok
-}
-
-func (c *compiledSchemas) put(raw []byte, sch *jsonschema.Schema) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= maxCachedSchemas {
-		clear(c.m)
-	}
-	c.m[string(raw)] = sch
-}
-
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	sch, err := c.Compile(schemaURL)
-	if err != nil {
-		var sve *jsonschema.SchemaValidationError
-		var lue *jsonschema.LoadURLError
-		switch {
-		case errors.As(err, &lue):
-			return nil, fmt.Errorf("$ref to %s is outside the schema; parameters can refer only inside themselves (\"#/$defs/...\")",
-				strings.TrimPrefix(lue.URL, schemaBase))
-		case errors.As(err, &sve):
-			// Name each failing place in the schema, not the meta-schema.
-			return nil, fmt.Errorf("not a valid JSON Schema: %s", strings.Join(violations(sve.Err), "; "))
-		}
-		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
-		return nil, fmt.Errorf("%s", strings.ReplaceAll(msg, schemaURL, "parameters"))
-	}
-	return sch, nil
-}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Catalog is the set of tool catalogs a tool is listed in (CC4).
@@ -191,7 +189,7 @@ type Tool struct {
 	// worker's contributions travel as this struct's JSON, contrib/wire).
 	Run ToolFunc `json:"-"`
 
-	schema, outSchema *jsonschema.Schema
+	schema, outSchema *Schema
 }
 
 // Invocation is what a command receives: its name as typed and the rest of

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // View is an immutable picture of everything published at one moment: the
@@ -43,7 +41,7 @@ type toolEntry struct {
 	Remote           bool // rpc-eligible (DC7)
 	index            int  // into the generation's Set.Tools
 	external         bool
-	schema           *jsonschema.Schema
+	schema           *Schema
 	run              ToolFunc
 }
 
@@ -221,7 +219,7 @@ func (v *View) snapshot(r *Registry, c Catalog) *ToolSnapshot {
 // name in one of the proxy's catalogs (AT2: a tool present in both never
 // disappears). A stopped plugin, or a tool the new generation dropped,
 // resolves to nothing (tool_unavailable).
-func (v *View) lookup(t *toolEntry) (*Tool, *Gate, *jsonschema.Schema) {
+func (v *View) lookup(t *toolEntry) (*Tool, *Gate, *Schema) {
 	p := v.gens[t.Plugin]
 	if p == nil {
 		return nil, nil, nil

@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -131,14 +130,7 @@ func (r *bundleReader) read(rel string) error {
 // readCapped reads the file at name, but never more than room+1 bytes: a
 // file that grows past the bundle's cap (or a huge one) is refused after
 // reading the cap, not after reading all of it.
-func readCapped(name string, room int) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, int64(room)+1))
-}
+func readCapped(name string, room int) ([]byte, error) { return readSmall(name, room) }
 
 // NewBundle returns a bundle of the given files (paths slash-separated).
 func NewBundle(files map[string][]byte) *Bundle { return &Bundle{files: files} }

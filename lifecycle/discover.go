@@ -122,7 +122,7 @@ func Find(roots []Root, display func(string) string, id string) *Candidate {
 // load reads the manifest and checks the entry file exists.
 func (c *Candidate) load() {
 	file := c.Display + "/" + ManifestName
-	data, err := os.ReadFile(filepath.Join(c.Dir, ManifestName))
+	data, err := readCapped(filepath.Join(c.Dir, ManifestName), maxBundleBytes)
 	if err != nil {
 		c.Diagnostics = append(c.Diagnostics, contrib.Diag(contrib.ManifestMissing, c.Name, contrib.Pos{File: file},
 			"cannot read %s: %v", ManifestName, unwrapPath(err)).WithRemedy("add a plugin.toml with id and version"))

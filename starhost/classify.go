@@ -38,27 +38,36 @@ type Classified struct {
 	Plugin string
 }
 
-// classify is Session.Classify's work.
+// classify is Session.Classify's work: the arguments are checked here, at
+// the API boundary, and decoded only when a classifier is asked.
 func (h *Host) classify(ctx context.Context, tool string, args json.RawMessage) (Classified, error) {
 	args = contrib.Arguments(args)
 	if !json.Valid(args) {
 		err := json.Unmarshal(args, new(any)) // says what is wrong, and where
 		return Classified{}, fmt.Errorf("%w: the arguments are not JSON: %v", ErrInvalidArguments, err)
 	}
+	return h.classifyValue(ctx, tool, func() any {
+		v, _ := decodeValue(args) // valid JSON, checked above
+		return v
+	}), nil
+}
+
+// classifyValue classifies one call of tool whose arguments args returns
+// decoded (asked only when a plugin classifier runs): Classify's answer,
+// and step 4 of Dispatch's route, which passes the arguments it decoded
+// once.
+func (h *Host) classifyValue(ctx context.Context, tool string, args func() any) Classified {
 	if c, ok := h.opts.Classifications[tool]; ok {
-		return Classified{Classification: c, Known: true, Source: "builtin"}, nil
+		return Classified{Classification: c, Known: true, Source: "builtin"}
 	}
 	if slices.Contains(h.opts.BuiltinTools, tool) {
-		return Classified{Source: "builtin"}, nil
+		return Classified{Source: "builtin"}
 	}
 	pubs := h.registry.View().Published()
 	if !slices.ContainsFunc(pubs, func(p *contrib.Published) bool { return len(p.Set.Classifiers) > 0 }) {
-		return Classified{}, nil // nobody to ask: skip decoding the arguments
+		return Classified{} // nobody to ask: skip decoding the arguments
 	}
-	decoded, err := decodeValue(args) // valid JSON, checked above
-	if err != nil {
-		return Classified{}, fmt.Errorf("%w: the arguments are not JSON: %v", ErrInvalidArguments, err)
-	}
+	decoded := args()
 	for _, p := range pubs {
 		for _, cl := range p.Set.Classifiers {
 			var c contrib.Classification
@@ -70,11 +79,11 @@ func (h *Host) classify(ctx context.Context, tool string, args json.RawMessage) 
 				continue
 			}
 			if ok {
-				return Classified{Classification: Classification(c), Known: true, Source: "plugin", Plugin: p.Plugin}, nil
+				return Classified{Classification: Classification(c), Known: true, Source: "plugin", Plugin: p.Plugin}
 			}
 		}
 	}
-	return Classified{}, nil
+	return Classified{}
 }
 
 // String formats a result the way the dev console prints it.

@@ -40,10 +40,11 @@ const (
 	PartResource PartType = "resource"
 )
 
-// forModel is ForModel on the registry's result.
-func (h *Host) forModel(ctx context.Context, res contrib.Result, tool string) (contrib.Result, *Note) {
+// forModel is ForModel on the registry's result: the adapted result and
+// the ContentDropped note, when dropped says parts were dropped.
+func (h *Host) forModel(ctx context.Context, res contrib.Result, tool string) (out contrib.Result, note contrib.Diagnostic, dropped bool) {
 	if len(res.Parts) == 0 {
-		return res, nil
+		return res, note, false
 	}
 	var drop []contrib.PartType
 	s := h.sessionOf(ctx).Model()
@@ -55,15 +56,13 @@ func (h *Host) forModel(ctx context.Context, res contrib.Result, tool string) (c
 	}
 	out, n := res.Without(drop...)
 	if n == 0 {
-		return res, nil
+		return res, note, false
 	}
 	model := "the session has no model"
 	if s != nil {
 		model = "the session model " + s.Provider + "/" + s.Model + " takes no images or audio"
 	}
-	d := contrib.Diag(contrib.ContentDropped, "", contrib.Pos{}, "tool %s returned %d image or audio part(s); %s, so only its text and resources are kept", tool, n, model)
-	note := noteOf(d)
-	return out, &note
+	return out, contrib.Diag(contrib.ContentDropped, "", contrib.Pos{}, "tool %s returned %d image or audio part(s); %s, so only its text and resources are kept", tool, n, model), true
 }
 
 // partsValue is what the recorder and normalizer stages see of content

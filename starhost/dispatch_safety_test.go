@@ -124,9 +124,9 @@ contribute(tools = [
 		}
 		// An Invoker that would run any catalog's tool is not asked either.
 		invoked := false
-		loose := func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
+		loose := func(ctx context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
 			invoked = true
-			return h.Session().Thread("t").Tools(ctx, starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments)
+			return h.Session().Thread("t").Tools(ctx, starhost.PlanAndWork).Invoke(ctx, call.Name, call.Arguments), true
 		}
 		res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "1", Name: skip}, loose)
 		if invoked || !errors.Is(res.Result.Err(), starhost.ErrUnknownTool) || !strings.Contains(res.Result.Error.Message, "is not offered in this mode") {
@@ -155,8 +155,8 @@ func TestHK1_BuiltinToolWithoutInvoker(t *testing.T) {
 		!strings.Contains(res.Result.Error.Message, "Invoker") {
 		t.Fatalf("bash with a nil Invoker: %+v; want unknown_tool naming the built-in tool and the Invoker", res.Result)
 	}
-	ran := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "2", Name: "bash"}, func(context.Context, starhost.ToolCall) starhost.ToolResult {
-		return starhost.ToolResult{Text: "ran"}
+	ran := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "2", Name: "bash"}, func(context.Context, starhost.ToolCall) (starhost.ToolResult, bool) {
+		return starhost.ToolResult{Text: "ran"}, true
 	})
 	if ran.Result.Text != "ran" {
 		t.Fatalf("bash with an Invoker: %+v", ran.Result)

@@ -19,8 +19,9 @@
 // callbacks see the host's defaults (Options.Defaults).
 //
 // An agent loop calls its Thread at the moments of a turn. Tools(ctx,
-// catalog) hands out a frozen ToolSnapshot to offer the model (OpenAITools,
-// AnthropicTools and MCPTools convert its List()); Dispatch runs a tool call
+// catalog) hands out a frozen ToolSnapshot to offer the model (package
+// starhost/toolwire converts its List() and the model's calls and answers
+// to each protocol's wire shape); Dispatch runs a tool call
 // with the host's policy — hooks, classification, approval — while
 // ToolSnapshot.Invoke runs it bare. Session.Expand and ExecuteCommand serve
 // slash commands, Bind fills {{placeholders}}, AssemblePrompt and
@@ -29,17 +30,18 @@
 // host offers with a generation counter, so a host rebuilds what it
 // captured.
 //
-// The route of one tool call, top to bottom in Host.dispatch (dispatch.go):
+// The route of one tool call reads top to bottom in Host.dispatch
+// (dispatch.go), one method per step:
 //  1. the handle binds its session to ctx; arguments get the {} rule once;
-//  2. the thread's tools for the session's mode (toolsFor: providers, restrictions);
-//  3. validation against the snapshot (check: unknown_tool, invalid_arguments);
-//  4. classification (Classify: built-in table, then plugin classifiers);
-//  5. policy (dispatch_policy), approval hooks, approval (dispatch_approval);
-//  6. tool_call hooks — a rewritten call is checked and approved again (HK2);
-//  7. invocation on the serving generation (the Invoker, or the snapshot);
-//  8. tool_result hooks and ForModel's adaptation to the session's model;
-//  9. recording (dispatch_recorder) and normalisation (dispatch_normalizer);
-//  10. the result converted once to the embedder's ToolResult (fromResult).
+//  2. startDispatch: the thread's tools for the mode (toolsFor), its stages;
+//  3. validate: unknown_tool, invalid_arguments; arguments decoded once;
+//  4. decide: classification (Classify's table, classifiers, tool hints);
+//  5. decide: policy (dispatch_policy), approval hooks, dispatch_approval;
+//  6. rewrite: tool_call hooks; a rewritten call is checked again (HK2);
+//  7. invoke: the Invoker's own tools, else the snapshot, on those arguments;
+//  8. invoke: ForModel's adaptation to the model, then tool_result hooks;
+//  9. record: dispatch_recorder, then dispatch_normalizer (a fold);
+//  10. finish: the result converted once to the embedder's ToolResult.
 //
 // Failures speak one vocabulary: a Code. Every error the host returns is a
 // Code or wraps one, and a failed ToolResult's Err() matches its code with

@@ -21,6 +21,7 @@ import (
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 // sessionsPlugin answers with the facts of the session it serves and puts
@@ -420,9 +421,9 @@ func TestH25_6_AnswerGlue(t *testing.T) {
 		got  any
 		want string
 	}{
-		{starhost.ToolMessageForOpenAI(ok), `{"role":"tool","tool_call_id":"call-1","content":"s work"}`},
-		{starhost.ToolResultForAnthropic(ok), `{"type":"tool_result","tool_use_id":"call-1","content":"s work"}`},
-		{starhost.ToolResultForAnthropic(failed), `{"type":"tool_result","tool_use_id":"toolu_2","content":"unknown_tool: no x","is_error":true}`},
+		{toolwire.ToolMessageForOpenAI(ok), `{"role":"tool","tool_call_id":"call-1","content":"s work"}`},
+		{toolwire.ToolResultForAnthropic(ok), `{"type":"tool_result","tool_use_id":"call-1","content":"s work"}`},
+		{toolwire.ToolResultForAnthropic(failed), `{"type":"tool_result","tool_use_id":"toolu_2","content":"unknown_tool: no x","is_error":true}`},
 	} {
 		if b, _ := json.Marshal(c.got); string(b) != c.want {
 			t.Errorf("got %s\nwant %s", b, c.want)
@@ -455,7 +456,7 @@ func TestH25_2_StoreExampleOfAPIDoc(t *testing.T) {
 			return starhost.Approval{Approved: true}
 		}}})
 	a, b := newSession(t, h, "a", "work"), newSession(t, h, "b", "work")
-	got := []string{starhost.ResultText(call(a, "count")), starhost.ResultText(call(a, "count")), starhost.ResultText(call(b, "count"))}
+	got := []string{toolwire.ResultText(call(a, "count")), toolwire.ResultText(call(a, "count")), toolwire.ResultText(call(b, "count"))}
 	if strings.Join(got, " ") != "1 2 1" {
 		t.Errorf("counts %v, want 1 2 1: one counter per session in the plugin's store", got)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 // linesPlugin puts the session it serves on the status line (who), hides
@@ -69,7 +70,7 @@ func TestH25_2_WorkerStatusValuesFollowTheSession(t *testing.T) {
 					defer wg.Done()
 					for range 25 {
 						for _, s := range []*starhost.Session{a, b} {
-							if got := call(s, "who"); starhost.ResultText(got) != s.Facts().SessionID {
+							if got := call(s, "who"); toolwire.ResultText(got) != s.Facts().SessionID {
 								t.Errorf("goroutine %d: who = %+v in session %s", g, got, s.Facts().SessionID)
 							}
 						}

@@ -97,7 +97,8 @@ type Options struct {
 	// HostVersion overrides Version (for tests of min_host_version).
 	HostVersion string
 	// Display turns a plugin directory into the form used in positions;
-	// the default makes it relative to the current directory when below it.
+	// the default makes it relative to the current directory (as it was
+	// when New ran) when below it.
 	Display func(dir string) string
 
 	// Models supplies plugins' model clients (CC24–CC27); nil builds them
@@ -217,7 +218,7 @@ func New(opts Options) (*Host, error) {
 		opts.HostVersion = Version
 	}
 	if opts.Display == nil {
-		opts.Display = relativeDisplay
+		opts.Display = relativeDisplay()
 	}
 	h := &Host{opts: opts, board: newBoard(opts.BuiltinStatusFields)}
 	h.base = h.newSession()
@@ -265,16 +266,20 @@ func DefaultHome() string {
 	return layout.DefaultHome()
 }
 
-func relativeDisplay(dir string) string {
+func relativeDisplay() func(dir string) string {
+	// The working directory is read once, when the host is made: Display
+	// runs for every plugin, and os.Getwd is two stats each time.
 	wd, err := os.Getwd()
-	if err != nil {
-		return dir
+	return func(dir string) string {
+		if err != nil {
+			return dir
+		}
+		rel, err := filepath.Rel(wd, dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(dir)
+		}
+		return filepath.ToSlash(rel)
 	}
-	rel, err := filepath.Rel(wd, dir)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(dir)
-	}
-	return filepath.ToSlash(rel)
 }
 
 // note delivers d to Options.Notes, redacted.

@@ -114,9 +114,8 @@ func (h *Host) pointDefaults() []contrib.Default {
 		})
 	}
 	add(contrib.PointDispatchPolicy, contrib.TargetPolicy, d.Policy != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
-		in := c.Input.(map[string]any)
-		risk, _ := in["risk"].(string)
-		return nilIfEmpty(d.Policy(ctx, c.Thread, toolCallOf(in), risk)), nil
+		call, risk := policyInputOf(c.Input)
+		return nilIfEmpty(d.Policy(ctx, c.Thread, call, risk)), nil
 	})
 	add(contrib.PointDispatchApproval, contrib.TargetApproval, true, func(ctx context.Context, c contrib.PointCall) (any, error) {
 		in := c.Input.(map[string]any)
@@ -127,15 +126,19 @@ func (h *Host) pointDefaults() []contrib.Default {
 		return map[string]any{"approved": a.Approved, "reason": a.Reason}, nil
 	})
 	add(contrib.PointDispatchRecorder, contrib.TargetRecorder, d.Record != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
-		in := c.Input.(map[string]any)
-		d.Record(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), fromResult(toolResultOf(in["result"])))
+		call, res := recordInputOf(c.Input)
+		d.Record(ctx, c.Thread, call, res)
 		return nil, nil
 	})
 	add(contrib.PointDispatchNormalizer, contrib.TargetNormalizer, d.Normalize != nil, func(ctx context.Context, c contrib.PointCall) (any, error) {
-		in := c.Input.(map[string]any)
-		res, err := d.Normalize(ctx, c.Thread, toolCallOf(in["call"].(map[string]any)), fromResult(toolResultOf(in["result"])))
+		call, in := recordInputOf(c.Input)
+		res, err := d.Normalize(ctx, c.Thread, call, in)
 		if err != nil {
 			return nil, err
+		}
+		if h, ok := c.Input.(hostInput); ok {
+			h.result = plainResult(toResult(res))
+			return h, nil
 		}
 		return toolResultValue(toResult(res)), nil
 	})
@@ -393,6 +396,49 @@ func encodeValue(v any) json.RawMessage {
 		return nil
 	}
 	return data
+}
+
+// hostInput is a dispatch stage's input when only the host's own entry
+// runs (Options.Points.Policy, Record, Normalize): the call and its result
+// as they are, so they make no round trip through the JSON-like values
+// plugins see. Where a plugin entry runs too, the stage gets that value (a
+// map) and the host's entry reads it back.
+type hostInput struct {
+	call   ToolCall
+	risk   string         // the policy's
+	result contrib.Result // the recorder's and the normalizer's
+}
+
+// policyInputOf is the call and risk the host's policy decides on.
+func policyInputOf(in any) (ToolCall, string) {
+	if h, ok := in.(hostInput); ok {
+		return h.call, h.risk
+	}
+	m := in.(map[string]any)
+	risk, _ := m["risk"].(string)
+	return toolCallOf(m), risk
+}
+
+// recordInputOf is the call and result the host's recorder records and
+// its normalizer rewrites: the result's text, data and error, as those
+// stages show them to plugins (content parts are metadata there, and
+// absent here).
+func recordInputOf(in any) (ToolCall, ToolResult) {
+	if h, ok := in.(hostInput); ok {
+		return h.call, fromResult(plainResult(h.result))
+	}
+	m := in.(map[string]any)
+	return toolCallOf(m["call"].(map[string]any)), fromResult(toolResultOf(m["result"]))
+}
+
+// plainResult is r's text, data and error (its code and message): what
+// the recorder and normalizer stages see and the normalizer returns.
+func plainResult(r contrib.Result) contrib.Result {
+	out := contrib.Result{Text: r.Text, Data: r.Data}
+	if e := r.Err; e != nil {
+		out.Err = &contrib.ToolError{Code: e.Code, Message: e.Message}
+	}
+	return out
 }
 
 // toolCallValue is a call as points and hooks see it; args are its decoded

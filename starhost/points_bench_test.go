@@ -38,7 +38,9 @@ func dispatchHost(b *testing.B, source string) *starhost.Host {
 
 func BenchmarkDispatch(b *testing.B) {
 	call := starhost.ToolCall{ID: "call-1", Name: "lint", Arguments: json.RawMessage(`{"path": "main.go"}`)}
-	invoke := func(context.Context, starhost.ToolCall) starhost.ToolResult { return starhost.ToolResult{Text: "ok"} }
+	invoke := func(context.Context, starhost.ToolCall) (starhost.ToolResult, bool) {
+		return starhost.ToolResult{Text: "ok"}, true
+	}
 	for _, c := range []struct {
 		name, source string
 	}{

@@ -78,12 +78,15 @@ contribute(hooks = [hook("tool_call", guard)])`,
 	})
 	defer cleanup()
 
-	// The host runs its own bash; plugin and external tools would go
-	// through h.ThreadTools (the default when the invoker is nil).
-	bash := func(_ context.Context, call starhost.ToolCall) starhost.ToolResult {
+	// The host runs its own bash; it leaves plugin and external tools to
+	// Dispatch, which runs them from the thread's snapshot.
+	bash := func(_ context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
+		if call.Name != "bash" {
+			return starhost.ToolResult{}, false
+		}
 		var args struct{ Command string }
 		json.Unmarshal(call.Arguments, &args)
-		return starhost.ToolResult{Text: "ran: " + args.Command}
+		return starhost.ToolResult{Text: "ran: " + args.Command}, true
 	}
 	s, _ := h.NewSession(context.Background(), starhost.SessionOptions{}) // one agent session
 	res := s.Thread("thread-1").Dispatch(context.Background(),

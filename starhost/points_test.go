@@ -103,11 +103,11 @@ contribute(hooks = [
     hook("tool_result", lambda ctx, ev: {"text": ev["text"].upper()}),
 ])`,
 	})
-	builtin := func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
+	builtin := func(ctx context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
 		if call.Name == "read" {
-			return starhost.ToolResult{Text: "read ok"}
+			return starhost.ToolResult{Text: "read ok"}, true
 		}
-		return h.Session().Thread("t").Tools(ctx, starhost.Work).Invoke(ctx, call.Name, call.Arguments)
+		return starhost.ToolResult{}, false // plugin and external tools: the snapshot
 	}
 	for _, name := range []string{"read", "echo", "lint"} {
 		res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c-" + name, Name: name}, builtin)
@@ -145,9 +145,9 @@ def to_shell(ctx, call):
 contribute(hooks = [hook("tool_call", to_shell)])`})
 	var invoked starhost.ToolCall
 	res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path": "a.txt"}`)},
-		func(_ context.Context, c starhost.ToolCall) starhost.ToolResult {
+		func(_ context.Context, c starhost.ToolCall) (starhost.ToolResult, bool) {
 			invoked = c
-			return starhost.ToolResult{Text: "ok"}
+			return starhost.ToolResult{Text: "ok"}, true
 		})
 	if invoked.Name != "bash" || invoked.ID != "c1" || string(invoked.Arguments) != `{"command":"cat a.txt"}` {
 		t.Errorf("invoked %+v; want the rewritten call with the original id", invoked)
@@ -169,9 +169,9 @@ func TestHK2_ToolCallHookKeepsTheIDAndCannotSkip(t *testing.T) {
 ])`})
 	invoked := false
 	res := h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c1", Name: "x"},
-		func(context.Context, starhost.ToolCall) starhost.ToolResult {
+		func(context.Context, starhost.ToolCall) (starhost.ToolResult, bool) {
 			invoked = true
-			return starhost.ToolResult{Text: "ran"}
+			return starhost.ToolResult{Text: "ran"}, true
 		})
 	if !invoked || res.Call.ID != "c1" || len(notes.with(contrib.HookSkipped)) != 2 {
 		t.Errorf("invoked %v, call %+v, notes %v", invoked, res.Call, notes.All())
@@ -188,8 +188,8 @@ func TestHK2_ApprovalHooksOnlyRaise(t *testing.T) {
     hook("approval", lambda ctx, req: {"risk": "high", "prompt": True}),
     hook("approval", lambda ctx, req: {"prompt": False}),
 ])`})
-	h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c1", Name: "x"}, func(context.Context, starhost.ToolCall) starhost.ToolResult {
-		return starhost.ToolResult{Text: "ok"}
+	h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c1", Name: "x"}, func(context.Context, starhost.ToolCall) (starhost.ToolResult, bool) {
+		return starhost.ToolResult{Text: "ok"}, true
 	})
 	if len(seen.reqs) != 1 || seen.reqs[0].Risk != "high" || !seen.reqs[0].Prompt {
 		t.Errorf("approval saw %+v; want raised to high with a prompt", seen.reqs)
@@ -475,8 +475,8 @@ contribute(
 		t.Errorf("a failing observer must be skipped with a note: %v", notes.All())
 	}
 	run := func(name string) starhost.ToolResult {
-		return h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c", Name: name}, func(context.Context, starhost.ToolCall) starhost.ToolResult {
-			return starhost.ToolResult{Text: "out"}
+		return h.Session().Thread("t").Dispatch(bg, starhost.ToolCall{ID: "c", Name: name}, func(context.Context, starhost.ToolCall) (starhost.ToolResult, bool) {
+			return starhost.ToolResult{Text: "out"}, true
 		}).Result
 	}
 	if r := run("ok"); r.Text != "out (normalized)" {

@@ -40,11 +40,12 @@ func (s *Session) ForModel(res ToolResult, tool string) (ToolResult, *Note) {
 	if len(res.Parts) == 0 {
 		return res, nil
 	}
-	out, note := s.h.forModel(s.bind(context.Background()), toResult(res), tool)
-	if note == nil {
+	out, d, dropped := s.h.forModel(s.bind(context.Background()), toResult(res), tool)
+	if !dropped {
 		return res, nil
 	}
-	return fromResult(out), note
+	note := noteOf(d)
+	return fromResult(out), &note
 }
 
 // Bind replaces each {{name}} token in template (CC12, CC13). Host-owned

@@ -109,7 +109,9 @@ func (t *Thread) Compactable(ctx context.Context, tool string) bool {
 //     the first answer decides);
 //  2. the tool_call hooks, which may replace the name or arguments; a
 //     rewritten call is classified and approved again (HK2);
-//  3. invoke (nil: the thread's tool snapshot);
+//  3. invoke: a non-nil invoke first (the host's own tools); a nil one, or
+//     one that answers ran false, leaves the call to the thread's tool
+//     snapshot, which runs it on the arguments step 0 decoded;
 //  4. the tool_result hooks, which may replace a successful result's text;
 //  5. the recorder stage (dispatch_recorder, observers);
 //  6. the normalizer stage (dispatch_normalizer, a fold): authoritative, so

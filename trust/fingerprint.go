@@ -3,7 +3,7 @@ package trust
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -48,7 +48,8 @@ const fingerprintPrefix = "sha256:"
 func Fingerprint(d Declarations, files map[string][]byte) string {
 	h := sha256.New()
 	writeStream(h, d, files)
-	return fingerprintPrefix + hex.EncodeToString(h.Sum(nil))
+	// fmt rather than encoding/hex: the core links fmt anyway (issue 26 point 1).
+	return fingerprintPrefix + fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // excluded reports whether a bundle path stays out of the stream (DC18).

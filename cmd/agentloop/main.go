@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 func main() {
@@ -40,7 +41,7 @@ func main() {
 type message struct {
 	Role       string                    `json:"role"`
 	Content    string                    `json:"content"`
-	ToolCalls  []starhost.OpenAIToolCall `json:"tool_calls,omitempty"`
+	ToolCalls  []toolwire.OpenAIToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string                    `json:"tool_call_id,omitempty"`
 }
 
@@ -109,7 +110,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 // turn runs one user message of the conversation to the model's answer.
 func (c *conversation) turn(ctx context.Context, url, text string, out io.Writer) error {
 	s := c.thread.Session()
-	if name, args, ok := starhost.ParseCommand(text); ok {
+	if name, args, ok := toolwire.ParseCommand(text); ok {
 		var err error
 		if text, ok, err = s.Expand(ctx, name, args); err != nil || !ok {
 			fmt.Fprintln(out, c.label+"/"+name, "gave no input:", err) // err is nil when it produced none
@@ -119,7 +120,7 @@ func (c *conversation) turn(ctx context.Context, url, text string, out io.Writer
 	c.history[0].Content = c.thread.AssemblePrompt(ctx).Text
 	c.history = append(c.history, message{Role: "user", Content: c.thread.UserMessage(ctx, text)})
 	for {
-		tools := starhost.OpenAITools(c.thread.Tools(ctx, starhost.CatalogFor(s.Facts().Mode)).List())
+		tools := toolwire.OpenAITools(c.thread.Tools(ctx, starhost.CatalogFor(s.Facts().Mode)).List())
 		reply, err := complete(ctx, url, c.history, tools)
 		if err != nil {
 			return err
@@ -129,10 +130,10 @@ func (c *conversation) turn(ctx context.Context, url, text string, out io.Writer
 			fmt.Fprintln(out, c.label+"assistant:", reply.Content)
 			break
 		}
-		for _, call := range starhost.ToolCallsFromOpenAI(reply.ToolCalls) {
+		for _, call := range toolwire.ToolCallsFromOpenAI(reply.ToolCalls) {
 			res := c.thread.Dispatch(ctx, call, nil)
-			fmt.Fprintf(out, "%stool %s: %s\n", c.label, res.Call.Name, starhost.ResultText(res.Result))
-			answer := starhost.ToolMessageForOpenAI(res)
+			fmt.Fprintf(out, "%stool %s: %s\n", c.label, res.Call.Name, toolwire.ResultText(res.Result))
+			answer := toolwire.ToolMessageForOpenAI(res)
 			c.history = append(c.history, message{Role: answer.Role, ToolCallID: answer.ToolCallID, Content: answer.Content})
 		}
 	}
@@ -141,7 +142,7 @@ func (c *conversation) turn(ctx context.Context, url, text string, out io.Writer
 }
 
 // complete sends one Chat Completions request and returns the reply.
-func complete(ctx context.Context, url string, msgs []message, tools []starhost.OpenAITool) (message, error) {
+func complete(ctx context.Context, url string, msgs []message, tools []toolwire.OpenAITool) (message, error) {
 	body, _ := json.Marshal(map[string]any{"model": "fake", "messages": msgs, "tools": tools})
 	req, err := http.NewRequestWithContext(ctx, "POST", url+"/chat/completions", bytes.NewReader(body))
 	if err != nil {

@@ -79,7 +79,10 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 	// The floor: the same binary started for a command that does nothing.
 	b.Run("start-only", func(b *testing.B) { run(b, bin, "help", "hook") })
 	b.Run("one-shot", hook)
-	b.Run("forwarded", func(b *testing.B) {
+	// startLive starts the live host an agent host would (`crystal-star mcp`
+	// with env) and waits until ready says its socket is there; the
+	// returned func stops it.
+	startLive := func(b *testing.B, env []string, ready func() bool) func() {
 		mcp := exec.Command(bin, "--dev", plugins, "mcp")
 		mcp.Env, mcp.Dir = env, dir
 		in, err := mcp.StdinPipe()
@@ -90,14 +93,14 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 		if err := mcp.Start(); err != nil {
 			b.Fatal(err)
 		}
-		defer func() { in.Close(); _ = mcp.Wait() }()
-		sock := live.Path(filepath.Join(rt, "crystal-star"), "bench")
-		for i := 0; i < 500; i++ {
-			if _, err := os.Stat(sock); err == nil {
-				break
-			}
+		for i := 0; i < 500 && !ready(); i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
+		return func() { in.Close(); _ = mcp.Wait() }
+	}
+	b.Run("forwarded", func(b *testing.B) {
+		sock := live.Path(filepath.Join(rt, "crystal-star"), "bench")
+		defer startLive(b, env, func() bool { _, err := os.Stat(sock); return err == nil })()
 		b.Run("crystal-star", hook)
 		// crystal-star-hook, the forwarder setup installs when it is
 		// beside crystal-star.
@@ -106,23 +109,10 @@ func BenchmarkH27_3_Hook(b *testing.B) {
 	// Gemini CLI's BeforeTool forwarded to the live mcp found among the
 	// hook's ancestors.
 	b.Run("forwarded-gemini", func(b *testing.B) {
-		mcp := exec.Command(bin, "--dev", plugins, "mcp")
-		mcp.Env, mcp.Dir = geminiEnv, dir
-		in, err := mcp.StdinPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		mcp.Stdout, mcp.Stderr = io.Discard, io.Discard
-		if err := mcp.Start(); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { in.Close(); _ = mcp.Wait() }()
-		for i := 0; i < 500; i++ {
-			if m, _ := filepath.Glob(filepath.Join(grt, "crystal-star", "*.sock")); len(m) > 0 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		defer startLive(b, geminiEnv, func() bool {
+			m, _ := filepath.Glob(filepath.Join(grt, "crystal-star", "*.sock"))
+			return len(m) > 0
+		})()
 		b.Run("crystal-star-hook", func(b *testing.B) { run(b, fast, "--dev", plugins, "hook", "gemini-cli") })
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 var pluginsCmd = command{name: "plugins", summary: "every discovered plugin: state, generation, trust, blockers, diagnostics",
@@ -231,7 +232,7 @@ func runCall(e *env, args []string) error {
 				fmt.Fprintln(e.stdout, line)
 			}
 		} else {
-			fmt.Fprintln(e.stdout, starhost.ResultText(res))
+			fmt.Fprintln(e.stdout, toolwire.ResultText(res))
 		}
 	} else {
 		hint := ""
@@ -242,7 +243,7 @@ func runCall(e *env, args []string) error {
 			}
 			hint = didYouMean(f.args[0], names, "")
 		}
-		fmt.Fprintf(e.stderr, "%s%s\n", starhost.ResultText(res), hint)
+		fmt.Fprintf(e.stderr, "%s%s\n", toolwire.ResultText(res), hint)
 	}
 	if !res.OK() {
 		return &exitError{code: 1}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -199,14 +200,11 @@ func (c *console) dispatch(rest string) {
 	s.mu.Unlock()
 	ctx := c.e.ctx
 	res := c.t().Dispatch(ctx, starhost.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)},
-		func(ctx context.Context, call starhost.ToolCall) starhost.ToolResult {
-			snap := c.t().Tools(ctx, starhost.PlanAndWork)
-			for _, t := range snap.List() {
-				if t.Name == call.Name {
-					return snap.Invoke(ctx, call.Name, call.Arguments)
-				}
+		func(ctx context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
+			if !slices.Contains(cliBuiltinTools, call.Name) {
+				return starhost.ToolResult{}, false // a plugin or external tool: Dispatch runs it
 			}
-			return starhost.ToolResult{Text: fmt.Sprintf("(the dev console does not run the host's %s)", call.Name)}
+			return starhost.ToolResult{Text: fmt.Sprintf("(the dev console does not run the host's %s)", call.Name)}, true
 		})
 	if res.Risk == "" && res.Result.Error != nil {
 		// Answered before any stage (an unknown tool, arguments that are

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 // Reply is a hook command's answer: what to print and the exit code.
@@ -85,7 +85,7 @@ func (h Hook[E]) Run(ctx context.Context, data []byte) (r Reply) {
 			r = h.Fail(name, fmt.Sprintf("crystal-star crashed while serving %s: %v", name, p))
 		}
 	}()
-	if tool, input := ev.ToolCall(); name == h.ToolEvent && (tool == "" || !json.Valid(starhost.Arguments(input))) {
+	if tool, input := ev.ToolCall(); name == h.ToolEvent && (tool == "" || !json.Valid(toolwire.Arguments(input))) {
 		return h.Fail(name, "crystal-star cannot read the "+name+" event: it has no tool_name or its tool_input is not JSON")
 	}
 	s, release, err := h.Open(ctx, ev)

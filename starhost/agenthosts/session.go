@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 // hostSessions holds the host session of each agent session, by host and
@@ -166,9 +167,9 @@ func (s *Session) PreTool(ctx context.Context, name, id string, input json.RawMe
 	ctx = context.WithValue(ctx, askKey{}, &asked)
 	var ran *starhost.ToolCall
 	res := s.thread(ctx).Dispatch(ctx, starhost.ToolCall{ID: id, Name: name, Arguments: input},
-		func(_ context.Context, call starhost.ToolCall) starhost.ToolResult {
+		func(_ context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
 			ran = &call
-			return starhost.ToolResult{Text: "run by the agent host"}
+			return starhost.ToolResult{Text: "run by the agent host"}, true // nothing runs here
 		})
 	d := Decision{Notes: res.Notes}
 	if bad := failures(res.Notes); bad != "" {
@@ -238,7 +239,7 @@ func denial(r starhost.ToolResult) string {
 
 func sameJSON(a, b json.RawMessage) bool {
 	var x, y any
-	if json.Unmarshal(starhost.Arguments(a), &x) != nil || json.Unmarshal(starhost.Arguments(b), &y) != nil {
+	if json.Unmarshal(toolwire.Arguments(a), &x) != nil || json.Unmarshal(toolwire.Arguments(b), &y) != nil {
 		return false
 	}
 	xa, _ := json.Marshal(x)
@@ -261,7 +262,7 @@ func (s *Session) PostTool(ctx context.Context, name, id string, input json.RawM
 	}
 	if res := s.thread(ctx).Resolve(starhost.PointName("dispatch_normalizer")); res != nil && len(res.Entries) > 0 {
 		var args any
-		_ = json.Unmarshal(starhost.Arguments(input), &args)
+		_ = json.Unmarshal(toolwire.Arguments(input), &args)
 		in := map[string]any{"thread": s.ID, "call": map[string]any{"thread": s.ID, "id": id, "name": name, "arguments": args},
 			"result": map[string]any{"text": out}}
 		if v, err := res.Fold(ctx, in, normalized); err == nil {

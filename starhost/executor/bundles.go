@@ -19,6 +19,7 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/remote"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 // bundle is one activated bundle: a host of its own over the executor's
@@ -230,7 +231,7 @@ func (x *Executor) register(b *bundle) {
 		x.tools[name] = true
 		t := b.tools[name]
 		x.server.AddTool(&mcp.Tool{Name: name, Description: t.Description, InputSchema: json.RawMessage(`{"type":"object"}`),
-			Meta: mcp.Meta{starhost.RemoteMetaKey: true}}, x.call)
+			Meta: mcp.Meta{toolwire.RemoteMetaKey: true}}, x.call)
 	}
 }
 

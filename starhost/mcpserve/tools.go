@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
 // toolsMiddleware answers tools/list in catalog order (CC6; the SDK's own
@@ -42,7 +43,7 @@ func (s *Server) toolsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // the server's own session (Thread.Tools), the list a call goes through.
 func (s *Server) tools(ctx context.Context) []*mcp.Tool {
 	out := []*mcp.Tool{}
-	for _, t := range starhost.MCPTools(s.sessions.of(ctx, nil).Thread("").Tools(ctx, s.cat).List()) {
+	for _, t := range toolwire.MCPTools(s.sessions.of(ctx, nil).Thread("").Tools(ctx, s.cat).List()) {
 		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if len(t.OutputSchema) > 0 {
 			tool.OutputSchema = t.OutputSchema
@@ -51,7 +52,7 @@ func (s *Server) tools(ctx context.Context) []*mcp.Tool {
 			tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 		}
 		if t.Remote {
-			tool.Meta = mcp.Meta{starhost.RemoteMetaKey: true}
+			tool.Meta = mcp.Meta{toolwire.RemoteMetaKey: true}
 		}
 		out = append(out, tool)
 	}
@@ -101,7 +102,7 @@ const CauseMetaKey = "crystal-star/cause"
 // image → image content, …), else its text, or the JSON text with
 // structuredContent when the result is a JSON object.
 func toolResult(res starhost.ToolResult) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: !res.OK(), Content: []mcp.Content{&mcp.TextContent{Text: starhost.ResultText(res)}}}
+	out := &mcp.CallToolResult{IsError: !res.OK(), Content: []mcp.Content{&mcp.TextContent{Text: toolwire.ResultText(res)}}}
 	if !res.OK() && res.Error.Cause != "" {
 		// Whose fault it was, for a client that acts on it (docs/mcp.md).
 		out.Meta = mcp.Meta{CauseMetaKey: string(res.Error.Cause)}

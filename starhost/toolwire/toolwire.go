@@ -1,28 +1,32 @@
-package starhost
+// Package toolwire is the glue every agent host writes between a model API
+// and the plugin host, written once: a catalog's tools in each protocol's
+// shape (OpenAI, Anthropic, MCP), a model's tool calls as
+// starhost.ToolCalls, a dispatch result as the message that answers its
+// call, the text a model sees for a result, and the /name args line of a
+// command. It speaks starhost's public types only and runs no plugin code:
+// the host (package starhost) owns the calls, this package their wire
+// shapes.
+package toolwire
 
 import (
 	"encoding/json"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost"
 )
 
-// The glue every agent host writes between a model API and the plugin host,
-// written once: tool definitions in each protocol's shape, the text a model
-// sees for a result, the /name args line of a command, and a model's tool
-// calls as ToolCalls. None of these run plugin code.
-
 // Arguments applies the one rule for missing tool-call arguments, the rule
-// ToolSnapshot.Invoke and Dispatch apply themselves (so the MCP server
-// too) and the helpers below apply to a model's calls: empty, blank or
-// JSON null arguments mean the empty object {}; anything else is returned
-// as it is (and validated by the call).
+// starhost.ToolSnapshot.Invoke and Thread.Dispatch apply themselves (so
+// the MCP server too) and the helpers below apply to a model's calls:
+// empty, blank or JSON null arguments mean the empty object {}; anything
+// else is returned as it is (and validated by the call).
 func Arguments(raw json.RawMessage) json.RawMessage { return contrib.Arguments(raw) }
 
 // ResultText is the text a model sees for a tool result: the text of a
 // text result, the JSON of a structured one, and "CODE: message" for an
 // error, so the stable code reaches the model (DC6).
-func ResultText(res ToolResult) string {
+func ResultText(res starhost.ToolResult) string {
 	switch {
 	case res.Error != nil:
 		return res.Error.Error()
@@ -35,7 +39,7 @@ func ResultText(res ToolResult) string {
 // ParseCommand splits a turn's input of the form "/name args" into the
 // command name (without the slash) and its argument text (trimmed). ok is
 // false when line does not start with "/" followed by a name, so the host
-// sends it to the model as it is. Pass name and args to Expand.
+// sends it to the model as it is. Pass name and args to Session.Expand.
 func ParseCommand(line string) (name, args string, ok bool) {
 	line = strings.TrimSpace(line)
 	rest, isCommand := strings.CutPrefix(line, "/")
@@ -50,7 +54,7 @@ func ParseCommand(line string) (name, args string, ok bool) {
 }
 
 // toolParameters is a tool's JSON Schema, {"type":"object"} when it has none.
-func toolParameters(t ToolInfo) json.RawMessage {
+func toolParameters(t starhost.ToolInfo) json.RawMessage {
 	if p := json.RawMessage(strings.TrimSpace(string(t.Parameters))); len(p) > 0 && string(p) != "null" {
 		return p
 	}
@@ -68,7 +72,7 @@ type OpenAITool struct {
 
 // OpenAIFunction is the function part of an OpenAITool.
 type OpenAIFunction struct {
-	// Name is the tool's model-facing name (ToolInfo.Name).
+	// Name is the tool's model-facing name (starhost.ToolInfo.Name).
 	Name string `json:"name"`
 	// Description is what the model reads about the tool.
 	Description string `json:"description,omitempty"`
@@ -77,10 +81,10 @@ type OpenAIFunction struct {
 	Parameters json.RawMessage `json:"parameters"`
 }
 
-// OpenAITools returns the tools of a catalog (ToolSnapshot.List) as OpenAI
+// OpenAITools returns the tools of a catalog (starhost.ToolSnapshot.List) as OpenAI
 // tool definitions, in catalog order.
-func OpenAITools(tools []ToolInfo) []OpenAITool {
-	return convertAll(tools, func(t ToolInfo) OpenAITool {
+func OpenAITools(tools []starhost.ToolInfo) []OpenAITool {
+	return mapAll(tools, func(t starhost.ToolInfo) OpenAITool {
 		return OpenAITool{Type: "function", Function: OpenAIFunction{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}}
 	})
 }
@@ -88,7 +92,7 @@ func OpenAITools(tools []ToolInfo) []OpenAITool {
 // AnthropicTool is one tool definition in the shape of the Anthropic
 // Messages API "tools" array.
 type AnthropicTool struct {
-	// Name is the tool's model-facing name (ToolInfo.Name).
+	// Name is the tool's model-facing name (starhost.ToolInfo.Name).
 	Name string `json:"name"`
 	// Description is what the model reads about the tool.
 	Description string `json:"description,omitempty"`
@@ -99,15 +103,15 @@ type AnthropicTool struct {
 
 // AnthropicTools returns the tools of a catalog as Anthropic tool
 // definitions, in catalog order.
-func AnthropicTools(tools []ToolInfo) []AnthropicTool {
-	return convertAll(tools, func(t ToolInfo) AnthropicTool {
+func AnthropicTools(tools []starhost.ToolInfo) []AnthropicTool {
+	return mapAll(tools, func(t starhost.ToolInfo) AnthropicTool {
 		return AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)}
 	})
 }
 
 // MCPTool is one tool definition in the shape of an MCP tools/list entry.
 type MCPTool struct {
-	// Name is the tool's model-facing name (ToolInfo.Name).
+	// Name is the tool's model-facing name (starhost.ToolInfo.Name).
 	Name string `json:"name"`
 	// Description is what the model reads about the tool.
 	Description string `json:"description,omitempty"`
@@ -132,8 +136,8 @@ const RemoteMetaKey = "crystal-star/rpc-eligible"
 
 // MCPTools returns the tools of a catalog as MCP tool definitions, in
 // catalog order.
-func MCPTools(tools []ToolInfo) []MCPTool {
-	return convertAll(tools, func(t ToolInfo) MCPTool {
+func MCPTools(tools []starhost.ToolInfo) []MCPTool {
+	return mapAll(tools, func(t starhost.ToolInfo) MCPTool {
 		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly,
 			OutputSchema: t.OutputSchema, Remote: t.Remote}
 	})
@@ -174,22 +178,22 @@ type AnthropicToolUse struct {
 }
 
 // ToolCallsFromOpenAI maps the tool calls of an OpenAI assistant message to
-// ToolCalls for Dispatch, applying the Arguments rule.
-func ToolCallsFromOpenAI(calls []OpenAIToolCall) []ToolCall {
-	return convertAll(calls, func(c OpenAIToolCall) ToolCall {
-		return ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: Arguments(json.RawMessage(c.Function.Arguments))}
+// ToolCalls for Thread.Dispatch, applying the Arguments rule.
+func ToolCallsFromOpenAI(calls []OpenAIToolCall) []starhost.ToolCall {
+	return mapAll(calls, func(c OpenAIToolCall) starhost.ToolCall {
+		return starhost.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: Arguments(json.RawMessage(c.Function.Arguments))}
 	})
 }
 
 // ToolCallsFromAnthropic maps the tool_use blocks of an Anthropic assistant
-// message to ToolCalls for Dispatch; blocks of other types are skipped.
-func ToolCallsFromAnthropic(blocks []AnthropicToolUse) []ToolCall {
-	var out []ToolCall
+// message to ToolCalls for Thread.Dispatch; blocks of other types are skipped.
+func ToolCallsFromAnthropic(blocks []AnthropicToolUse) []starhost.ToolCall {
+	var out []starhost.ToolCall
 	for _, b := range blocks {
 		if b.Type != "" && b.Type != "tool_use" {
 			continue
 		}
-		out = append(out, ToolCall{ID: b.ID, Name: b.Name, Arguments: Arguments(b.Input)})
+		out = append(out, starhost.ToolCall{ID: b.ID, Name: b.Name, Arguments: Arguments(b.Input)})
 	}
 	return out
 }
@@ -205,7 +209,7 @@ type OpenAIToolMessage struct {
 // ToolMessageForOpenAI is a dispatch result as the "tool" message that
 // answers its call: the call's id and the text a model sees (ResultText,
 // "CODE: message" for an error).
-func ToolMessageForOpenAI(res DispatchResult) OpenAIToolMessage {
+func ToolMessageForOpenAI(res starhost.DispatchResult) OpenAIToolMessage {
 	return OpenAIToolMessage{Role: "tool", ToolCallID: res.Call.ID, Content: ResultText(res.Result)}
 }
 
@@ -221,6 +225,18 @@ type AnthropicToolResult struct {
 // ToolResultForAnthropic is a dispatch result as the tool_result block
 // that answers its tool_use block: the text a model sees (ResultText) and
 // is_error for a failed call.
-func ToolResultForAnthropic(res DispatchResult) AnthropicToolResult {
+func ToolResultForAnthropic(res starhost.DispatchResult) AnthropicToolResult {
 	return AnthropicToolResult{Type: "tool_result", ToolUseID: res.Call.ID, Content: ResultText(res.Result), IsError: !res.Result.OK()}
+}
+
+// mapAll converts every element of in with of; nil stays nil.
+func mapAll[T, U any](in []T, of func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = of(v)
+	}
+	return out
 }

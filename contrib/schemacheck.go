@@ -1,0 +1,267 @@
+package contrib
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// checkSchemaDoc checks a schema's decoded JSON (numbers as json.Number)
+// the way an author needs it checked: each keyword of JSON Schema draft
+// 2020-12 (and draft-07's few others) has a value of the right kind, at
+// every level. The validator (google/jsonschema-go) does not check a schema
+// against the meta-schema — "minimum": "one" would only fail to unmarshal,
+// with a Go type name and no place — so this is ours; docs/check.md says
+// so. It returns `pointer: reason` for each bad place, in a stable order.
+// Keywords it does not know are annotations, as the specification says.
+func checkSchemaDoc(doc any) []string {
+	var out []string
+	if m, ok := doc.(map[string]any); ok {
+		if v, has := m["$schema"]; has {
+			s, isString := v.(string)
+			if !isString {
+				out = append(out, "/$schema: got "+jsonKind(v)+", want string")
+			} else if _, known := schemaDrafts[s]; !known {
+				out = append(out, fmt.Sprintf("/$schema: %q is not supported; leave \"$schema\" out (draft 2020-12) or name draft-07", s))
+			}
+		}
+	}
+	checkSchemaAt(doc, "", &out)
+	return out
+}
+
+// schemaKeywords maps each keyword to the kind of value it takes.
+var schemaKeywords = map[string]schemaKind{
+	"not": kSchema, "if": kSchema, "then": kSchema, "else": kSchema,
+	"additionalProperties": kSchema, "additionalItems": kSchema, "unevaluatedProperties": kSchema,
+	"unevaluatedItems": kSchema, "propertyNames": kSchema, "contains": kSchema, "contentSchema": kSchema,
+	"items": kSchemaOrSchemas,
+	"allOf": kSchemas, "anyOf": kSchemas, "oneOf": kSchemas, "prefixItems": kSchemas,
+	"properties": kSchemaMap, "patternProperties": kSchemaMap, "$defs": kSchemaMap, "definitions": kSchemaMap,
+	"dependentSchemas": kSchemaMap,
+	"minimum":          kNumber, "maximum": kNumber, "exclusiveMinimum": kNumber, "exclusiveMaximum": kNumber,
+	"multipleOf": kPositive,
+	"minLength":  kCount, "maxLength": kCount, "minItems": kCount, "maxItems": kCount,
+	"minProperties": kCount, "maxProperties": kCount, "minContains": kCount, "maxContains": kCount,
+	"$ref": kString, "$id": kString, "$anchor": kString, "$dynamicRef": kString, "$dynamicAnchor": kString,
+	"$comment": kString, "format": kString, "title": kString, "description": kString,
+	"contentEncoding": kString, "contentMediaType": kString,
+	"pattern":     kPattern,
+	"type":        kType,
+	"required":    kStrings,
+	"enum":        kArray,
+	"uniqueItems": kBool, "deprecated": kBool, "readOnly": kBool, "writeOnly": kBool,
+	"dependentRequired": kStringsMap,
+	"dependencies":      kDependencies,
+	"$vocabulary":       kObject,
+}
+
+type schemaKind uint8
+
+const (
+	kSchema schemaKind = iota + 1
+	kSchemaOrSchemas
+	kSchemas
+	kSchemaMap
+	kNumber
+	kPositive
+	kCount
+	kString
+	kPattern
+	kType
+	kStrings
+	kArray
+	kBool
+	kStringsMap
+	kDependencies
+	kObject
+)
+
+var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+func checkSchemaAt(s any, at string, out *[]string) {
+	bad := func(key, format string, args ...any) {
+		*out = append(*out, at+"/"+pointerToken(key)+": "+fmt.Sprintf(format, args...))
+	}
+	m, ok := s.(map[string]any)
+	if !ok {
+		if _, isBool := s.(bool); !isBool {
+			p := at
+			if p == "" {
+				p = "/"
+			}
+			*out = append(*out, p+": got "+jsonKind(s)+", want boolean or object")
+		}
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := m[k]
+		kind := schemaKeywords[k]
+		switch kind {
+		case kSchema:
+			checkSchemaAt(v, at+"/"+pointerToken(k), out)
+		case kSchemaOrSchemas:
+			if list, isList := v.([]any); isList {
+				for i, e := range list {
+					checkSchemaAt(e, fmt.Sprintf("%s/%s/%d", at, k, i), out)
+				}
+			} else {
+				checkSchemaAt(v, at+"/"+k, out)
+			}
+		case kSchemas:
+			list, isList := v.([]any)
+			switch {
+			case !isList:
+				bad(k, "got %s, want array", jsonKind(v))
+			case len(list) == 0 && k != "prefixItems":
+				bad(k, "an empty array; want at least one schema")
+			}
+			for i, e := range list {
+				checkSchemaAt(e, fmt.Sprintf("%s/%s/%d", at, k, i), out)
+			}
+		case kSchemaMap, kDependencies:
+			obj, isObj := v.(map[string]any)
+			if !isObj {
+				bad(k, "got %s, want object", jsonKind(v))
+				continue
+			}
+			names := make([]string, 0, len(obj))
+			for name := range obj {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				p := at + "/" + k + "/" + pointerToken(name)
+				if k == "patternProperties" {
+					if _, err := regexp.Compile(name); err != nil {
+						*out = append(*out, p+": not a regular expression: "+err.Error())
+					}
+				}
+				if _, isList := obj[name].([]any); kind == kDependencies && isList {
+					checkStrings(obj[name], p, out)
+					continue
+				}
+				checkSchemaAt(obj[name], p, out)
+			}
+		case kNumber, kPositive, kCount:
+			n, isNum := v.(json.Number)
+			if !isNum {
+				want := "number"
+				if kind == kCount {
+					want = "non-negative integer"
+				}
+				bad(k, "got %s, want %s", jsonKind(v), want)
+				continue
+			}
+			f, err := n.Float64()
+			switch {
+			case err != nil:
+				bad(k, "%s is out of range", n)
+			case kind == kPositive && f <= 0:
+				bad(k, "got %s, want a number above 0", n)
+			case kind == kCount && (f < 0 || f != float64(int64(f)) || f > 1<<31-1):
+				bad(k, "got %s, want non-negative integer", n)
+			}
+		case kString, kPattern:
+			str, isString := v.(string)
+			if !isString {
+				bad(k, "got %s, want string", jsonKind(v))
+			} else if kind == kPattern {
+				if _, err := regexp.Compile(str); err != nil {
+					bad(k, "not a regular expression: %v", err)
+				}
+			}
+		case kType:
+			switch t := v.(type) {
+			case string:
+				if !knownType(t) {
+					bad(k, "%q is not a JSON Schema type (%s)", t, strings.Join(jsonTypes, ", "))
+				}
+			case []any:
+				seen := map[string]bool{}
+				for i, e := range t {
+					name, isString := e.(string)
+					if !isString || !knownType(name) || seen[name] {
+						bad(k, "item %d: want one of %s, each once", i, strings.Join(jsonTypes, ", "))
+						break
+					}
+					seen[name] = true
+				}
+			default:
+				bad(k, "got %s, want string or array", jsonKind(v))
+			}
+		case kStrings:
+			checkStrings(v, at+"/"+k, out)
+		case kArray:
+			if _, isList := v.([]any); !isList {
+				bad(k, "got %s, want array", jsonKind(v))
+			}
+		case kBool:
+			if _, isBool := v.(bool); !isBool {
+				bad(k, "got %s, want boolean", jsonKind(v))
+			}
+		case kStringsMap:
+			obj, isObj := v.(map[string]any)
+			if !isObj {
+				bad(k, "got %s, want object", jsonKind(v))
+				continue
+			}
+			for name, e := range obj {
+				checkStrings(e, at+"/"+k+"/"+pointerToken(name), out)
+			}
+		case kObject:
+			if _, isObj := v.(map[string]any); !isObj {
+				bad(k, "got %s, want object", jsonKind(v))
+			}
+		}
+	}
+}
+
+func checkStrings(v any, at string, out *[]string) {
+	list, isList := v.([]any)
+	if !isList {
+		*out = append(*out, at+": got "+jsonKind(v)+", want array")
+		return
+	}
+	for i, e := range list {
+		if _, isString := e.(string); !isString {
+			*out = append(*out, fmt.Sprintf("%s/%d: got %s, want string", at, i, jsonKind(e)))
+		}
+	}
+}
+
+func knownType(t string) bool {
+	for _, n := range jsonTypes {
+		if t == n {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonKind names the JSON type of a decoded value: a number is "number"
+// whether or not it is integral.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number, float64, float32, int, int64, int32, uint64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
