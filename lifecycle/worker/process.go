@@ -184,10 +184,12 @@ func (p *process) open(a *Activator, req contrib.ActivationRequest) uint64 {
 	p.mu.Lock()
 	p.next++
 	n := p.next
-	s := &slot{plugin: req.Plugin}
+	p.mu.Unlock()
+	// The slot is added with its services: the reaper (run) reads them.
+	s := &slot{plugin: req.Plugin, bridge: a.opts.Bridge(req, p.caller(n))}
+	p.mu.Lock()
 	p.slots[n] = s
 	p.mu.Unlock()
-	s.bridge = a.opts.Bridge(req, p.caller(n))
 	return n
 }
 
