@@ -387,6 +387,15 @@ func TestH1_3_EmbeddingDocNamesRealAPI(t *testing.T) {
 			t.Errorf("%s names %s.%s: no such method (go doc ./starhost)", page, m[1], m[2])
 		}
 	}
+	// A chain such as `Session().Client` or `h.Operator().Grant` starts at a
+	// method of Host.
+	host := types.NewPointer(sh.Scope().Lookup("Host").Type())
+	for _, m := range regexp.MustCompile("`(?:h\\.)?([A-Z]\\w*)\\(\\)\\.").FindAllStringSubmatch(text, -1) {
+		if obj, _, _ := types.LookupFieldOrMethod(host, false, sh, m[1]); obj == nil && !seen[m[0]] {
+			t.Errorf("%s names %s…: Host has no method %s (go doc ./starhost)", page, m[0][1:], m[1])
+		}
+		seen[m[0]] = true
+	}
 	_, table, ok := strings.Cut(text, "### The glue, once")
 	if !ok {
 		t.Fatalf("%s: no \"The glue, once\" section", page)
