@@ -105,9 +105,6 @@ const modPath = "github.com/crystal-star/crystal-star/"
 // argument count or type fails. Only names the page leaves to the reader
 // (undefined identifiers, unused variables, elided "…") are forgiven.
 func TestH1_4_EmbeddingDocMatchesAPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list -export")
-	}
 	const page = "../docs/embedding.md"
 	blocks := docGoBlocks(t, page)
 	if len(blocks) < 20 {
@@ -350,9 +347,6 @@ func checkFragment(fset *token.FileSet, imp types.Importer, code string) []strin
 // Thread.M) against the packages, and that "The glue, once" table lists every
 // exported function of starhost/toolwire.
 func TestH1_3_EmbeddingDocNamesRealAPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list -export")
-	}
 	const page = "../docs/embedding.md"
 	data, err := os.ReadFile(page)
 	if err != nil {
