@@ -97,14 +97,14 @@ func exportImporter(t *testing.T, fset *token.FileSet, pkgs ...string) types.Imp
 
 const modPath = "github.com/crystal-star/crystal-star/"
 
-// TestH1_4_EmbeddingDocMatchesAPI checks the Go code of docs/embedding.md
+// TestDocs_EmbeddingCodeMatchesAPI checks the Go code of docs/embedding.md
 // against the real API: each signature shown (func, method, const) must exist
 // in starhost with those parameter and result types, and each code fragment
 // is type-checked inside a function that has the names the page uses (ctx, h,
 // s, t, snap, call, args, …): a method or field that does not exist, a wrong
 // argument count or type fails. Only names the page leaves to the reader
 // (undefined identifiers, unused variables, elided "…") are forgiven.
-func TestH1_4_EmbeddingDocMatchesAPI(t *testing.T) {
+func TestDocs_EmbeddingCodeMatchesAPI(t *testing.T) {
 	const page = "../docs/embedding.md"
 	blocks := docGoBlocks(t, page)
 	if len(blocks) < 20 {
@@ -342,11 +342,11 @@ func checkFragment(fset *token.FileSet, imp types.Importer, code string) []strin
 	return problems
 }
 
-// TestH1_3_EmbeddingDocNamesRealAPI checks the names the prose of
+// TestDocs_EmbeddingNamesRealAPI checks the names the prose of
 // docs/embedding.md gives (starhost.X, toolwire.X, Host.M, Session.M,
 // Thread.M) against the packages, and that "The glue, once" table lists every
 // exported function of starhost/toolwire.
-func TestH1_3_EmbeddingDocNamesRealAPI(t *testing.T) {
+func TestDocs_EmbeddingNamesRealAPI(t *testing.T) {
 	const page = "../docs/embedding.md"
 	data, err := os.ReadFile(page)
 	if err != nil {

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestH1_5_ContextFieldSourceIsDocumented checks that docs/agent-hosts.md
+// TestDocs_AgentHostsNamesEachStatusKey checks that docs/agent-hosts.md
 // names the key of Claude Code's status JSON each built-in field is read from,
 // and that the status line's context field is that key's value.
-func TestH1_5_ContextFieldSourceIsDocumented(t *testing.T) {
+func TestDocs_AgentHostsNamesEachStatusKey(t *testing.T) {
 	data, err := os.ReadFile("../../../docs/agent-hosts.md")
 	if err != nil {
 		t.Fatal(err)

@@ -8,11 +8,11 @@ import (
 	"github.com/crystal-star/crystal-star/starhost/plugintest"
 )
 
-// TestH1_6_ReviewCountIsPerSession runs the example plugin plugins/review in
+// TestH25_2_ReviewExampleCountsPerSession runs the example plugin plugins/review in
 // two sessions of one host: its "reviews" field ("Reviews summarized this
 // session") counts each session's own reviews, although ctx.store is shared
 // by every session of the host.
-func TestH1_6_ReviewCountIsPerSession(t *testing.T) {
+func TestH25_2_ReviewExampleCountsPerSession(t *testing.T) {
 	h := plugintest.NewHost(t, "../../plugins/review", plugintest.Options{})
 	ctx := context.Background()
 	session := func(id, mode string) *starhost.Session {
