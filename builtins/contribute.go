@@ -141,7 +141,11 @@ func stageTool(inst *instance, e *entry, st *contrib.Staging) {
 	if !t.Multimodal {
 		t.Run = inst.multimodalOnly(e.name, e.pos, t.Run) // MC1: parts need the declaration
 	}
+	n := len(st.Set().Diagnostics)
 	st.AddTool(t)
+	if ds := st.Set().Diagnostics; len(ds) > n {
+		inst.placeSchemaNote(&ds[n]) // where check puts it (docs/check.md)
+	}
 }
 
 func stageCommand(inst *instance, e *entry) {
