@@ -98,10 +98,14 @@ func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 		return nil, err
 	}
 	inst.contributed, inst.contributedAt = true, pos
+	noted := len(inst.staging.Set().Diagnostics)
 	for i, l := range contributeLists {
 		if err := inst.stageList(l, lists[i], pos); err != nil {
 			return nil, err
 		}
+	}
+	for i, ds := noted, inst.staging.Set().Diagnostics; i < len(ds); i++ {
+		inst.placeSchemaNote(&ds[i]) // where check puts it (docs/check.md)
 	}
 	for i, k := range attachKeywords {
 		if err := inst.setCallback(k, callbacks[i]); err != nil {
@@ -141,11 +145,7 @@ func stageTool(inst *instance, e *entry, st *contrib.Staging) {
 	if !t.Multimodal {
 		t.Run = inst.multimodalOnly(e.name, e.pos, t.Run) // MC1: parts need the declaration
 	}
-	n := len(st.Set().Diagnostics)
 	st.AddTool(t)
-	if ds := st.Set().Diagnostics; len(ds) > n {
-		inst.placeSchemaNote(&ds[n]) // where check puts it (docs/check.md)
-	}
 }
 
 func stageCommand(inst *instance, e *entry) {

@@ -65,16 +65,10 @@ func (inst *instance) placeSchemaNote(d *contrib.Diagnostic) {
 	}
 }
 
-// toolSignature is tool()'s signature, set by init: a variable's
-// initializer would refer to itself (signatures -> stageTool -> here).
-var toolSignature *Signature
-
-func init() { toolSignature = LookupSignature("tool") }
-
 // parametersAt returns the parameters argument of the tool(...) call
 // whose parenthesis is at pos, or nil.
 func parametersAt(f *syntax.File, pos contrib.Pos) syntax.Expr {
-	sig := toolSignature
+	sig := LookupSignature("tool")
 	var found syntax.Expr
 	syntax.Walk(f, func(n syntax.Node) bool {
 		x, ok := n.(*syntax.CallExpr)
