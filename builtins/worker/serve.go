@@ -31,6 +31,11 @@ func serve(r io.Reader, w io.Writer, hello *wire.Hello) error {
 		if err := g.conn.Notify(wire.NotifyHello, hello); err != nil {
 			return err
 		}
+		if bell := wire.BellFromEnv(); bell != nil {
+			// The host reads only while it waits for an answer: a frame
+			// written while serving none of its calls rings the bell.
+			g.conn.RingOn(bell)
+		}
 	}
 	err := g.conn.Serve()
 	g.conn.Close(errors.New("the host closed the channel"))
@@ -318,7 +323,7 @@ func describe(set *contrib.Set) wire.Activated {
 // classifier, with the host facts the call carries.
 func (s *server) invoke(ctx context.Context, method string, body []byte) (any, error) {
 	var in wire.Invoke
-	if err := json.Unmarshal(body, &in); err != nil {
+	if err := wire.DecodeInvoke(body, &in); err != nil {
 		return nil, err
 	}
 	_, set := s.current()
@@ -347,7 +352,7 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		if in.Progress {
 			ctx = contrib.WithProgress(ctx, s.conn.Progress(ctx))
 		}
-		return t.Run(ctx, args), nil
+		return wire.AppendResult(nil, t.Run(ctx, args))
 	case wire.MethodCommand:
 		c, err := at(set.Commands, in.Index, "command")
 		if err != nil {

@@ -178,8 +178,13 @@ Test it with ` + "`crystal-star test`" + ` (testdata/*.txtar, docs/testing.md).
 
 DESTRUCTIVE = ["rm -rf", "git push --force", "mkfs"]
 
+# The shell tool's name in each host: crystal-star's own and DotCraft's
+# bash, Claude Code's Bash, Gemini CLI's run_shell_command
+# (docs/agent-hosts.md). A guard that names only one lets the others through.
+SHELL_TOOLS = ["bash", "Bash", "run_shell_command"]
+
 def policy(ctx, call):
-    if call["name"] != "bash":
+    if call["name"] not in SHELL_TOOLS:
         return None
     command = call["arguments"].get("command", "")
     for pattern in DESTRUCTIVE:
@@ -203,10 +208,25 @@ stdout '^dispatch call-1 bash: risk high, refused$'
 stdout '^  error call_denied: ID refuses "rm -rf /tmp/x": it contains "rm -rf"$'
 stdout '^dispatch call-2 bash: risk high, approved$'
 
+# The same policy guards Claude Code's Bash and Gemini CLI's
+# run_shell_command through their hooks (docs/agent-hosts.md).
+stdin claude.json
+exec crystal-star hook claude-code
+stdout '"permissionDecision":"deny"'
+stdout 'ID refuses'
+stdin gemini.json
+exec crystal-star hook gemini-cli
+stdout '"decision":"deny"'
+stdout 'ID refuses'
+
 -- console.txt --
 /dispatch bash {"command": "rm -rf /tmp/x"}
 /dispatch bash {"command": "ls"}
 /quit
+-- claude.json --
+{"session_id":"s1","cwd":".","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"toolu_1"}
+-- gemini.json --
+{"session_id":"g1","cwd":".","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm -rf /"}}
 `
 
 const modelModule = `"""TITLE: a tool that calls the session model.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
 )
@@ -40,10 +42,15 @@ type Conn struct {
 	wmu  sync.Mutex
 	w    io.Writer
 	wbuf []byte
+	// bell is what this side rings for a frame the other side may not be
+	// reading for (RingOn); serving counts the other side's calls read and
+	// not yet answered: while there is one, the other side reads.
+	bell    io.Writer
+	serving atomic.Int64
 
 	mu      sync.Mutex
 	next    uint64
-	pending map[uint64]chan frame
+	pending map[uint64]*waiter
 	running map[uint64]context.CancelFunc
 	// progress holds the receivers of calls whose context carries one
 	// (contrib.WithProgress): the other side's notifyProgress for the call
@@ -54,93 +61,36 @@ type Conn struct {
 	// its values.
 	origins map[uint64]context.Context
 	closed  error
+	// readerAway: the goroutine reading serves a call it read (Serve).
+	readerAway   bool
+	handOffAfter time.Duration
+	end          chan error // the stream's end, from its last reader (Serve)
+	// demand is the state of reading on demand (ReadOnDemand,
+	// conn_demand.go); nil: Serve reads every frame.
+	demand *demand
+}
+
+// waiter is a call of this side waiting for its answer.
+type waiter struct {
+	id uint64
+	ch chan frame // the answer, kind 0 after Close, or kindLead
+	// lead (under Conn.mu): the read side is this caller's, taken or
+	// handed to it with kindLead.
+	lead bool
 }
 
 // NewConn returns a channel end reading frames from r and writing to w.
 // Serve must run for calls to be answered.
 func NewConn(r io.Reader, w io.Writer, handle Handler, notify Notifier) *Conn {
-	return &Conn{r: newReader(r), w: w, handle: handle, notify: notify,
-		pending: map[uint64]chan frame{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
-}
-
-// Serve reads frames until the stream ends or carries garbage and returns
-// why. It does not fail the calls in flight: the owner learns the cause
-// (the worker's exit status, a limit) and then calls Close with it.
-//
-// A call from the other side is served on the goroutine that read it: a
-// new goroutine takes over reading first, so calls still run concurrently
-// and nest, and the call starts without waiting to be scheduled (issue 26:
-// one hand-off between threads fewer per call).
-func (c *Conn) Serve() error {
-	end := make(chan error, 1)
-	if err, handedOff := c.read(end); !handedOff {
-		return err
-	}
-	return <-end
-}
-
-// read reads frames until the stream ends (it returns why) or a call
-// arrives, which it serves after handing reading over to a new goroutine
-// (handedOff); the last reader sends the stream's end on end.
-func (c *Conn) read(end chan<- error) (err error, handedOff bool) {
-	for {
-		f, err := c.r.Read()
-		if err != nil {
-			return err, false
-		}
-		switch f.Kind {
-		case kindCall, kindCallWithin:
-			base, body := context.Background(), f.Body
-			c.mu.Lock()
-			if f.Kind == kindCallWithin && len(body) >= 8 {
-				if origin := c.origins[binary.BigEndian.Uint64(body)]; origin != nil {
-					// The values, not the deadline: the call in flight
-					// bounds its callbacks through its own cancellation.
-					base = context.WithoutCancel(origin)
-				}
-				body = body[8:]
-			}
-			ctx, cancel := context.WithCancel(context.WithValue(base, callKey{}, f.ID))
-			c.running[f.ID] = cancel
-			c.mu.Unlock()
-			id, method, body := f.ID, f.Method, clone(body)
-			go func() {
-				if err, handedOff := c.read(end); !handedOff {
-					end <- err
-				}
-			}()
-			c.serveCall(ctx, id, method, body)
-			return nil, true
-		case kindReply, kindError:
-			c.mu.Lock()
-			ch := c.pending[f.ID]
-			delete(c.pending, f.ID)
-			c.mu.Unlock()
-			if ch != nil {
-				f.Body = clone(f.Body)
-				ch <- f
-			}
-		case kindCancel:
-			c.mu.Lock()
-			cancel := c.running[f.ID]
-			c.mu.Unlock()
-			if cancel != nil {
-				cancel()
-			}
-		case kindNotify:
-			if f.Method == notifyProgress {
-				c.deliverProgress(f.Body)
-			} else if ctx, live := c.within(f.ID); live && c.notify != nil {
-				c.notify(ctx, f.Method, f.Body)
-			}
-		}
-	}
+	return &Conn{r: newReader(r), w: w, handle: handle, notify: notify, handOffAfter: handOffAfter,
+		pending: map[uint64]*waiter{}, running: map[uint64]context.CancelFunc{}, origins: map[uint64]context.Context{}}
 }
 
 func clone(b []byte) []byte { return append([]byte(nil), b...) }
 
-func (c *Conn) serveCall(ctx context.Context, id uint64, method string, body []byte) {
-	out, err := c.handle(ctx, method, body)
+func (c *Conn) serveCall(in *incoming) {
+	ctx, id := in.ctx, in.id
+	out, err := c.handle(ctx, in.method, in.body)
 	c.mu.Lock()
 	if cancel := c.running[id]; cancel != nil {
 		cancel()
@@ -154,7 +104,7 @@ func (c *Conn) serveCall(ctx context.Context, id uint64, method string, body []b
 	if err != nil {
 		reply = frame{Kind: kindError, ID: id, Body: []byte(err.Error())}
 	}
-	_ = c.write(reply) // a closed channel fails the caller's side anyway
+	_ = c.write(reply, true) // a closed channel fails the caller's side anyway
 }
 
 // Close fails every call in flight and every later call with err, and
@@ -169,13 +119,19 @@ func (c *Conn) Close(err error) {
 		err = errors.New("worker channel closed")
 	}
 	c.closed = err
-	for id, ch := range c.pending {
-		ch <- frame{} // kind 0: failed by Close
+	for id, w := range c.pending {
+		select {
+		case w.ch <- frame{}: // kind 0: failed by Close
+		default: // it holds kindLead: it sees Close when it reads
+		}
 		delete(c.pending, id)
 	}
 	for id, cancel := range c.running {
 		cancel()
 		delete(c.running, id)
+	}
+	if c.demand != nil {
+		c.interrupt() // a caller reading sees Close
 	}
 }
 
@@ -195,7 +151,6 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	ch := make(chan frame, 1)
 	c.mu.Lock()
 	if c.closed != nil {
 		c.mu.Unlock()
@@ -203,7 +158,8 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	}
 	c.next++
 	id := c.next
-	c.pending[id] = ch
+	w := &waiter{id: id, ch: make(chan frame, 1)}
+	c.pending[id] = w
 	c.origins[id] = ctx
 	defer c.forgetOrigin(id)
 	if p := contrib.ProgressFrom(ctx); p != nil {
@@ -218,39 +174,93 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	if parent, ok := ctx.Value(callKey{}).(uint64); ok {
 		f.Kind, f.Body = kindCallWithin, append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(body)), parent), body...)
 	}
-	if err := c.write(f); err != nil {
-		c.forget(id)
+	if err := c.write(f, false); err != nil {
+		c.forget(w)
 		if cerr := c.Err(); cerr != nil {
 			return cerr
 		}
 		return err
 	}
-	select {
-	case f := <-ch:
-		switch {
-		case f.Kind == kindReply:
-			if out == nil {
-				return nil
-			}
-			if err := json.Unmarshal(f.Body, out); err != nil {
-				return fmt.Errorf("%w: reply to %s: %v", ErrGarbage, method, err)
-			}
+	f, err = c.await(ctx, w)
+	switch {
+	case err != nil:
+		return err
+	case f.Kind == kindReply:
+		if out == nil {
 			return nil
-		case f.Kind == 0:
-			return c.Err()
 		}
-		return &RemoteError{Message: string(f.Body)}
-	case <-ctx.Done():
-		c.forget(id)
-		_ = c.write(frame{Kind: kindCancel, ID: id})
-		return context.Cause(ctx)
+		if d, ok := out.(replyDecoder); ok {
+			err = d.decodeReply(f.Body)
+		} else {
+			err = json.Unmarshal(f.Body, out)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: reply to %s: %v", ErrGarbage, method, err)
+		}
+		return nil
+	case f.Kind == 0:
+		return c.Err()
+	}
+	return &RemoteError{Message: string(f.Body)}
+}
+
+// await waits for w's answer: from whoever reads, or — reading on demand
+// while nobody else does — by reading it itself. When ctx ends first the
+// other side is asked to cancel the call, and the cause is returned.
+func (c *Conn) await(ctx context.Context, w *waiter) (frame, error) {
+	lead := c.demand != nil && c.takeLead(w)
+	if c.demand == nil {
+		c.handOff() // this may be the call the reader serves
+	}
+	for {
+		if lead {
+			return c.lead(ctx, w)
+		}
+		select {
+		case f := <-w.ch:
+			if f.Kind == kindLead {
+				lead = true
+				continue
+			}
+			return f, nil
+		case <-ctx.Done():
+			c.abandon(w)
+			return frame{}, context.Cause(ctx)
+		}
 	}
 }
 
-func (c *Conn) forget(id uint64) {
+// abandon forgets the call w, whose caller gave up, and asks the other
+// side to cancel it. Reading on demand, its answer is still read when it
+// comes (the other side writes frames before it as for a call in flight),
+// and a read side w held is handed on.
+func (c *Conn) abandon(w *waiter) {
 	c.mu.Lock()
-	delete(c.pending, id)
+	if c.pending[w.id] == w {
+		delete(c.pending, w.id)
+		if d := c.demand; d != nil {
+			d.abandoned[w.id] = true
+			if !w.lead && !d.reading {
+				w.lead, d.reading = true, true
+			}
+		}
+	}
+	if w.lead {
+		c.passOn(false)
+	}
 	c.mu.Unlock()
+	_ = c.write(frame{Kind: kindCancel, ID: w.id}, false)
+}
+
+// forget forgets the call w that was never sent. A read side handed to it
+// meanwhile is handed on: it was waiting in pending.
+func (c *Conn) forget(w *waiter) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, w.id)
+	if w.lead {
+		c.passOn(false)
+	}
 }
 
 func (c *Conn) forgetOrigin(id uint64) {
@@ -277,7 +287,7 @@ func (c *Conn) NotifyWithin(ctx context.Context, method string, in any) error {
 		return err
 	}
 	id, _ := ctx.Value(callKey{}).(uint64)
-	return c.write(frame{Kind: kindNotify, ID: id, Method: method, Body: body})
+	return c.write(frame{Kind: kindNotify, ID: id, Method: method, Body: body}, false)
 }
 
 // within returns the context a notification sent within this side's call
@@ -299,9 +309,17 @@ func (c *Conn) within(id uint64) (ctx context.Context, live bool) {
 	return context.WithoutCancel(origin), true
 }
 
-func (c *Conn) write(f frame) error {
+// write sends f; answer says it answers a call of the other side.
+func (c *Conn) write(f frame, answer bool) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.bell != nil {
+		if answer {
+			c.serving.Add(-1)
+		} else if c.serving.Load() == 0 {
+			f.Rung = true
+		}
+	}
 	var err error
 	c.wbuf, err = appendFrame(c.wbuf[:0], f)
 	if err != nil {
@@ -310,6 +328,10 @@ func (c *Conn) write(f frame) error {
 	_, err = c.w.Write(c.wbuf)
 	if cap(c.wbuf) > 1<<20 {
 		c.wbuf = nil // do not keep a bundle-sized buffer
+	}
+	if f.Rung && err == nil {
+		// After the frame: a bell heard means a frame to read.
+		_, _ = c.bell.Write([]byte{1})
 	}
 	return err
 }

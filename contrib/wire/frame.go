@@ -5,14 +5,13 @@
 // and builtins no lifecycle.
 //
 // A frame is a 4-byte big-endian length followed by that many bytes: a kind
-// byte, an 8-byte big-endian call id, a 1-byte method length, the method, and
+// byte (its high bit: the sender rang the bell for the frame, conn_demand.go), an 8-byte big-endian call id, a 1-byte method length, the method, and
 // the body (JSON for every method of this package). Frames longer than
 // maxFrame, an unknown kind or a method running past the frame are garbage:
 // the reader stops and the host kills the worker.
 package wire
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -42,7 +41,16 @@ const (
 	// it called P with (the MCP request a sampling model call needs).
 	kindCallWithin
 	kindEnd
+
+	// kindLead is never on the wire: it tells a caller waiting for its
+	// reply that the read side is now its own (conn_lead.go).
+	kindLead kind = 0x7f
 )
+
+// rungBit marks a frame the worker rang the bell for (Conn.RingOn): it
+// wrote it while serving no call of the host, so the host may not be
+// reading. It is the kind byte's high bit.
+const rungBit = 0x80
 
 // maxFrame bounds one frame (a bundle snapshot travels in one frame).
 const maxFrame = 64 << 20
@@ -53,6 +61,7 @@ const headerLen = 1 + 8 + 1
 // frame is one message on the channel.
 type frame struct {
 	Kind   kind
+	Rung   bool // the sender rang the bell for it (rungBit)
 	ID     uint64
 	Method string
 	Body   []byte
@@ -71,7 +80,11 @@ func appendFrame(buf []byte, f frame) ([]byte, error) {
 		return buf, fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, maxFrame)
 	}
 	buf = binary.BigEndian.AppendUint32(buf, uint32(n))
-	buf = append(buf, byte(f.Kind))
+	k := byte(f.Kind)
+	if f.Rung {
+		k |= rungBit
+	}
+	buf = append(buf, k)
 	buf = binary.BigEndian.AppendUint64(buf, f.ID)
 	buf = append(buf, byte(len(f.Method)))
 	buf = append(buf, f.Method...)
@@ -84,7 +97,7 @@ func decode(p []byte) (frame, error) {
 	if len(p) < headerLen {
 		return frame{}, fmt.Errorf("%w: a frame of %d bytes is shorter than its header", ErrGarbage, len(p))
 	}
-	k := kind(p[0])
+	k, rung := kind(p[0]&^rungBit), p[0]&rungBit != 0
 	if k == 0 || k >= kindEnd {
 		return frame{}, fmt.Errorf("%w: unknown frame kind %d", ErrGarbage, p[0])
 	}
@@ -92,39 +105,73 @@ func decode(p []byte) (frame, error) {
 	if headerLen+m > len(p) {
 		return frame{}, fmt.Errorf("%w: method length %d runs past the frame", ErrGarbage, m)
 	}
-	return frame{Kind: k, ID: binary.BigEndian.Uint64(p[1:9]), Method: string(p[headerLen : headerLen+m]), Body: p[headerLen+m:]}, nil
+	return frame{Kind: k, Rung: rung, ID: binary.BigEndian.Uint64(p[1:9]), Method: string(p[headerLen : headerLen+m]), Body: p[headerLen+m:]}, nil
 }
 
-// frameReader reads frames from a stream.
+// frameReader reads frames from a stream. It keeps what it read of a frame
+// when a read fails in the middle of one (a read deadline interrupting a
+// reader on the host side, docs/isolation.md): the next Read resumes.
 type frameReader struct {
-	r   *bufio.Reader
-	buf []byte
+	r          io.Reader
+	buf        []byte // buf[start:end] was read and not yet returned
+	start, end int
 }
+
+// readerSize is the reader's buffer while frames are small.
+const readerSize = 64 << 10
 
 // newReader returns a frame reader over r.
-func newReader(r io.Reader) *frameReader { return &frameReader{r: bufio.NewReaderSize(r, 64<<10)} }
+func newReader(r io.Reader) *frameReader { return &frameReader{r: r, buf: make([]byte, readerSize)} }
 
 // Read returns the next frame. Its Body is valid until the next Read. At a
 // clean end of stream it returns io.EOF; a stream cut inside a frame is
-// io.ErrUnexpectedEOF; a malformed frame wraps ErrGarbage.
+// io.ErrUnexpectedEOF; a malformed frame wraps ErrGarbage. Any other error
+// of the underlying reader is returned as it is, and the frame read so far
+// is kept for the next Read.
 func (r *frameReader) Read() (frame, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
-		return frame{}, err
-	}
-	n := binary.BigEndian.Uint32(hdr[:])
-	if n > maxFrame {
-		return frame{}, fmt.Errorf("%w: a frame of %d bytes exceeds the limit of %d", ErrGarbage, n, maxFrame)
-	}
-	if cap(r.buf) < int(n) {
-		r.buf = make([]byte, n)
-	}
-	p := r.buf[:n]
-	if _, err := io.ReadFull(r.r, p); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	for {
+		need := 4
+		if avail := r.end - r.start; avail >= 4 {
+			n := binary.BigEndian.Uint32(r.buf[r.start:])
+			if n > maxFrame {
+				return frame{}, fmt.Errorf("%w: a frame of %d bytes exceeds the limit of %d", ErrGarbage, n, maxFrame)
+			}
+			need += int(n)
+			if avail >= need {
+				p := r.buf[r.start+4 : r.start+need]
+				r.start += need
+				return decode(p)
+			}
 		}
-		return frame{}, err
+		r.room(need)
+		m, err := r.r.Read(r.buf[r.end:])
+		r.end += m
+		if m == 0 && err != nil {
+			if err == io.EOF && r.end > r.start {
+				err = io.ErrUnexpectedEOF
+			}
+			return frame{}, err
+		}
 	}
-	return decode(p)
+}
+
+// room makes the buffer hold a frame of need bytes from start: the unread
+// bytes move to the front, and the buffer grows for a large frame (a
+// bundle) and shrinks back once it is read.
+func (r *frameReader) room(need int) {
+	if r.start == r.end {
+		r.start, r.end = 0, 0
+		if cap(r.buf) > 1<<20 && need <= readerSize {
+			r.buf = make([]byte, readerSize)
+		}
+	}
+	if r.start+need <= len(r.buf) && r.end < len(r.buf) {
+		return
+	}
+	buf := r.buf
+	if need > len(buf) {
+		buf = make([]byte, need)
+	}
+	r.end = copy(buf, r.buf[r.start:r.end])
+	r.start, r.buf = 0, buf
 }

@@ -43,7 +43,7 @@ func ToolStub(call Caller, facts func(context.Context) contrib.Facts, g *group, 
 			in.Group = g.id
 		}
 		var res contrib.Result
-		if err := call(ctx, what, MethodTool, in, &res); err != nil {
+		if err := call(ctx, what, MethodTool, AppendToolInvoke(nil, in), toolReply{&res}); err != nil {
 			// A dead worker's failure says whose fault it was (issue 24).
 			var c interface{ ToolCause() string }
 			cause := ""

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -84,6 +85,15 @@ func (a *Activator) start(req contrib.ActivationRequest) (*process, error) {
 		cmd.Env = append(cmd.Env, wire.EnvMemoryLimit+"="+strconv.FormatInt(a.opts.MemoryLimit, 10))
 	}
 	cmd.SysProcAttr = sysProcAttr()
+	// The bell the worker rings for a frame written while it serves no
+	// call: the host reads the channel only on demand (contrib/wire).
+	bell, bellW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer bellW.Close() // the worker's copy stays open: its exit closes the bell
+	cmd.ExtraFiles = append(cmd.ExtraFiles, bellW)
+	cmd.Env = append(cmd.Env, wire.EnvBell+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -98,10 +108,16 @@ func (a *Activator) start(req contrib.ActivationRequest) (*process, error) {
 	cmd.Stderr = p.stderr
 	a.starts.Add(1)
 	if err := cmd.Start(); err != nil {
+		bell.Close()
 		a.startFailed(&Failure{Code: contrib.WorkerFailed, Message: "cannot start a worker: " + err.Error()})
 		return nil, err
 	}
 	p.conn = wire.NewConn(stdout, stdin, p.handle, p.notify)
+	if !p.conn.ReadOnDemand(bell) {
+		// No read deadlines on this platform's pipes: a goroutine reads
+		// every frame, and nobody listens to the bell.
+		bell.Close()
+	}
 	p.onDeath = a.startFailed
 	go p.run()
 	if p.limit > 0 {
@@ -168,10 +184,12 @@ func (p *process) open(a *Activator, req contrib.ActivationRequest) uint64 {
 	p.mu.Lock()
 	p.next++
 	n := p.next
-	s := &slot{plugin: req.Plugin}
+	p.mu.Unlock()
+	// The slot is added with its services: the reaper (run) reads them.
+	s := &slot{plugin: req.Plugin, bridge: a.opts.Bridge(req, p.caller(n))}
+	p.mu.Lock()
 	p.slots[n] = s
 	p.mu.Unlock()
-	s.bridge = a.opts.Bridge(req, p.caller(n))
 	return n
 }
 

@@ -85,7 +85,7 @@ func fakeWorker(mode string) {
 			return fakeDryRun(body)
 		case wire.MethodTool:
 			var in wire.Invoke
-			_ = json.Unmarshal(body, &in)
+			_ = wire.DecodeInvoke(body, &in)
 			var args map[string]string
 			_ = json.Unmarshal(in.Args, &args)
 			switch args["do"] {
@@ -118,6 +118,9 @@ func fakeWorker(mode string) {
 		hello.Clamped = "the inherited hard address-space limit is below memory_limit; workers run under it"
 	}
 	_ = conn.Notify(wire.NotifyHello, hello)
+	if bell := wire.BellFromEnv(); bell != nil {
+		conn.RingOn(bell)
+	}
 	_ = conn.Serve()
 	os.Exit(0)
 }
