@@ -98,10 +98,14 @@ func contribute(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 		return nil, err
 	}
 	inst.contributed, inst.contributedAt = true, pos
+	noted := len(inst.staging.Set().Diagnostics)
 	for i, l := range contributeLists {
 		if err := inst.stageList(l, lists[i], pos); err != nil {
 			return nil, err
 		}
+	}
+	for i, ds := noted, inst.staging.Set().Diagnostics; i < len(ds); i++ {
+		inst.placeSchemaNote(&ds[i]) // where check puts it (docs/check.md)
 	}
 	for i, k := range attachKeywords {
 		if err := inst.setCallback(k, callbacks[i]); err != nil {

@@ -347,7 +347,7 @@ func (e *argError) Error() string {
 	if path == "" {
 		path = "/"
 	}
-	return "invalid arguments: " + path + ": " + e.reason
+	return path + ": " + e.reason // the Failure's code says "invalid_arguments"
 }
 
 func errInvalidUTF8() error { return &argError{reason: "invalid UTF-8 in a string"} }

@@ -93,14 +93,14 @@ func BenchmarkDecodeArgs(b *testing.B) {
 func TestDC4_BadInputRefusedWithPath(t *testing.T) {
 	deep := strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)
 	for in, want := range map[string]string{
-		"{\"s\": \"\xff\xfe\"}":                          "invalid arguments: /s: invalid UTF-8 in a string",
-		"{\"l\": [1, \"ok\", \"a\\n\xff\"]}":             "invalid arguments: /l/2: invalid UTF-8 in a string",
-		"{\"a/b\": {\"\xff\": 1}}":                       "invalid arguments: /a~1b: invalid UTF-8 in a key",
-		`{"n": 1e400}`:                                   "invalid arguments: /n: number 1e400 does not fit a float64",
-		`{"n": [-1.5E+999]}`:                             "invalid arguments: /n/0: number -1.5E+999 does not fit a float64",
-		`{"d": ` + deep + `}`:                            "invalid arguments: /d/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 100 levels deep",
-		"{\"lone\": \"\\ud83d\", \"s\": \"\xff\"}":       "invalid arguments: invalid UTF-8 in a string at byte 25",
-		"{\"lone\": \"\\ud83d\", \"n\": {\"x\": 2e308}}": "invalid arguments: /n/x: number 2e308 does not fit a float64",
+		"{\"s\": \"\xff\xfe\"}":                          "/s: invalid UTF-8 in a string",
+		"{\"l\": [1, \"ok\", \"a\\n\xff\"]}":             "/l/2: invalid UTF-8 in a string",
+		"{\"a/b\": {\"\xff\": 1}}":                       "/a~1b: invalid UTF-8 in a key",
+		`{"n": 1e400}`:                                   "/n: number 1e400 does not fit a float64",
+		`{"n": [-1.5E+999]}`:                             "/n/0: number -1.5E+999 does not fit a float64",
+		`{"d": ` + deep + `}`:                            "/d/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 100 levels deep",
+		"{\"lone\": \"\\ud83d\", \"s\": \"\xff\"}":       "invalid UTF-8 in a string at byte 25",
+		"{\"lone\": \"\\ud83d\", \"n\": {\"x\": 2e308}}": "/n/x: number 2e308 does not fit a float64",
 	} {
 		_, res, ok := decodeArgs(nil, []byte(in))
 		if ok || res.Err == nil || res.Err.Code != ErrInvalidArguments || res.Err.Message != want {

@@ -162,8 +162,9 @@ func (s *Schema) Validate(v any) error {
 				msg = msg[i+j+2:]
 			}
 		}
-		x.out = append(x.out, "/: "+msg)
+		x.add("", "%s", msg)
 	}
+	x.sortViolations()
 	return &ValidationError{Violations: x.out}
 }
 

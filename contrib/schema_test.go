@@ -106,12 +106,12 @@ func TestH26_1_ValidationNamesEveryPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]string{
-		`{"times":"3"}`: "invalid arguments: /: missing property 'name'; /times: got string, want integer",
-		`{"name":"x1","times":0,"extra":1,"more":2}`: "invalid arguments: /name: 'x1' does not match pattern '^[a-z]+$'; /times: minimum: got 0, want 1; " +
-			"/: additional properties 'extra', 'more' not allowed",
-		`{"name":"ab","times":3.5,"tags":["a","c","a"]}`:        "invalid arguments: /tags: maxItems: got 3, want 2; /tags: items at 0 and 2 are equal; /tags/1: value must be one of 'a', 'b'; /times: got number, want integer",
-		`{"name":"ab","times":10,"pick":true,"deep":{"x":"s"}}`: "invalid arguments: /deep/x: got string, want number or null; /pick: matches none of the schemas of 'oneOf'; /times: maximum: got 10, want 9",
-		`[]`: "invalid arguments: /: got array, want object",
+		`{"times":"3"}`: `/: missing property "name"; /times: got string, want integer`,
+		`{"name":"x1","times":0,"extra":1,"more":2}`: `/: additional properties "extra", "more" not allowed; ` +
+			`/name: "x1" does not match pattern "^[a-z]+$"; /times: minimum: got 0, want 1`,
+		`{"name":"ab","times":3.5,"tags":["a","c","a"]}`:        `/tags: maxItems: got 3, want 2; /tags: items at 0 and 2 are equal; /tags/1: value must be one of "a", "b"; /times: got number, want integer`,
+		`{"name":"ab","times":10,"pick":true,"deep":{"x":"s"}}`: `/deep/x: got string, want number or null; /pick: matches none of the schemas of "oneOf"; /times: maximum: got 10, want 9`,
+		`[]`: "/: got array, want object",
 	}
 	for args, want := range cases {
 		_, res, ok := decodeArgs(sch, json.RawMessage(args))
@@ -139,5 +139,24 @@ func TestH26_5_ReservedNamesFoldCase(t *testing.T) {
 	}
 	if rules[1] != "Bash" {
 		t.Error("the host's list was changed")
+	}
+}
+
+// TestH2_3_ViolationsInDocumentOrder proves the violations of one value
+// come in document order whatever order the explainer found them in: "/"
+// first, a path before the paths under it, array indices by number; names
+// in double quotes; the message does not repeat the code.
+func TestH2_3_ViolationsInDocumentOrder(t *testing.T) {
+	sch, err := CompileSchema(json.RawMessage(`{"type":"object","required":["z"],"additionalProperties":false,
+		"properties":{"a":{"type":"array","items":{"type":"string"}},"b":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res, ok := decodeArgs(sch, json.RawMessage(`{"b":1,"a":["x",1,2,3,4,5,6,7,8,9,10,"y"],"q":1}`))
+	want := `/: missing property "z"; /: additional properties "q" not allowed; /a/1: got number, want string; /a/2: got number, want string; ` +
+		`/a/3: got number, want string; /a/4: got number, want string; /a/5: got number, want string; /a/6: got number, want string; ` +
+		`/a/7: got number, want string; /a/8: got number, want string; /a/9: got number, want string; /a/10: got number, want string; /b: got number, want string`
+	if ok || res.Err == nil || res.Err.Message != want {
+		t.Fatalf("got ok=%v %+v\nwant %s", ok, res.Err, want)
 	}
 }

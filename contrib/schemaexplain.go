@@ -14,7 +14,7 @@ import (
 )
 
 // An explainer says why a value the validator refused is invalid, path by
-// path: `/text: got number, want string; /: missing property 'name'`. The
+// path: `/: missing property "name"; /text: got number, want string`. The
 // validator (google/jsonschema-go) decides validity and stops at its first
 // failure, with the schema's path rather than the value's; the explanation
 // walks the schema's JSON and the value together and names every failing
@@ -25,6 +25,7 @@ type explainer struct {
 	root   any
 	draft7 bool
 	out    []string
+	paths  []string // out[i]'s instance path, for sortViolations
 }
 
 // maxExplainDepth bounds $ref chains and nesting while explaining.
@@ -43,6 +44,48 @@ func (x *explainer) add(path, format string, args ...any) {
 		path = "/"
 	}
 	x.out = append(x.out, path+": "+fmt.Sprintf(format, args...))
+	x.paths = append(x.paths, path)
+}
+
+// sortViolations puts x.out in document order of the paths: "/" first,
+// then each path before the paths under it, siblings by name (array
+// indices by number), so that a message lists them the same way each time.
+func (x *explainer) sortViolations() {
+	idx := make([]int, len(x.out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return pathLess(x.paths[idx[a]], x.paths[idx[b]]) })
+	out := make([]string, len(idx))
+	paths := make([]string, len(idx))
+	for i, j := range idx {
+		out[i], paths[i] = x.out[j], x.paths[j]
+	}
+	x.out, x.paths = out, paths
+}
+
+// pathLess orders two JSON pointers token by token; "/" is the root.
+func pathLess(a, b string) bool {
+	ta, tb := pathTokens(a), pathTokens(b)
+	for i := 0; i < len(ta) && i < len(tb); i++ {
+		if ta[i] == tb[i] {
+			continue
+		}
+		na, errA := strconv.Atoi(ta[i])
+		nb, errB := strconv.Atoi(tb[i])
+		if errA == nil && errB == nil {
+			return na < nb
+		}
+		return ta[i] < tb[i]
+	}
+	return len(ta) < len(tb)
+}
+
+func pathTokens(p string) []string {
+	if p == "/" || p == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimPrefix(p, "/"), "/")
 }
 
 func (x *explainer) explain(s, v any, path string, depth int) {
@@ -100,7 +143,7 @@ func (x *explainer) explain(s, v any, path string, depth int) {
 			}
 		}
 		if !matched {
-			x.add(path, "matches none of the schemas of 'anyOf'")
+			x.add(path, "matches none of the schemas of \"anyOf\"")
 		}
 	}
 	if list, has := m["oneOf"].([]any); has {
@@ -112,13 +155,13 @@ func (x *explainer) explain(s, v any, path string, depth int) {
 		}
 		switch {
 		case len(matched) == 0:
-			x.add(path, "matches none of the schemas of 'oneOf'")
+			x.add(path, "matches none of the schemas of \"oneOf\"")
 		case len(matched) > 1:
-			x.add(path, "matches more than one schema of 'oneOf' (%s)", strings.Join(matched, ", "))
+			x.add(path, "matches more than one schema of \"oneOf\" (%s)", strings.Join(matched, ", "))
 		}
 	}
 	if not, has := m["not"]; has && x.valid(not, v, depth+1) {
-		x.add(path, "matches the schema of 'not'")
+		x.add(path, "matches the schema of \"not\"")
 	}
 	if cond, has := m["if"]; has {
 		branch := "else"
@@ -154,7 +197,7 @@ func (x *explainer) strings(m map[string]any, str string, path string) {
 	}
 	if p, has := m["pattern"].(string); has {
 		if re, err := regexp.Compile(p); err == nil && !re.MatchString(str) {
-			x.add(path, "%s does not match pattern %s", quoteSingle(str), quoteSingle(p))
+			x.add(path, "%s does not match pattern %s", quoteName(str), quoteName(p))
 		}
 	}
 }
@@ -172,9 +215,9 @@ func (x *explainer) object(m, val map[string]any, path string, depth int) {
 		switch len(missing) {
 		case 0:
 		case 1:
-			x.add(path, "missing property %s", quoteSingle(missing[0]))
+			x.add(path, "missing property %s", quoteName(missing[0]))
 		default:
-			x.add(path, "missing properties %s", joinSingle(missing))
+			x.add(path, "missing properties %s", joinQuoted(missing))
 		}
 	}
 	if b, has := number(m["minProperties"]); has && float64(len(val)) < b {
@@ -197,7 +240,7 @@ func (x *explainer) object(m, val map[string]any, path string, depth int) {
 				}
 			}
 			if len(missing) > 0 {
-				x.add(path, "properties %s required, if %s exists", joinSingle(missing), quoteSingle(prop))
+				x.add(path, "properties %s required, if %s exists", joinQuoted(missing), quoteName(prop))
 			}
 		}
 	}
@@ -223,7 +266,7 @@ func (x *explainer) object(m, val map[string]any, path string, depth int) {
 			}
 		}
 		if pn, has := m["propertyNames"]; has && !x.valid(pn, k, depth+1) {
-			x.add(path, "invalid property name %s", quoteSingle(k))
+			x.add(path, "invalid property name %s", quoteName(k))
 		}
 		if known {
 			continue
@@ -237,7 +280,7 @@ func (x *explainer) object(m, val map[string]any, path string, depth int) {
 		}
 	}
 	if len(extra) > 0 {
-		x.add(path, "additional properties %s not allowed", joinSingle(extra))
+		x.add(path, "additional properties %s not allowed", joinQuoted(extra))
 	}
 }
 
@@ -293,7 +336,7 @@ func (x *explainer) array(m map[string]any, val []any, path string, depth int) {
 			hi = b
 		}
 		if float64(matched) < lo || float64(matched) > hi {
-			x.add(path, "%d items match 'contains', want %v to %v", matched, lo, hi)
+			x.add(path, "%d items match \"contains\", want %v to %v", matched, lo, hi)
 		}
 	}
 }
@@ -414,9 +457,9 @@ func enumMessage(want []any) string {
 	for _, w := range want {
 		switch w := w.(type) {
 		case []any, map[string]any:
-			return "value is not one of 'enum'"
+			return "value is not one of \"enum\""
 		case string:
-			parts = append(parts, quoteSingle(w))
+			parts = append(parts, quoteName(w))
 		case nil:
 			parts = append(parts, "null")
 		default:
@@ -474,17 +517,13 @@ func equalJSON(a, b any) bool {
 
 func asList(v any) []any { l, _ := v.([]any); return l }
 
-// quoteSingle quotes s for a message: 'name'.
-func quoteSingle(s string) string {
-	q := strconv.Quote(s)
-	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
-	return "'" + strings.ReplaceAll(q, "'", `\'`) + "'"
-}
+// quoteName quotes s for a message as our other messages do: "name".
+func quoteName(s string) string { return strconv.Quote(s) }
 
-func joinSingle(names []string) string {
+func joinQuoted(names []string) string {
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = quoteSingle(n)
+		parts[i] = quoteName(n)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -247,7 +247,7 @@ func decodeArgs(sch *Schema, raw json.RawMessage) (any, Result, bool) {
 			}
 		}
 		if err == nil && !utf8.Valid(raw) {
-			return nil, Failure(ErrInvalidArguments, fmt.Sprintf("invalid arguments: invalid UTF-8 in a string at byte %d", invalidUTF8At(raw))), false
+			return nil, Failure(ErrInvalidArguments, fmt.Sprintf("invalid UTF-8 in a string at byte %d", invalidUTF8At(raw))), false
 		}
 		if err == nil {
 			if err := vetDecoded(v, 0); err != nil {
@@ -280,11 +280,13 @@ func Arguments(raw json.RawMessage) json.RawMessage {
 }
 
 // describeViolations lists each failing instance path of a validation error
-// on one line: `/text: got number, want string; /: missing property "x"`.
+// on one line, in document order: `/: missing property "x"; /text: got
+// number, want string`. The code (invalid_arguments, invalid_output) is
+// the Failure's, so the message does not repeat it.
 func describeViolations(err error) string {
 	parts := violations(err)
 	if len(parts) == 0 {
 		return strings.ReplaceAll(err.Error(), "\n", "; ")
 	}
-	return "invalid arguments: " + strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }

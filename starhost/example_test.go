@@ -163,7 +163,7 @@ contribute(tools = [tool(
 	// skill (plan_and_work) from ""
 	// data: {"words":3}
 	// error empty_text: text is empty
-	// error invalid_arguments: invalid arguments: /text: got number, want string
+	// error invalid_arguments: /text: got number, want string
 	// error unknown_tool: no tool named "nope" in this snapshot
 	// error tool_unavailable: tool "word_count" is not available; its plugin stopped or no longer offers it
 	// never started: true

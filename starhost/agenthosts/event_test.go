@@ -31,7 +31,7 @@ func TestAgentHosts_OneEventParser(t *testing.T) {
 		"Claude Code": func(d []byte) (agenthosts.HookEvent, error) { return claudecode.ParseEvent(d) },
 		"Gemini CLI":  func(d []byte) (agenthosts.HookEvent, error) { return geminicli.ParseEvent(d) },
 	} {
-		if _, err := parse([]byte("[1]")); err == nil || !strings.Contains(err.Error(), "not a "+host+" event") {
+		if _, err := parse([]byte("[1]")); err == nil || !strings.Contains(err.Error(), "not a "+host+" hook event as JSON") {
 			t.Errorf("%s, not an object: %v", host, err)
 		}
 		if _, err := parse([]byte(`{"cwd": "/w"}`)); err == nil || !strings.Contains(err.Error(), "configured as a "+host+" hook") {

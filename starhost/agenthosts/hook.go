@@ -3,6 +3,7 @@ package agenthosts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,10 +142,52 @@ func ParseEvent[E any, P interface {
 }](host string, data []byte) (P, error) {
 	ev := P(new(E))
 	if err := json.Unmarshal(data, ev); err != nil {
-		return nil, fmt.Errorf("the hook input is not a %s event (JSON object): %v", host, err)
+		return nil, fmt.Errorf("the hook input is not a %s hook event as JSON (an object with \"hook_event_name\"): %s", host, jsonProblem(data, err))
 	}
 	if ev.EventName() == "" {
 		return nil, fmt.Errorf("the hook input has no hook_event_name: is this command configured as a %s hook?", host)
 	}
 	return ev, nil
+}
+
+// jsonProblem says where and why data is not the JSON object expected, in
+// words rather than encoding/json's ("invalid character 'o' in literal
+// null (expecting 'u')"): the byte offset and what stands there.
+func jsonProblem(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	start := len(data) - len(strings.TrimLeft(string(data), " \t\r\n"))
+	switch {
+	case start == len(data):
+		return "the input is empty"
+	case data[start] != '{':
+		return fmt.Sprintf("at byte %d: found %q, want a JSON object", start, snippet(data[start:]))
+	case errors.As(err, &syn):
+		at := int(syn.Offset) - 1 // Offset counts the bytes read, the bad one included
+		// At the end, the scanner reports the space it pretends to read.
+		atEnd := strings.HasPrefix(syn.Error(), "unexpected end") ||
+			strings.HasPrefix(syn.Error(), "invalid character ' '") && (at >= len(data) || data[at] != ' ')
+		if at < 0 || at >= len(data) || atEnd {
+			return fmt.Sprintf("at byte %d: the input ends before the JSON object is complete", len(data))
+		}
+		return fmt.Sprintf("at byte %d: unexpected %q", at, snippet(data[at:]))
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return fmt.Sprintf("at byte %d: found a JSON %s, want an object", typ.Offset-1, typ.Value)
+		}
+		return fmt.Sprintf("at byte %d: field %q is a JSON %s, want %s", typ.Offset-1, typ.Field, typ.Value, typ.Type)
+	}
+	return err.Error()
+}
+
+// snippet is the start of b for a message: at most 16 bytes, up to the
+// end of the line (a line break of its own when b starts with one).
+func snippet(b []byte) []byte {
+	if len(b) > 16 {
+		b = b[:16]
+	}
+	if i := strings.IndexAny(string(b), "\r\n"); i > 0 {
+		b = b[:i]
+	}
+	return b
 }

@@ -201,7 +201,36 @@ func activationProblem(dir string) string {
 	if err := h.Start(ctx); err != nil {
 		return err.Error()
 	}
-	return inactive(h.Plugins())
+	ps := h.Plugins()
+	if msg := inactive(ps); msg != "" {
+		return msg
+	}
+	return leftOut(ps)
+}
+
+// leftOut describes every active development plugin with an error note:
+// the host left something of it out (a tool whose schema is invalid, ...),
+// and its scenarios would fail later for a reason buried in stderr ("" when
+// there is none).
+func leftOut(ps []starhost.PluginInfo) string {
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Source != "dev" || p.State != "active" {
+			continue
+		}
+		head := false
+		for _, d := range p.Diagnostics {
+			if d.Severity != starhost.SeverityError {
+				continue
+			}
+			if !head {
+				fmt.Fprintf(&b, "plugin %s activated, but the host left part of it out:\n", p.ID)
+				head = true
+			}
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // inactive describes every development plugin that is not active, with its
