@@ -142,11 +142,11 @@ func TestH26_5_ReservedNamesFoldCase(t *testing.T) {
 	}
 }
 
-// TestH2_3_ViolationsInDocumentOrder proves the violations of one value
+// TestSchema_ViolationsInDocumentOrder proves the violations of one value
 // come in document order whatever order the explainer found them in: "/"
 // first, a path before the paths under it, array indices by number; names
 // in double quotes; the message does not repeat the code.
-func TestH2_3_ViolationsInDocumentOrder(t *testing.T) {
+func TestSchema_ViolationsInDocumentOrder(t *testing.T) {
 	sch, err := CompileSchema(json.RawMessage(`{"type":"object","required":["z"],"additionalProperties":false,
 		"properties":{"a":{"type":"array","items":{"type":"string"}},"b":{"type":"string"}}}`))
 	if err != nil {
