@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -96,12 +97,7 @@ func checkSchemaAt(s any, at string, out *[]string) {
 		}
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		kind := schemaKeywords[k]
 		switch kind {
@@ -132,12 +128,7 @@ func checkSchemaAt(s any, at string, out *[]string) {
 				bad(k, "got %s, want object", jsonKind(v))
 				continue
 			}
-			names := make([]string, 0, len(obj))
-			for name := range obj {
-				names = append(names, name)
-			}
-			sort.Strings(names)
-			for _, name := range names {
+			for _, name := range slices.Sorted(maps.Keys(obj)) {
 				p := at + "/" + k + "/" + pointerToken(name)
 				if k == "patternProperties" {
 					if _, err := regexp.Compile(name); err != nil {
