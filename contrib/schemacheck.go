@@ -3,8 +3,8 @@ package contrib
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
