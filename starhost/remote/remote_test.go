@@ -27,7 +27,8 @@ func TestMain(m *testing.M) {
 }
 
 // plugin writes a plugin acme.grep whose remote tool answers "v<version>:"
-// and the pattern; "slow" spins until its context ends or 2e6 steps.
+// and the pattern; "slow" spins until its context ends or 2e6 steps;
+// "fail" fails with its own code.
 func plugin(t *testing.T, dir, version string) {
 	t.Helper()
 	files := map[string]string{
@@ -42,9 +43,13 @@ def slow(ctx, args):
         n += 1
     return "slow done"
 
+def fail(ctx, args):
+    return error("no_match", "nothing matches " + args.get("pattern", ""))
+
 contribute(tools = [
     tool(name = "grep_remote", catalogs = "work", run = grep, remote = True),
     tool(name = "slow_remote", catalogs = "work", run = slow, remote = True),
+    tool(name = "fail_remote", catalogs = "work", run = fail, remote = True),
 ])
 `, version),
 	}
@@ -267,6 +272,15 @@ func TestH28_4_CodesACallerCanActOn(t *testing.T) {
 	x := startExecutor(t)
 	grant(t, x.home, dir)
 	h := startHost(t, dir, x)
+
+	// A plugin's own error keeps its code and message across the wire.
+	if res := call(h, context.Background(), "fail_remote", `{"pattern":"x"}`); res.OK() ||
+		res.Error.Code != "no_match" || res.Error.Message != "nothing matches x" {
+		t.Errorf("plugin error = %+v; want no_match: nothing matches x", res.Error)
+	}
+	if got := x.metric(t, `crystal_star_executor_calls_total{code="no_match"}`); got != "1" {
+		t.Errorf("executor counted %q no_match calls, want 1", got)
+	}
 
 	// cancelled: the caller's context ends during the call.
 	ctx, cancel := context.WithCancel(context.Background())
