@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // plugin writes a plugin acme.grep whose remote tool answers "v<version>:"
 // and the pattern; "slow" spins until its context ends or 2e6 steps;
 // "fail" fails with its own code.
-func plugin(t *testing.T, dir, version string) {
+func plugin(t testing.TB, dir, version string) {
 	t.Helper()
 	files := map[string]string{
 		"plugin.toml": "id = \"acme.grep\"\nversion = \"1.0.0\"\n",
@@ -64,7 +64,7 @@ contribute(tools = [
 }
 
 // grant grants the bundle in dir in the executor home's trust file.
-func grant(t *testing.T, home, dir string) remote.Archive {
+func grant(t testing.TB, home, dir string) remote.Archive {
 	t.Helper()
 	a, err := remote.Pack(dir)
 	if err != nil {
@@ -82,9 +82,7 @@ type testExecutor struct {
 	srv  *httptest.Server
 }
 
-func startExecutor(t *testing.T) *testExecutor { return startExecutorB(t) }
-
-func startExecutorB(t testing.TB) *testExecutor {
+func startExecutor(t testing.TB) *testExecutor {
 	t.Helper()
 	home := t.TempDir()
 	x, err := executor.New(executor.Options{Home: home})
@@ -114,11 +112,7 @@ func (e *testExecutor) metric(t *testing.T, name string) string {
 }
 
 // startHost starts a host with the dev plugin dir routed to the executors.
-func startHost(t *testing.T, dir string, execs ...*testExecutor) *starhost.Host {
-	return startHostB(t, dir, execs...)
-}
-
-func startHostB(t testing.TB, dir string, execs ...*testExecutor) *starhost.Host {
+func startHost(t testing.TB, dir string, execs ...*testExecutor) *starhost.Host {
 	t.Helper()
 	home := t.TempDir()
 	var cfg strings.Builder
