@@ -87,7 +87,7 @@ func (e *env) serveAgent(req live.Request, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if os.Getenv(liveEnv) != "0" {
-		rep, err := live.Forward(ctx, live.Keys(req.Agent, claudecode.SessionOf(data)), req)
+		rep, err := live.Forward(ctx, live.Keys(req.Agent, data), req)
 		if err == nil {
 			return e.reply(rep, req.Command == "hook")
 		}
