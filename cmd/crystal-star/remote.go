@@ -14,6 +14,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/starhost/executor"
+	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 	"github.com/crystal-star/crystal-star/starhost/remote"
 	"github.com/crystal-star/crystal-star/trust"
 )
@@ -116,7 +117,7 @@ func runExecutor(e *env, args []string) error {
 	}
 	addr = net.JoinHostPort(host, port)
 	token := os.Getenv(executorTokenEnv)
-	if !executor.Loopback(addr) && token == "" {
+	if !mcpserve.IsLoopback(host) && token == "" {
 		return usagef("executor --http %s is not loopback: set $%s to the bearer token hosts must send", addr, executorTokenEnv)
 	}
 	drain := 30 * time.Second
