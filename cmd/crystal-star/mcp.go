@@ -105,7 +105,9 @@ func runMCP(e *env, args []string) error {
 				return nil // no agent session bound yet: the MCP session's own
 			}
 			if s, err := agent.open(id, "", ""); err == nil {
-				return s.HostSession(ctx)
+				if hs, err := s.HostSession(ctx); err == nil {
+					return hs
+				}
 			}
 			return nil
 		}

@@ -44,30 +44,35 @@ type sessionKey struct {
 // HostSession returns the host session that serves the agent session,
 // starting it on first use, with the session's facts as they are now: a
 // server of the same agent session (its MCP server) serves its requests
-// through it too.
-func (s *Session) HostSession(ctx context.Context) *starhost.Session {
+// through it too. It fails only when no session can be started (the host
+// is closed); each caller then takes its event's safe answer.
+func (s *Session) HostSession(ctx context.Context) (*starhost.Session, error) {
 	key := sessionKey{s.Host, s.ID}
 	if v, ok := hostSessions.Load(key); ok {
 		hs := v.(*starhost.Session)
 		if f := s.Facts(); hs.Facts() != f {
 			hs.SetFacts(f)
 		}
-		return hs
+		return hs, nil
 	}
 	hs, err := s.Host.NewSession(context.WithoutCancel(ctx), starhost.SessionOptions{Facts: s.Facts()})
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	if v, loaded := hostSessions.LoadOrStore(key, hs); loaded {
 		hs.End(ctx)
-		return v.(*starhost.Session)
+		return v.(*starhost.Session), nil
 	}
-	return hs
+	return hs, nil
 }
 
 // thread is the agent session's one thread.
-func (s *Session) thread(ctx context.Context) *starhost.Thread {
-	return s.HostSession(ctx).Thread(s.ID)
+func (s *Session) thread(ctx context.Context) (*starhost.Thread, error) {
+	hs, err := s.HostSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return hs.Thread(s.ID), nil
 }
 
 // Session is one agent-host session served by a started host: its id (the
@@ -165,7 +170,12 @@ func (s *Session) PreTool(ctx context.Context, name, id string, input json.RawMe
 	asked := false
 	ctx = context.WithValue(ctx, askKey{}, &asked)
 	var ran *starhost.ToolCall
-	res := s.thread(ctx).Dispatch(ctx, starhost.ToolCall{ID: id, Name: name, Arguments: input},
+	th, err := s.thread(ctx)
+	if err != nil {
+		why := "crystal-star could not run the policy: " + err.Error()
+		return Decision{Verdict: Deny, Reason: why, Failure: why}
+	}
+	res := th.Dispatch(ctx, starhost.ToolCall{ID: id, Name: name, Arguments: input},
 		func(_ context.Context, call starhost.ToolCall) (starhost.ToolResult, bool) {
 			ran = &call
 			return starhost.ToolResult{Text: "run by the agent host"}, true // nothing runs here
@@ -199,7 +209,11 @@ func (s *Session) knows(ctx context.Context, name string, input json.RawMessage,
 	if res.Risk != res.Classification.Risk {
 		return true
 	}
-	cl, err := s.HostSession(ctx).Classify(ctx, name, input)
+	hs, err := s.HostSession(ctx)
+	if err != nil {
+		return false
+	}
+	cl, err := hs.Classify(ctx, name, input)
 	return err == nil && cl.Known
 }
 
@@ -253,13 +267,17 @@ func sameJSON(a, b json.RawMessage) bool {
 // stands.
 func (s *Session) PostTool(ctx context.Context, name, id string, input json.RawMessage, text string) (string, bool) {
 	out := text
-	hr, err := s.HostSession(ctx).RunHook(ctx, "tool_result", map[string]any{"thread": s.ID, "id": id, "name": name, "text": text})
+	hs, err := s.HostSession(ctx)
+	if err != nil {
+		return text, false
+	}
+	hr, err := hs.RunHook(ctx, "tool_result", map[string]any{"thread": s.ID, "id": id, "name": name, "text": text})
 	if err == nil {
 		if t, ok := hr.Payload["text"].(string); ok {
 			out = t
 		}
 	}
-	if res := s.thread(ctx).Resolve(starhost.PointName("dispatch_normalizer")); res != nil && len(res.Entries) > 0 {
+	if res := hs.Thread(s.ID).Resolve(starhost.PointName("dispatch_normalizer")); res != nil && len(res.Entries) > 0 {
 		var args any
 		_ = json.Unmarshal(toolwire.Arguments(input), &args)
 		in := map[string]any{"thread": s.ID, "call": map[string]any{"thread": s.ID, "id": id, "name": name, "arguments": args},
@@ -301,7 +319,11 @@ func resultText(r map[string]any) string {
 // SessionContext starts the session (session_started) and returns the
 // context its system prompt carries: the plugins' prompt sections, bound.
 func (s *Session) SessionContext(ctx context.Context) string {
-	p := s.thread(ctx).AssemblePrompt(ctx) // the host session started with its first use
+	th, err := s.thread(ctx) // the host session starts with its first use
+	if err != nil {
+		return ""
+	}
+	p := th.AssemblePrompt(ctx)
 	var parts []string
 	for _, sec := range p.Sections {
 		if sec.Origin != "" && strings.TrimSpace(sec.Text) != "" {
@@ -330,8 +352,11 @@ type Turn struct {
 // TurnStarted runs the user_message and turn_started hooks for a prompt
 // and gathers the context the turn adds.
 func (s *Session) TurnStarted(ctx context.Context, prompt string) Turn {
-	t := Turn{ID: TurnID(prompt)}
-	th := s.thread(ctx)
+	t := Turn{ID: TurnID(prompt), Text: prompt}
+	th, err := s.thread(ctx)
+	if err != nil {
+		return t
+	}
 	t.Text = th.UserMessage(ctx, prompt)
 	th.TurnStarted(ctx, t.ID, t.Text)
 	parts := slices.Clone(th.ChatContext(ctx, t.ID))
@@ -360,14 +385,20 @@ func TurnID(prompt string) string {
 
 // TurnFinished runs the turn_finished hooks and the turn observers.
 func (s *Session) TurnFinished(ctx context.Context, turn, text, stopReason string) {
-	s.thread(ctx).TurnFinished(ctx, turn, text, stopReason)
+	if th, err := s.thread(ctx); err == nil {
+		th.TurnFinished(ctx, turn, text, stopReason)
+	}
 }
 
 // Compaction runs the compaction hooks before the agent host compacts;
 // it returns the instructions after them (an agent host that takes
 // instructions from a hook appends them).
 func (s *Session) Compaction(ctx context.Context, instructions string) string {
-	hr, err := s.HostSession(ctx).RunHook(ctx, "compaction", map[string]any{"thread": s.ID, "prompt": instructions, "body": ""})
+	hs, err := s.HostSession(ctx)
+	if err != nil {
+		return instructions
+	}
+	hr, err := hs.RunHook(ctx, "compaction", map[string]any{"thread": s.ID, "prompt": instructions, "body": ""})
 	if err != nil {
 		return instructions
 	}
@@ -377,11 +408,20 @@ func (s *Session) Compaction(ctx context.Context, instructions string) string {
 
 // End ends the session: the session_ended hooks and the thread's end.
 func (s *Session) End(ctx context.Context) {
-	hs := s.HostSession(ctx)
+	hs, err := s.HostSession(ctx)
+	if err != nil {
+		return
+	}
 	hs.Thread(s.ID).End(ctx)
 	hostSessions.Delete(sessionKey{s.Host, s.ID})
 	hs.End(ctx)
 }
 
 // StatusLine returns the operator's status line.
-func (s *Session) StatusLine() string { return s.HostSession(context.Background()).StatusLine() }
+func (s *Session) StatusLine() string {
+	hs, err := s.HostSession(context.Background())
+	if err != nil {
+		return ""
+	}
+	return hs.StatusLine()
+}
