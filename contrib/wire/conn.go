@@ -52,13 +52,10 @@ type Conn struct {
 	next    uint64
 	pending map[uint64]*waiter
 	running map[uint64]context.CancelFunc
-	// progress holds the receivers of calls whose context carries one
-	// (contrib.WithProgress): the other side's notifyProgress for the call
-	// reaches it.
-	progress map[uint64]contrib.Progress
 	// origins holds the contexts of this side's calls in flight: a call the
 	// other side makes while serving one (kindCallWithin) is served with
-	// its values.
+	// its values, and its notifyProgress reaches the receiver its context
+	// carries (contrib.WithProgress).
 	origins map[uint64]context.Context
 	closed  error
 	// readerAway: the goroutine reading serves a call it read (Serve).
@@ -162,13 +159,6 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	c.pending[id] = w
 	c.origins[id] = ctx
 	defer c.forgetOrigin(id)
-	if p := contrib.ProgressFrom(ctx); p != nil {
-		if c.progress == nil {
-			c.progress = map[uint64]contrib.Progress{}
-		}
-		c.progress[id] = p
-		defer c.forgetProgress(id)
-	}
 	c.mu.Unlock()
 	f := frame{Kind: kindCall, ID: id, Method: method, Body: body}
 	if parent, ok := ctx.Value(callKey{}).(uint64); ok {
@@ -383,15 +373,12 @@ func (c *Conn) deliverProgress(body []byte) {
 		return
 	}
 	c.mu.Lock()
-	p := c.progress[r.Call]
+	origin := c.origins[r.Call]
 	c.mu.Unlock()
-	if p != nil {
+	if origin == nil {
+		return
+	}
+	if p := contrib.ProgressFrom(origin); p != nil {
 		p(r.Done, r.Total, r.Message)
 	}
-}
-
-func (c *Conn) forgetProgress(id uint64) {
-	c.mu.Lock()
-	delete(c.progress, id)
-	c.mu.Unlock()
 }
