@@ -54,8 +54,8 @@ type Conn struct {
 	running map[uint64]context.CancelFunc
 	// origins holds the contexts of this side's calls in flight: a call the
 	// other side makes while serving one (kindCallWithin) is served with
-	// its values, and its notifyProgress reaches the receiver its context
-	// carries (contrib.WithProgress).
+	// its values, and so is a notification sent within one (NotifyWithin:
+	// a progress report reaches the receiver its context carries).
 	origins map[uint64]context.Context
 	closed  error
 	// readerAway: the goroutine reading serves a call it read (Serve).
@@ -340,12 +340,12 @@ func marshal(v any) ([]byte, error) {
 }
 
 // notifyProgress is one ctx.progress report of a tool the other side is
-// running for a call of this side: progressReport.
+// running for a call of this side: a progressReport sent within that call
+// (NotifyWithin), so the frame's id names the call.
 const notifyProgress = "progress"
 
-// progressReport is a progress report for call Call.
+// progressReport is a progress report.
 type progressReport struct {
-	Call    uint64  `json:"call"`
 	Done    float64 `json:"done"`
 	Total   float64 `json:"total,omitempty"`
 	Message string  `json:"message,omitempty"`
@@ -356,29 +356,22 @@ type callKey struct{}
 // Progress returns a receiver that reports to the caller of the call ctx
 // serves (a ctx a Handler got), or nil outside a call.
 func (c *Conn) Progress(ctx context.Context) contrib.Progress {
-	id, ok := ctx.Value(callKey{}).(uint64)
-	if !ok {
+	if _, ok := ctx.Value(callKey{}).(uint64); !ok {
 		return nil
 	}
 	return func(done, total float64, message string) {
-		_ = c.Notify(notifyProgress, progressReport{Call: id, Done: done, Total: total, Message: message})
+		_ = c.NotifyWithin(ctx, notifyProgress, progressReport{Done: done, Total: total, Message: message})
 	}
 }
 
-// deliverProgress hands a report to its call's receiver; a report for a
-// call that ended or never asked is dropped.
-func (c *Conn) deliverProgress(body []byte) {
+// deliverProgress hands a report to the receiver of the call it was sent
+// within (ctx: within); a call that never asked drops it.
+func (c *Conn) deliverProgress(ctx context.Context, body []byte) {
 	var r progressReport
 	if json.Unmarshal(body, &r) != nil {
 		return
 	}
-	c.mu.Lock()
-	origin := c.origins[r.Call]
-	c.mu.Unlock()
-	if origin == nil {
-		return
-	}
-	if p := contrib.ProgressFrom(origin); p != nil {
+	if p := contrib.ProgressFrom(ctx); p != nil {
 		p(r.Done, r.Total, r.Message)
 	}
 }

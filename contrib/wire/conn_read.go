@@ -149,9 +149,12 @@ func (c *Conn) take(f frame, self *waiter) (in *incoming, own bool) {
 			cancel()
 		}
 	case kindNotify:
-		if f.Method == notifyProgress {
-			c.deliverProgress(f.Body)
-		} else if ctx, live := c.within(f.ID); live && c.notify != nil {
+		ctx, live := c.within(f.ID)
+		switch {
+		case !live:
+		case f.Method == notifyProgress:
+			c.deliverProgress(ctx, f.Body)
+		case c.notify != nil:
 			c.notify(ctx, f.Method, f.Body)
 		}
 	}
