@@ -51,23 +51,34 @@ contribute(
 // operator's line and a manual clock.
 func sessionsHost(t testing.TB, opts starhost.Options) (*starhost.Host, *starhost.ManualClock, string) {
 	t.Helper()
-	ws := t.TempDir()
-	home := filepath.Join(ws, "home")
-	testkit.WriteTree(t, home, map[string]string{"config.toml": "status_line = [\"who\", \"beat\"]\n"})
-	dir := filepath.Join(ws, "dev", "sessions")
-	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.sessions\"\nversion = \"1.0.0\"\n", "plugin.star": sessionsPlugin})
 	clock := starhost.NewManualClock()
-	opts.Home, opts.Workspace, opts.Dev, opts.Clock = home, ws, []string{dir}, clock
+	opts.Clock = clock
 	if opts.Isolation == "" {
 		opts.Isolation = os.Getenv("CRYSTAL_ISOLATION") // .ci/run runs them again with every plugin in a worker
 	}
+	h, dir := statusHost(t, "sessions", sessionsPlugin, opts)
+	return h, clock, dir
+}
+
+// statusHost starts a host over the development plugin acme.<name> whose
+// plugin.star is source, with the fields who and beat on the operator's
+// line and every call approved unless opts says otherwise; it returns the
+// host and the plugin's directory.
+func statusHost(t testing.TB, name, source string, opts starhost.Options) (*starhost.Host, string) {
+	t.Helper()
+	ws := t.TempDir()
+	home := filepath.Join(ws, "home")
+	testkit.WriteTree(t, home, map[string]string{"config.toml": "status_line = [\"who\", \"beat\"]\n"})
+	dir := filepath.Join(ws, "dev", name)
+	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme." + name + "\"\nversion = \"1.0.0\"\n", "plugin.star": source})
+	opts.Home, opts.Workspace, opts.Dev = home, ws, []string{dir}
 	if opts.Points.Approve == nil {
 		opts.Points.Approve = func(context.Context, starhost.ApprovalRequest) starhost.Approval {
 			return starhost.Approval{Approved: true}
 		}
 	}
 	h, _ := hostkit.Start(t, opts)
-	return h, clock, dir
+	return h, dir
 }
 
 func newSession(t testing.TB, h *starhost.Host, id, mode string) *starhost.Session {

@@ -1,13 +1,9 @@
 package starhost_test
 
 import (
-	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/crystal-star/crystal-star/internal/testkit"
-	"github.com/crystal-star/crystal-star/internal/testkit/hostkit"
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
@@ -89,14 +85,6 @@ func TestH25_2_WorkerStatusValuesFollowTheSession(t *testing.T) {
 // fields on the operator's line.
 func linesHost(t testing.TB, iso string) *starhost.Host {
 	t.Helper()
-	ws := t.TempDir()
-	home := filepath.Join(ws, "home")
-	testkit.WriteTree(t, home, map[string]string{"config.toml": "status_line = [\"who\", \"beat\"]\n"})
-	dir := filepath.Join(ws, "dev", "lines")
-	testkit.WriteTree(t, dir, map[string]string{"plugin.toml": "id = \"acme.lines\"\nversion = \"1.0.0\"\n", "plugin.star": linesPlugin})
-	h, _ := hostkit.Start(t, starhost.Options{Home: home, Workspace: ws, Dev: []string{dir}, Isolation: iso,
-		Points: starhost.PointDefaults{Approve: func(context.Context, starhost.ApprovalRequest) starhost.Approval {
-			return starhost.Approval{Approved: true}
-		}}})
+	h, _ := statusHost(t, "lines", linesPlugin, starhost.Options{Isolation: iso})
 	return h
 }

@@ -66,25 +66,27 @@ func mergeLimits(dst *Config, l *layer, workspace bool, note func(contrib.Diagno
 			dst.MemoryLimit, dst.Limits.MemoryLimit = l.cfg.MemoryLimit, n
 		}
 	}
-	if l.md.IsDefined("callback_timeout") {
-		d, err := time.ParseDuration(l.cfg.CallbackTimeout)
+	// duration reads a timeout key: a positive duration, which a
+	// workspace may only lower.
+	duration := func(key, raw, example string, inEffect time.Duration) (time.Duration, bool) {
+		d, err := time.ParseDuration(raw)
 		switch {
 		case err != nil || d <= 0:
-			bad("callback_timeout", "%q is not a positive duration such as \"30s\" or \"2m\"; %s stays in effect", l.cfg.CallbackTimeout, dst.Limits.CallbackTimeout)
-		case workspace && d > dst.Limits.CallbackTimeout:
-			bad("callback_timeout", "a workspace config may lower the limit, not raise it; %s stays in effect", dst.Limits.CallbackTimeout)
+			bad(key, "%q is not a positive duration such as %s; %s stays in effect", raw, example, inEffect)
+		case workspace && d > inEffect:
+			bad(key, "a workspace config may lower the limit, not raise it; %s stays in effect", inEffect)
 		default:
+			return d, true
+		}
+		return 0, false
+	}
+	if l.md.IsDefined("callback_timeout") {
+		if d, ok := duration("callback_timeout", l.cfg.CallbackTimeout, `"30s" or "2m"`, dst.Limits.CallbackTimeout); ok {
 			dst.CallbackTimeout, dst.Limits.CallbackTimeout = l.cfg.CallbackTimeout, d
 		}
 	}
 	if l.md.IsDefined("ask_timeout") {
-		d, err := time.ParseDuration(l.cfg.AskTimeout)
-		switch {
-		case err != nil || d <= 0:
-			bad("ask_timeout", "%q is not a positive duration such as \"5m\"; %s stays in effect", l.cfg.AskTimeout, dst.Limits.AskTimeout)
-		case workspace && d > dst.Limits.AskTimeout:
-			bad("ask_timeout", "a workspace config may lower the limit, not raise it; %s stays in effect", dst.Limits.AskTimeout)
-		default:
+		if d, ok := duration("ask_timeout", l.cfg.AskTimeout, `"5m"`, dst.Limits.AskTimeout); ok {
 			dst.AskTimeout, dst.Limits.AskTimeout = l.cfg.AskTimeout, d
 		}
 	}

@@ -3,6 +3,7 @@ package starhost
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
@@ -80,13 +81,7 @@ func (h *Host) routeRemote(ctx context.Context, req contrib.ActivationRequest, i
 	if err != nil {
 		d := contrib.Diag(contrib.RemoteBundleRefused, req.Plugin, contrib.Pos{}, "remote tools %s are left out: %v", strings.Join(names, ", "), err)
 		set.Diagnostics = append(set.Diagnostics, d)
-		kept := set.Tools[:0]
-		for _, t := range set.Tools {
-			if !t.Remote {
-				kept = append(kept, t)
-			}
-		}
-		set.Tools = kept
+		set.Tools = slices.DeleteFunc(set.Tools, func(t contrib.Tool) bool { return t.Remote })
 		return inst
 	}
 	for i := range set.Tools {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -306,7 +307,7 @@ func TestH29_3_ReferencesAndRename(t *testing.T) {
 		Context: protocol.ReferenceContext{IncludeDeclaration: true}}, &locs)
 	var got []string
 	for _, l := range locs {
-		got = append(got, filepath.Base(pathOf(l.URI))+":"+itoa(int(l.Range.Start.Line))+":"+itoa(int(l.Range.Start.Character))+"-"+itoa(int(l.Range.End.Character)))
+		got = append(got, filepath.Base(pathOf(l.URI))+":"+span(l.Range))
 	}
 	want := []string{"helpers.star:0:4-12", "plugin.star:0:26-34", "plugin.star:6:11-19"}
 	if !slices.Equal(got, want) {
@@ -320,8 +321,7 @@ func TestH29_3_ReferencesAndRename(t *testing.T) {
 		if edit != nil {
 			for u, es := range edit.Changes {
 				for _, e := range es {
-					out[filepath.Base(pathOf(u))] = append(out[filepath.Base(pathOf(u))],
-						itoa(int(e.Range.Start.Line))+":"+itoa(int(e.Range.Start.Character))+"-"+itoa(int(e.Range.End.Character))+"="+e.NewText)
+					out[filepath.Base(pathOf(u))] = append(out[filepath.Base(pathOf(u))], span(e.Range)+"="+e.NewText)
 				}
 			}
 		}
@@ -371,7 +371,10 @@ func TestH29_3_ReferencesAndRename(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// span is a one-line range as the tests write it: line:start-end.
+func span(r protocol.Range) string {
+	return fmt.Sprintf("%d:%d-%d", r.Start.Line, r.Start.Character, r.End.Character)
+}
 
 // TestH29_3_CodeActions: the fixes check suggests are code actions on the
 // diagnostics the editor sends back: a misspelled ctx field, keyword and
@@ -401,8 +404,7 @@ func TestH29_3_CodeActions(t *testing.T) {
 	for _, a := range actions {
 		for u, es := range a.Edit.Changes {
 			for _, e := range es {
-				got[a.Title] = filepath.Base(pathOf(u)) + ":" + itoa(int(e.Range.Start.Line)) + ":" + itoa(int(e.Range.Start.Character)) + "-" +
-					itoa(int(e.Range.End.Character)) + "=" + e.NewText
+				got[a.Title] = filepath.Base(pathOf(u)) + ":" + span(e.Range) + "=" + e.NewText
 			}
 		}
 		if a.Kind != "quickfix" {
@@ -418,7 +420,7 @@ func TestH29_3_CodeActions(t *testing.T) {
 		"Change to site":                                  "plugin.star:9:15-20=site",
 		`Change to "work"`:                                "plugin.star:15:61-64=work",
 		"Change to description":                           "plugin.star:17:55-65=description",
-		`Add "models" to capabilities in plugin.toml`:     "plugin.toml:" + itoa(tomlLines) + ":0-0=capabilities = [\"models\"]\n",
+		`Add "models" to capabilities in plugin.toml`:     "plugin.toml:" + strconv.Itoa(tomlLines) + ":0-0=capabilities = [\"models\"]\n",
 		`Pass the function where, not the string "where"`: "plugin.star:15:40-47=where",
 	}
 	for title, edit := range want {

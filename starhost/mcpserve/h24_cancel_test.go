@@ -25,12 +25,7 @@ func TestH24_8_HTTPCancelCancelsSampling(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler(mcpserve.HTTPOptions{}))
 	defer ts.Close()
 	url := ts.URL + "/mcp"
-	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`, samplingProtocol)
-	status, sid, body := rawPost(t, url, "", init)
-	if status != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: HTTP %d %s", status, body)
-	}
-	rawPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid := rawSamplingSession(t, url)
 	const runs = 8
 	for run := range runs {
 		id := 10 + run
@@ -112,24 +107,20 @@ func openStream(t *testing.T, ctx context.Context, method, url, sid, version, la
 // rawPost is httpPost with the sampling protocol version.
 func rawPost(t *testing.T, url, sid, body string) (int, string, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", samplingProtocol)
+	return postVersion(t, url, sid, samplingProtocol, body)
+}
+
+// rawSamplingSession opens a session at url as a client that can sample, on
+// the sampling protocol version, and returns its id.
+func rawSamplingSession(t *testing.T, url string) string {
+	t.Helper()
+	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`, samplingProtocol)
+	status, sid, body := rawPost(t, url, "", init)
+	if status != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: HTTP %d %s", status, body)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b strings.Builder
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		b.WriteString(sc.Text() + "\n")
-	}
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), b.String()
+	rawPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return sid
 }
 
 // TestH24_8_HTTPDuplicateIDIsRefused: over Streamable HTTP, a call reusing
@@ -141,9 +132,7 @@ func TestH24_8_HTTPDuplicateIDIsRefused(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler(mcpserve.HTTPOptions{}))
 	defer ts.Close()
 	url := ts.URL + "/mcp"
-	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`, samplingProtocol)
-	_, sid, _ := rawPost(t, url, "", init)
-	rawPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid := rawSamplingSession(t, url)
 	ctx, stop := context.WithTimeout(context.Background(), 20*time.Second)
 	defer stop()
 	resp := openStream(t, ctx, "POST", url, sid, samplingProtocol, "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask","arguments":{"q":"x"}}}`)

@@ -225,12 +225,19 @@ func (b repeatByte) Read(p []byte) (int, error) {
 // status, the session id answered and the body.
 func httpPost(t *testing.T, url, sid, body string) (int, string, string) {
 	t.Helper()
+	return postVersion(t, url, sid, "2025-06-18", body)
+}
+
+// postVersion is httpPost naming protocol version in the session's
+// requests.
+func postVersion(t *testing.T, url, sid, version, body string) (int, string, string) {
+	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		req.Header.Set("MCP-Protocol-Version", version)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

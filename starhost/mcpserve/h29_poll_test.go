@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -24,9 +23,7 @@ func TestH29_4_PollAfterResumes(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler(mcpserve.HTTPOptions{PollAfter: 20 * time.Millisecond}))
 	defer ts.Close()
 	url := ts.URL + "/mcp"
-	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`, samplingProtocol)
-	_, sid, _ := rawPost(t, url, "", init)
-	rawPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid := rawSamplingSession(t, url)
 
 	// The call waits for the client's model; its stream closes meanwhile.
 	events := sse(t, "POST", url, sid, "2025-03-26", "", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask","arguments":{"q":"x"}}}`)

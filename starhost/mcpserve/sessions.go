@@ -223,8 +223,8 @@ type jsonrpcErrorAnswer struct {
 	Error   *jsonrpc.Error  `json:"error"`
 }
 
-// postFilter stands between a POST and the SDK's handler for two answers
-// the SDK gives otherwise:
+// postFilter stands between a POST and the SDK's handler for three
+// answers the SDK gives otherwise:
 //
 //   - A request for a method the SDK does not know gets HTTP 400 with a
 //     plain-text body, before the request reaches the session; the filter
@@ -420,15 +420,12 @@ func (c *callsInFlight) cancelledAnswer(session string, data []byte) bool {
 	if c == nil || c.cancelled.Load() == 0 {
 		return false
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(data, &m) != nil || m.Method != "" || m.ID == nil {
+	id, ok := answerID(data)
+	if !ok {
 		return false
 	}
 	c.mu.Lock()
-	call := c.byKey[callKey{session, idText(mustID(m.ID))}]
+	call := c.byKey[callKey{session, id}]
 	c.mu.Unlock()
 	return call != nil && call.cancelled.Load()
 }
@@ -444,11 +441,21 @@ func (call *callInFlight) answers(event []byte) bool {
 		}
 		data = data[i+len("data: "):]
 	}
+	id, ok := answerID(data)
+	return ok && id == call.id
+}
+
+// answerID returns the id, as its JSON text, of the JSON-RPC answer data;
+// false when data is no answer (a request, a notification, not JSON).
+func answerID(data []byte) (string, bool) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	return json.Unmarshal(data, &m) == nil && m.Method == "" && m.ID != nil && idText(mustID(m.ID)) == call.id
+	if json.Unmarshal(data, &m) != nil || m.Method != "" || m.ID == nil {
+		return "", false
+	}
+	return idText(mustID(m.ID)), true
 }
 
 // mustID decodes a JSON-RPC id (a number or a string); anything else is
