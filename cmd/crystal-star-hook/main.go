@@ -42,7 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			req.Timeout = 20 * time.Second // the full CLI's default
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), req.Timeout)
-		rep, err := live.Forward(ctx, live.Keys(req.Agent, sessionOf(data)), req)
+		rep, err := live.Forward(ctx, live.Keys(req.Agent, data), req)
 		cancel()
 		if err == nil {
 			stdout.Write(rep.Stdout)
@@ -86,14 +86,6 @@ func request(args []string) (live.Request, bool) {
 	}
 	known := req.Agent == "claude-code" || req.Command == "hook" && req.Agent == "gemini-cli"
 	return req, known // the full CLI says what is wrong with anything else
-}
-
-func sessionOf(data []byte) string {
-	var v struct {
-		SessionID string `json:"session_id"`
-	}
-	_ = json.Unmarshal(data, &v)
-	return v.SessionID
 }
 
 // oneShot runs the full CLI on the event. When it cannot start, a tool

@@ -87,7 +87,7 @@ func (e *env) serveAgent(req live.Request, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if os.Getenv(liveEnv) != "0" {
-		rep, err := live.Forward(ctx, live.Keys(req.Agent, claudecode.SessionOf(data)), req)
+		rep, err := live.Forward(ctx, live.Keys(req.Agent, data), req)
 		if err == nil {
 			return e.reply(rep, req.Command == "hook")
 		}
@@ -242,9 +242,7 @@ func (e *env) liveSession() *agentServer {
 	} else if os.Getenv("GEMINI_CLI") == "1" {
 		key, ok := live.ParentKey()
 		if !ok {
-			e.mu.Lock()
-			fmt.Fprintln(e.stderr, "note: the hooks of this Gemini CLI session are served one-shot: finding its live host needs Linux's /proc")
-			e.mu.Unlock()
+			e.stderrf("note: the hooks of this Gemini CLI session are served one-shot: finding its live host needs Linux's /proc\n")
 			return nil
 		}
 		a.bound = &binding{}
@@ -279,9 +277,7 @@ func (e *env) liveSession() *agentServer {
 func (e *env) serveLive(h *starhost.Host, a *agentServer) (stop func()) {
 	srv, err := live.Listen(e.ctx, a.key, a.serve)
 	if err != nil {
-		e.mu.Lock()
-		fmt.Fprintf(e.stderr, "note: the agent session's hooks are served one-shot: its live socket (%s): %v\n", a.key, err)
-		e.mu.Unlock()
+		e.stderrf("note: the agent session's hooks are served one-shot: its live socket (%s): %v\n", a.key, err)
 		return nil
 	}
 	return func() { srv.Close() }
@@ -342,9 +338,7 @@ func (e *env) reply(r live.Reply, isJSON bool) error {
 		return err
 	}
 	if r.Stderr != "" {
-		e.mu.Lock()
-		fmt.Fprint(e.stderr, r.Stderr)
-		e.mu.Unlock()
+		e.stderrf("%s", r.Stderr)
 	}
 	if r.Exit != 0 {
 		return &exitError{code: r.Exit}

@@ -58,10 +58,7 @@ func (c *console) terminalInput(in *os.File) (<-chan string, func(), error) {
 	if f, ok := c.e.stdout.unsanitised().(*os.File); ok {
 		outFd = int(f.Fd())
 	}
-	home := c.e.global.home
-	if home == "" {
-		home = starhost.DefaultHome()
-	}
+	home := c.e.home()
 	history := ""
 	if err := os.MkdirAll(home, 0o700); err == nil {
 		history = filepath.Join(home, historyFileName)

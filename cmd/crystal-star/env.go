@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -142,6 +143,22 @@ func (e *env) close() {
 		_ = e.host.Close(context.Background())
 		e.stop()
 	}
+}
+
+// stderrf prints on stderr under e.mu, so a line never interleaves with
+// a note printed at the same time.
+func (e *env) stderrf(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fmt.Fprintf(e.stderr, format, args...)
+}
+
+// home is the command's crystal-star home: --home, else the default.
+func (e *env) home() string {
+	if e.global.home != "" {
+		return e.global.home
+	}
+	return starhost.DefaultHome()
 }
 
 // note prints one note on stderr, as one line (details such as backtraces

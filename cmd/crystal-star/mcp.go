@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -160,8 +159,6 @@ func serveMCPHTTP(ctx context.Context, e *env, srv *mcpserve.Server, addr string
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	fmt.Fprintf(e.stderr, "mcp: serving Streamable HTTP on http://%s/mcp\n", ln.Addr())
-	e.mu.Unlock()
+	e.stderrf("mcp: serving Streamable HTTP on http://%s/mcp\n", ln.Addr())
 	return srv.ServeStreamableHTTP(ctx, ln, opts)
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/crystal-star/crystal-star/internal/layout"
-	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/executor"
+	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 	"github.com/crystal-star/crystal-star/starhost/remote"
 	"github.com/crystal-star/crystal-star/trust"
 )
@@ -80,11 +80,7 @@ func grantArchive(e *env, file string) error {
 	if err != nil {
 		return fmt.Errorf("trust grant --archive %s: %w", file, err)
 	}
-	home := e.global.home
-	if home == "" {
-		home = starhost.DefaultHome()
-	}
-	store := trust.NewStore(layout.Paths{Home: home}.Trust())
+	store := trust.NewStore(layout.Paths{Home: e.home()}.Trust())
 	if err := store.Grant(a.Plugin, a.Fingerprint, time.Now()); err != nil && !errors.Is(err, trust.ErrNoChange) {
 		return err
 	}
@@ -121,7 +117,7 @@ func runExecutor(e *env, args []string) error {
 	}
 	addr = net.JoinHostPort(host, port)
 	token := os.Getenv(executorTokenEnv)
-	if !executor.Loopback(addr) && token == "" {
+	if !mcpserve.IsLoopback(host) && token == "" {
 		return usagef("executor --http %s is not loopback: set $%s to the bearer token hosts must send", addr, executorTokenEnv)
 	}
 	drain := 30 * time.Second
@@ -130,10 +126,7 @@ func runExecutor(e *env, args []string) error {
 			return usagef("executor --drain-timeout %s: want a duration such as 30s", v)
 		}
 	}
-	home := e.global.home
-	if home == "" {
-		home = starhost.DefaultHome()
-	}
+	home := e.home()
 	x, err := executor.New(executor.Options{Home: home, Workspace: e.global.workspace, Token: token, Notes: e.note})
 	if err != nil {
 		return err
@@ -145,9 +138,7 @@ func runExecutor(e *env, args []string) error {
 	srv := &http.Server{Handler: x.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e.mu.Lock()
-	fmt.Fprintf(e.stderr, "executor: serving on http://%s (home %s)\n", ln.Addr(), home)
-	e.mu.Unlock()
+	e.stderrf("executor: serving on http://%s (home %s)\n", ln.Addr(), home)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -155,9 +146,7 @@ func runExecutor(e *env, args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	e.mu.Lock()
-	fmt.Fprintf(e.stderr, "executor: draining (up to %s)\n", drain)
-	e.mu.Unlock()
+	e.stderrf("executor: draining (up to %s)\n", drain)
 	dctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	drainErr := x.Shutdown(dctx)
@@ -165,12 +154,8 @@ func runExecutor(e *env, args []string) error {
 	defer cancel2()
 	_ = srv.Shutdown(sctx)
 	if drainErr != nil {
-		e.mu.Lock()
-		fmt.Fprintf(e.stderr, "executor: calls still running after %s were stopped\n", drain)
-		e.mu.Unlock()
+		e.stderrf("executor: calls still running after %s were stopped\n", drain)
 	}
-	e.mu.Lock()
-	fmt.Fprintln(e.stderr, "executor: stopped")
-	e.mu.Unlock()
+	e.stderrf("executor: stopped\n")
 	return nil
 }

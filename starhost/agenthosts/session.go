@@ -41,9 +41,11 @@ type sessionKey struct {
 	id string
 }
 
-// hs returns the agent session's host session, starting it on first use,
-// with the session's facts as they are now.
-func (s *Session) hs(ctx context.Context) *starhost.Session {
+// HostSession returns the host session that serves the agent session,
+// starting it on first use, with the session's facts as they are now: a
+// server of the same agent session (its MCP server) serves its requests
+// through it too.
+func (s *Session) HostSession(ctx context.Context) *starhost.Session {
 	key := sessionKey{s.Host, s.ID}
 	if v, ok := hostSessions.Load(key); ok {
 		hs := v.(*starhost.Session)
@@ -63,13 +65,10 @@ func (s *Session) hs(ctx context.Context) *starhost.Session {
 	return hs
 }
 
-// HostSession returns the host session that serves the agent session,
-// starting it on first use: a server of the same agent session (its MCP
-// server) serves its requests through it too.
-func (s *Session) HostSession(ctx context.Context) *starhost.Session { return s.hs(ctx) }
-
 // thread is the agent session's one thread.
-func (s *Session) thread(ctx context.Context) *starhost.Thread { return s.hs(ctx).Thread(s.ID) }
+func (s *Session) thread(ctx context.Context) *starhost.Thread {
+	return s.HostSession(ctx).Thread(s.ID)
+}
 
 // Session is one agent-host session served by a started host: its id (the
 // thread every call runs on), workspace and mode. It is safe for
@@ -200,7 +199,7 @@ func (s *Session) knows(ctx context.Context, name string, input json.RawMessage,
 	if res.Risk != res.Classification.Risk {
 		return true
 	}
-	cl, err := s.hs(ctx).Classify(ctx, name, input)
+	cl, err := s.HostSession(ctx).Classify(ctx, name, input)
 	return err == nil && cl.Known
 }
 
@@ -254,7 +253,7 @@ func sameJSON(a, b json.RawMessage) bool {
 // stands.
 func (s *Session) PostTool(ctx context.Context, name, id string, input json.RawMessage, text string) (string, bool) {
 	out := text
-	hr, err := s.hs(ctx).RunHook(ctx, "tool_result", map[string]any{"thread": s.ID, "id": id, "name": name, "text": text})
+	hr, err := s.HostSession(ctx).RunHook(ctx, "tool_result", map[string]any{"thread": s.ID, "id": id, "name": name, "text": text})
 	if err == nil {
 		if t, ok := hr.Payload["text"].(string); ok {
 			out = t
@@ -368,7 +367,7 @@ func (s *Session) TurnFinished(ctx context.Context, turn, text, stopReason strin
 // it returns the instructions after them (an agent host that takes
 // instructions from a hook appends them).
 func (s *Session) Compaction(ctx context.Context, instructions string) string {
-	hr, err := s.hs(ctx).RunHook(ctx, "compaction", map[string]any{"thread": s.ID, "prompt": instructions, "body": ""})
+	hr, err := s.HostSession(ctx).RunHook(ctx, "compaction", map[string]any{"thread": s.ID, "prompt": instructions, "body": ""})
 	if err != nil {
 		return instructions
 	}
@@ -378,11 +377,11 @@ func (s *Session) Compaction(ctx context.Context, instructions string) string {
 
 // End ends the session: the session_ended hooks and the thread's end.
 func (s *Session) End(ctx context.Context) {
-	hs := s.hs(ctx)
+	hs := s.HostSession(ctx)
 	hs.Thread(s.ID).End(ctx)
 	hostSessions.Delete(sessionKey{s.Host, s.ID})
 	hs.End(ctx)
 }
 
 // StatusLine returns the operator's status line.
-func (s *Session) StatusLine() string { return s.hs(context.Background()).StatusLine() }
+func (s *Session) StatusLine() string { return s.HostSession(context.Background()).StatusLine() }

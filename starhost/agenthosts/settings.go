@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/crystal-star/crystal-star/internal/safefile"
 )
 
 // SettingsFile is one JSON settings file of an agent host, read to be
@@ -85,23 +87,7 @@ func (f *SettingsFile) Write() (backup string, err error) {
 			return "", err
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.Path), filepath.Base(f.Path)+".tmp*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(f.Encode()); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	return backup, os.Rename(tmp.Name(), f.Path)
+	return backup, safefile.WriteFile(f.Path, f.Encode(), mode)
 }
 
 // Diff shows the change Write would make, line by line: "-" for a line of

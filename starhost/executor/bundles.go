@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path"
@@ -224,7 +225,7 @@ func (x *Executor) write(dir string, a remote.Archive) error {
 func (x *Executor) register(b *bundle) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for _, name := range slices.Sorted(mapKeys(b.tools)) {
+	for _, name := range slices.Sorted(maps.Keys(b.tools)) {
 		if x.tools[name] {
 			continue
 		}
@@ -280,7 +281,7 @@ func (x *Executor) reply(w http.ResponseWriter, b *bundle, err error, ok int) {
 	var ref *refusal
 	switch {
 	case err == nil:
-		answer(w, ok, remote.Answer{Plugin: b.plugin, Fingerprint: b.fp, Tools: slices.Sorted(mapKeys(b.tools))})
+		answer(w, ok, remote.Answer{Plugin: b.plugin, Fingerprint: b.fp, Tools: slices.Sorted(maps.Keys(b.tools))})
 	case errors.Is(err, errMissing):
 		answer(w, http.StatusNotFound, remote.Answer{Code: remote.CodeBundleMissing, Message: "this executor holds no such bundle"})
 	case errors.As(err, &ref):
@@ -304,14 +305,4 @@ type noModels struct{}
 
 func (noModels) NewClient(context.Context, starhost.ClientSpec) (starhost.ModelClient, error) {
 	return nil, errors.New("an executor gives plugins no model clients")
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -3,8 +3,8 @@ package executor
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,7 +31,7 @@ func (x *Executor) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	switch {
 	case err == errMissing:
 		return x.done(start, notStarted(remote.CodeBundleMissing, "this executor holds no bundle "+fp)), nil
-	case asRefusal(err, &ref):
+	case errors.As(err, &ref):
 		return x.done(start, notStarted(string(ref.code), ref.msg)), nil
 	case err != nil:
 		return x.done(start, notStarted(string(starhost.ErrToolUnavailable), err.Error())), nil
@@ -49,29 +49,16 @@ func (x *Executor) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 			return failed(starhost.ErrCancelled, "the caller's context ended"), nil
 		}
 	}
-	out := mcpserve.CallToolResult(b.session.Thread("").Tools(ctx, starhost.PlanAndWork).Invoke(ctx, name, req.Params.Arguments))
-	if out.IsError {
-		text := ""
-		if len(out.Content) > 0 {
-			if t, ok := out.Content[0].(*mcp.TextContent); ok {
-				text = t.Text
-			}
-		}
+	res := b.session.Thread("").Tools(ctx, starhost.PlanAndWork).Invoke(ctx, name, req.Params.Arguments)
+	out := mcpserve.CallToolResult(res)
+	if !res.OK() {
 		if out.Meta == nil {
 			out.Meta = mcp.Meta{}
 		}
-		out.Meta[remote.MetaCode], _, _ = strings.Cut(text, ": ")
+		out.Meta[remote.MetaCode] = string(res.Error.Code)
 	}
 	x.ledger.end(rec, out)
 	return x.done(start, out), nil
-}
-
-func asRefusal(err error, ref **refusal) bool {
-	r, ok := err.(*refusal)
-	if ok {
-		*ref = r
-	}
-	return ok
 }
 
 // enter admits a call unless the executor drains.

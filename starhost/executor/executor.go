@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,19 +173,4 @@ func (x *Executor) note(n starhost.Note) {
 	if x.opts.Notes != nil {
 		x.opts.Notes(n)
 	}
-}
-
-// loopback reports whether addr (host:port) is a loopback address.
-func loopback(host string) bool {
-	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1" || host == "[::1]"
-}
-
-// Loopback reports whether the listen address addr stays on this machine;
-// off loopback an executor requires a token (the CLI enforces it).
-func Loopback(addr string) bool {
-	host := addr
-	if i := strings.LastIndex(addr, ":"); i >= 0 {
-		host = addr[:i]
-	}
-	return loopback(strings.Trim(host, "[]"))
 }

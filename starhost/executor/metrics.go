@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -54,7 +55,7 @@ func (x *Executor) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	defer m.mu.Unlock()
 	fmt.Fprintln(w, "# HELP crystal_star_executor_calls_total Tool calls finished, by result code (ok or the error code).")
 	fmt.Fprintln(w, "# TYPE crystal_star_executor_calls_total counter")
-	for _, code := range slices.Sorted(mapKeys(m.byCode)) {
+	for _, code := range slices.Sorted(maps.Keys(m.byCode)) {
 		fmt.Fprintf(w, "crystal_star_executor_calls_total{code=%q} %d\n", code, m.byCode[code])
 	}
 	fmt.Fprintln(w, "# HELP crystal_star_executor_call_duration_seconds Tool call latency on the executor.")

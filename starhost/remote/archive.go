@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -67,7 +68,7 @@ func PackFiles(files map[string][]byte) (Archive, error) {
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	for _, p := range slices.Sorted(mapKeys(a.Files)) {
+	for _, p := range slices.Sorted(maps.Keys(a.Files)) {
 		hdr := &tar.Header{Name: p, Mode: 0o644, Size: int64(len(a.Files[p])), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return Archive{}, err
@@ -176,14 +177,4 @@ func Granted(trustPath, plugin, fp string) error {
 		return fmt.Errorf("fingerprint %s of %s is not granted by this executor's operator (%s)", fp, plugin, v)
 	}
 	return nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

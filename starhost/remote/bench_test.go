@@ -12,12 +12,11 @@ import (
 // docs/performance.md come from BenchmarkH28_5_CallLatency, with the
 // executor a process of its own).
 func BenchmarkH28_RemoteCallInProcessExecutor(b *testing.B) {
-	t := &testing.T{}
 	dir := filepath.Join(b.TempDir(), "grep")
-	plugin(t, dir, "1")
-	x := startExecutorB(b)
-	grant(t, x.home, dir)
-	h := startHostB(b, dir, x)
+	plugin(b, dir, "1")
+	x := startExecutor(b)
+	grant(b, x.home, dir)
+	h := startHost(b, dir, x)
 	b.ResetTimer()
 	for range b.N {
 		if res := call(h, context.Background(), "grep_remote", `{"pattern":"x"}`); !res.OK() {

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,7 +19,7 @@ import (
 // runs.
 func Ineligible(a Archive) []contrib.Diagnostic {
 	files := map[string]*syntax.File{}
-	for _, name := range slices.Sorted(mapKeys(a.Files)) {
+	for _, name := range slices.Sorted(maps.Keys(a.Files)) {
 		if !strings.HasSuffix(name, ".star") {
 			continue
 		}

@@ -27,8 +27,9 @@ func TestMain(m *testing.M) {
 }
 
 // plugin writes a plugin acme.grep whose remote tool answers "v<version>:"
-// and the pattern; "slow" spins until its context ends or 2e6 steps.
-func plugin(t *testing.T, dir, version string) {
+// and the pattern; "slow" spins until its context ends or 2e6 steps;
+// "fail" fails with its own code.
+func plugin(t testing.TB, dir, version string) {
 	t.Helper()
 	files := map[string]string{
 		"plugin.toml": "id = \"acme.grep\"\nversion = \"1.0.0\"\n",
@@ -42,9 +43,13 @@ def slow(ctx, args):
         n += 1
     return "slow done"
 
+def fail(ctx, args):
+    return error("no_match", "nothing matches " + args.get("pattern", ""))
+
 contribute(tools = [
     tool(name = "grep_remote", catalogs = "work", run = grep, remote = True),
     tool(name = "slow_remote", catalogs = "work", run = slow, remote = True),
+    tool(name = "fail_remote", catalogs = "work", run = fail, remote = True),
 ])
 `, version),
 	}
@@ -59,7 +64,7 @@ contribute(tools = [
 }
 
 // grant grants the bundle in dir in the executor home's trust file.
-func grant(t *testing.T, home, dir string) remote.Archive {
+func grant(t testing.TB, home, dir string) remote.Archive {
 	t.Helper()
 	a, err := remote.Pack(dir)
 	if err != nil {
@@ -77,9 +82,7 @@ type testExecutor struct {
 	srv  *httptest.Server
 }
 
-func startExecutor(t *testing.T) *testExecutor { return startExecutorB(t) }
-
-func startExecutorB(t testing.TB) *testExecutor {
+func startExecutor(t testing.TB) *testExecutor {
 	t.Helper()
 	home := t.TempDir()
 	x, err := executor.New(executor.Options{Home: home})
@@ -109,11 +112,7 @@ func (e *testExecutor) metric(t *testing.T, name string) string {
 }
 
 // startHost starts a host with the dev plugin dir routed to the executors.
-func startHost(t *testing.T, dir string, execs ...*testExecutor) *starhost.Host {
-	return startHostB(t, dir, execs...)
-}
-
-func startHostB(t testing.TB, dir string, execs ...*testExecutor) *starhost.Host {
+func startHost(t testing.TB, dir string, execs ...*testExecutor) *starhost.Host {
 	t.Helper()
 	home := t.TempDir()
 	var cfg strings.Builder
@@ -267,6 +266,15 @@ func TestH28_4_CodesACallerCanActOn(t *testing.T) {
 	x := startExecutor(t)
 	grant(t, x.home, dir)
 	h := startHost(t, dir, x)
+
+	// A plugin's own error keeps its code and message across the wire.
+	if res := call(h, context.Background(), "fail_remote", `{"pattern":"x"}`); res.OK() ||
+		res.Error.Code != "no_match" || res.Error.Message != "nothing matches x" {
+		t.Errorf("plugin error = %+v; want no_match: nothing matches x", res.Error)
+	}
+	if got := x.metric(t, `crystal_star_executor_calls_total{code="no_match"}`); got != "1" {
+		t.Errorf("executor counted %q no_match calls, want 1", got)
+	}
 
 	// cancelled: the caller's context ends during the call.
 	ctx, cancel := context.WithCancel(context.Background())

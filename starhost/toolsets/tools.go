@@ -51,7 +51,7 @@ func (s *set) externalTool(t *mcp.Tool) starhost.ExternalTool {
 			}
 			return failure(starhost.ErrToolFailed, fmt.Sprintf("tool set %q: %v", s.name, err))
 		}
-		return result(res)
+		return Result(res)
 	}
 	return x
 }
@@ -59,14 +59,11 @@ func (s *set) externalTool(t *mcp.Tool) starhost.ExternalTool {
 // errCallTimeout is the cause of a call's context past Options.CallTimeout.
 var errCallTimeout = errors.New("tool set call timeout")
 
-// Result converts an MCP tool result as a tool set's call does (MC1): the
-// host side of remote tools (starhost/remote) reads executors' answers
-// with it.
-func Result(res *mcp.CallToolResult) starhost.ToolResult { return result(res) }
-
-// result converts an MCP tool result (MC1): text stays text, images, audio
+// Result converts an MCP tool result (MC1): text stays text, images, audio
 // and embedded resources become content parts, structured content JSON.
-func result(res *mcp.CallToolResult) starhost.ToolResult {
+// The host side of remote tools (starhost/remote) reads executors'
+// answers with it too.
+func Result(res *mcp.CallToolResult) starhost.ToolResult {
 	var parts []starhost.ContentPart
 	var texts []string
 	binary := false

@@ -67,16 +67,6 @@ func ParseEvent(data []byte) (*Event, error) {
 	return agenthosts.ParseEvent[Event]("Claude Code", data)
 }
 
-// SessionOf returns the session_id of a hook event or status JSON, "" when
-// it has none: the key of the session's live crystal-star.
-func SessionOf(data []byte) string {
-	var v struct {
-		SessionID string `json:"session_id"`
-	}
-	_ = json.Unmarshal(data, &v)
-	return v.SessionID
-}
-
 // Serves reports whether Serve maps the event onto plugins.
 func Serves(name string) bool { return slices.Contains(Events, name) }
 

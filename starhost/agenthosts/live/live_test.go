@@ -89,14 +89,14 @@ func TestH27_3_SharedDirectoryIsRefused(t *testing.T) {
 // passed over, and a process that is no ancestor is never asked.
 func TestH27_3_GeminiKeysAreTheAncestors(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	keys := live.Keys("gemini-cli", "g-1")
+	keys := live.Keys("gemini-cli", []byte(`{"session_id":"g-1"}`))
 	if len(keys) < 2 {
 		t.Skipf("ancestors %q: need /proc and two of them", keys)
 	}
 	if k, _ := live.ParentKey(); keys[0] != k {
 		t.Fatalf("first key %q; want the parent's %q", keys[0], k)
 	}
-	if got := live.Keys("claude-code", "c-1"); len(got) != 1 || got[0] != "c-1" {
+	if got := live.Keys("claude-code", []byte(`{"session_id":"c-1"}`)); len(got) != 1 || got[0] != "c-1" {
 		t.Fatalf("Claude Code's keys %q; want its session id", got)
 	}
 	ctx := context.Background()

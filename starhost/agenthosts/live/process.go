@@ -1,6 +1,9 @@
 package live
 
-import "os"
+import (
+	"encoding/json"
+	"os"
+)
 
 // maxAncestors bounds the walk up the process tree.
 const maxAncestors = 16
@@ -34,13 +37,17 @@ func Ancestors() []string {
 // the order to try them: the session id itself for Claude Code, which
 // gives its MCP server the id ($CLAUDE_CODE_SESSION_ID); this process's
 // ancestors for Gemini CLI, which does not — the nearest live process
-// serving the session answers.
-func Keys(agent, session string) []string {
+// serving the session answers. event is the hook event or status JSON
+// as the agent host wrote it; Claude Code's session id is its session_id.
+func Keys(agent string, event []byte) []string {
 	if agent == "gemini-cli" {
 		return Ancestors()
 	}
-	if session == "" {
+	var v struct {
+		SessionID string `json:"session_id"`
+	}
+	if json.Unmarshal(event, &v) != nil || v.SessionID == "" {
 		return nil
 	}
-	return []string{session}
+	return []string{v.SessionID}
 }
