@@ -84,7 +84,7 @@ func (c *bundleCompiler) nearestFile(p string) string {
 	}
 	for _, q := range files {
 		if path.Base(q) == path.Base(p) {
-			return ` (did you mean "` + q + `"?)` // DidYouMean's words, for the editor's quick fix
+			return contrib.Suggest(q) // DidYouMean's words, for the editor's quick fix
 		}
 	}
 	return ""

@@ -13,9 +13,6 @@ import (
 
 // schemaPointer finds the JSON pointer a schema error names first, as in
 // "not a valid JSON Schema: /properties/count/type: got string, want array".
-// toolSchemaInvalid is contrib's code of an invalid tool schema (unexported there).
-const toolSchemaInvalid = contrib.Code("ToolSchemaInvalid")
-
 var schemaPointer = regexp.MustCompile(`JSON Schema: (/[^:;\s]*)`)
 
 // SchemaErrorPos is where a ToolSchemaInvalid note belongs: the value of
@@ -39,7 +36,7 @@ func SchemaErrorPos(f *syntax.File, call contrib.Pos, message string) (contrib.P
 // tool(...) call to the property its message names, as check does. The
 // file is parsed again: this runs only for a tool left out.
 func (inst *instance) placeSchemaNote(d *contrib.Diagnostic) {
-	if d.Code != toolSchemaInvalid || !d.Pos.IsValid() {
+	if d.Code != contrib.ToolSchemaInvalid || !d.Pos.IsValid() {
 		return
 	}
 	rel := d.Pos.File

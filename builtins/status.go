@@ -63,9 +63,9 @@ func SetStatus(ctx context.Context, sink StatusSink, name, text string, clear bo
 	}
 	noting, ok := sink.(notingSink)
 	switch {
-	case ok && note != nil && clear:
-		noting.ClearNoting(name, note)
-	case ok && note != nil:
+	case ok && clear:
+		noting.ClearNoting(name, note) // nil note: the sink's own
+	case ok:
 		noting.SetNoting(name, text, note)
 	case clear:
 		sink.Clear(name)
@@ -116,7 +116,8 @@ func retireStatus(inst *instance) {
 }
 
 // notingSink is a sink that takes the note of an unknown name from its
-// caller (statusline.Sink), so that the note has the call's place.
+// caller (statusline.Sink), so that the note has the call's place; a nil
+// note is the sink's own.
 type notingSink interface {
 	SetNoting(name, text string, note func(msg string))
 	ClearNoting(name string, note func(msg string))

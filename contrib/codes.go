@@ -77,7 +77,7 @@ const (
 	toolNamespaceInvalid Code = "ToolNamespaceInvalid"
 	ToolNameTaken        Code = "ToolNameTaken"
 	toolNoCatalog        Code = "ToolNoCatalog"
-	toolSchemaInvalid    Code = "ToolSchemaInvalid"
+	ToolSchemaInvalid    Code = "ToolSchemaInvalid"
 	ExternalToolShadowed Code = "ExternalToolShadowed"
 
 	// Commands (CC11, DC8).
@@ -211,7 +211,7 @@ var Catalogue = []CodeInfo{
 	{toolNamespaceInvalid, SeverityError, "A tool namespace is not a letter followed by letters, digits, '_', '-' or '.', up to 64 characters (MC4).", "Fix the namespace, or leave it out to use the plugin id."},
 	{ToolNameTaken, SeverityWarning, "An earlier plugin in load order already has a tool of this name; this one is left out.", "Rename the tool or disable the other plugin."},
 	{toolNoCatalog, SeverityError, "A tool names no catalog (plan, work or plan_and_work).", "Set catalogs = \"plan\", \"work\" or \"plan_and_work\"."},
-	{toolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},
+	{ToolSchemaInvalid, SeverityError, "A tool's parameters are not a valid JSON Schema.", "Fix the schema at the path shown."},
 	{ExternalToolShadowed, SeverityWarning, "An external tool has the name of a disk plugin tool and is left out.", "Rename the external tool."},
 	{commandNameInvalid, SeverityError, "A command name or alias breaks the tool-name pattern.", "Rename the command or alias."},
 	{commandShadowed, SeverityWarning, "A command name or alias is a built-in verb, which always wins.", "Rename the command or alias."},

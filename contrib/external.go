@@ -21,7 +21,7 @@ func (r *Registry) externalEntries(tools []ExternalTool) []toolEntry {
 		}
 		sch, err := CompileSchema(x.Parameters)
 		if err != nil {
-			r.note(Diag(toolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
+			r.note(Diag(ToolSchemaInvalid, "", Pos{}, "external tool %q has invalid parameters: %v; it is left out", x.Name, err))
 			continue
 		}
 		out = append(out, toolEntry{

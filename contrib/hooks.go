@@ -312,8 +312,16 @@ func JSONKind(v any) string {
 // compared by their text).
 func SameJSON(a, b any) bool { return jsonEqual(a, b) }
 
-// jsonEqual compares two decoded JSON values.
+// jsonEqual compares two decoded JSON values, numbers by their text.
 func jsonEqual(a, b any) bool {
+	return equalWith(a, b, func(a, b any) bool {
+		return fmt.Sprint(a) == fmt.Sprint(b) && JSONKind(a) == JSONKind(b)
+	})
+}
+
+// equalWith compares two decoded JSON values: objects and arrays item by
+// item, every other value (a leaf of a) with leaf.
+func equalWith(a, b any, leaf func(a, b any) bool) bool {
 	switch a := a.(type) {
 	case map[string]any:
 		bm, ok := b.(map[string]any)
@@ -321,7 +329,7 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for k, v := range a {
-			if w, ok := bm[k]; !ok || !jsonEqual(v, w) {
+			if w, ok := bm[k]; !ok || !equalWith(v, w, leaf) {
 				return false
 			}
 		}
@@ -332,13 +340,13 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for i := range a {
-			if !jsonEqual(a[i], bl[i]) {
+			if !equalWith(a[i], bl[i], leaf) {
 				return false
 			}
 		}
 		return true
 	}
-	return fmt.Sprint(a) == fmt.Sprint(b) && JSONKind(a) == JSONKind(b)
+	return leaf(a, b)
 }
 
 // HookRun is one hook as a view resolves it: the entry and the generation

@@ -39,7 +39,7 @@ func TestToolOutputSchema(t *testing.T) {
 
 	st := NewStaging("acme", Rules{})
 	st.AddTool(Tool{Name: "arr", Catalogs: Work, OutputSchema: json.RawMessage(`{"type":"array"}`), Run: answer(Result{})})
-	if d := st.Set().Diagnostics; len(d) != 1 || d[0].Code != toolSchemaInvalid || !strings.Contains(d[0].Message, "output_schema") {
+	if d := st.Set().Diagnostics; len(d) != 1 || d[0].Code != ToolSchemaInvalid || !strings.Contains(d[0].Message, "output_schema") {
 		t.Errorf("an array output schema: %v, want ToolSchemaInvalid about output_schema", d)
 	}
 }

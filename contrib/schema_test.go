@@ -160,3 +160,21 @@ func TestSchema_ViolationsInDocumentOrder(t *testing.T) {
 		t.Fatalf("got ok=%v %+v\nwant %s", ok, res.Err, want)
 	}
 }
+
+// TestEqualJSONNumbersByValue: the explainer's equality (enum, const,
+// uniqueItems) compares numbers by value, as JSON Schema says, at every
+// depth; the hooks' equality compares them by their text.
+func TestEqualJSONNumbersByValue(t *testing.T) {
+	one, oneDot := json.Number("1"), json.Number("1.0")
+	a := map[string]any{"x": []any{one, "s", nil}}
+	b := map[string]any{"x": []any{oneDot, "s", nil}}
+	if !equalJSON(a, b) || !equalJSON(one, int64(1)) {
+		t.Error("equalJSON: 1 and 1.0 differ")
+	}
+	if equalJSON(a, map[string]any{"x": []any{one, "t", nil}}) || equalJSON(one, "1") {
+		t.Error("equalJSON: different values are equal")
+	}
+	if jsonEqual(a, b) || !jsonEqual(a, map[string]any{"x": []any{one, "s", nil}}) {
+		t.Error("jsonEqual: numbers not compared by their text")
+	}
+}

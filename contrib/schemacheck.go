@@ -172,14 +172,14 @@ func checkSchemaAt(s any, at string, out *[]string) {
 		case kType:
 			switch t := v.(type) {
 			case string:
-				if !knownType(t) {
+				if !slices.Contains(jsonTypes, t) {
 					bad(k, "%q is not a JSON Schema type (%s)", t, strings.Join(jsonTypes, ", "))
 				}
 			case []any:
 				seen := map[string]bool{}
 				for i, e := range t {
 					name, isString := e.(string)
-					if !isString || !knownType(name) || seen[name] {
+					if !isString || !slices.Contains(jsonTypes, name) || seen[name] {
 						bad(k, "item %d: want one of %s, each once", i, strings.Join(jsonTypes, ", "))
 						break
 					}
@@ -226,15 +226,6 @@ func checkStrings(v any, at string, out *[]string) {
 			*out = append(*out, fmt.Sprintf("%s/%d: got %s, want string", at, i, jsonKind(e)))
 		}
 	}
-}
-
-func knownType(t string) bool {
-	for _, n := range jsonTypes {
-		if t == n {
-			return true
-		}
-	}
-	return false
 }
 
 // jsonKind names the JSON type of a decoded value: a number is "number"

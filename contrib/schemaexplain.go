@@ -482,35 +482,12 @@ func containsJSON(list []any, v any) bool {
 }
 
 // equalJSON compares two decoded JSON values, numbers by their value.
-func equalJSON(a, b any) bool {
+func equalJSON(a, b any) bool { return equalWith(a, b, sameLeaf) }
+
+func sameLeaf(a, b any) bool {
 	if x, ok := number(a); ok {
 		y, ok := number(b)
 		return ok && x == y
-	}
-	switch x := a.(type) {
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, e := range x {
-			f, ok := y[k]
-			if !ok || !equalJSON(e, f) {
-				return false
-			}
-		}
-		return true
 	}
 	return reflect.DeepEqual(a, b)
 }

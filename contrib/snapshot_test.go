@@ -182,7 +182,7 @@ func TestDC4_ExternalToolsValidated(t *testing.T) {
 	if got := names(r.Tools(Work).List()); len(got) != 1 || got[0] != "fetch" {
 		t.Errorf("tools = %v, want [fetch]", got)
 	}
-	if n := len(log.Where(coded(toolSchemaInvalid))); n != 1 {
+	if n := len(log.Where(coded(ToolSchemaInvalid))); n != 1 {
 		t.Errorf("ToolSchemaInvalid notes = %d, want 1", n)
 	}
 	snap := r.Tools(Work)

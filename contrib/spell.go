@@ -25,21 +25,28 @@ func Nearest(name string, candidates []string) string {
 // DidYouMean returns ` (did you mean "x"?)` for the nearest candidate, or "".
 func DidYouMean(name string, candidates []string) string {
 	if n := Nearest(name, candidates); n != "" {
-		return ` (did you mean "` + n + `"?)`
+		return Suggest(n)
 	}
 	return ""
 }
 
+// The words of a "did you mean" around its candidate: Suggest writes them,
+// Suggested reads them back.
+const suggestOpen, suggestEnd = ` (did you mean "`, `"?)`
+
+// Suggest returns ` (did you mean "x"?)` for the candidate x, for a hint
+// found otherwise than by spelling (DidYouMean).
+func Suggest(x string) string { return suggestOpen + x + suggestEnd }
+
 // Suggested returns the candidate of the last DidYouMean in msg: what a
 // quick fix writes in place of the misspelled name.
 func Suggested(msg string) (string, bool) {
-	const open, end = ` (did you mean "`, `"?)`
-	i := strings.LastIndex(msg, open)
+	i := strings.LastIndex(msg, suggestOpen)
 	if i < 0 {
 		return "", false
 	}
-	rest := msg[i+len(open):]
-	j := strings.Index(rest, end)
+	rest := msg[i+len(suggestOpen):]
+	j := strings.Index(rest, suggestEnd)
 	if j <= 0 {
 		return "", false
 	}

@@ -61,7 +61,7 @@ func (s *Staging) AddTool(t Tool) {
 	}
 	sch, err := CompileSchema(t.Parameters)
 	if err != nil {
-		s.Report(toolSchemaInvalid, t.Pos, "tool %q has invalid parameters: %v; the tool is left out", t.Name, err)
+		s.Report(ToolSchemaInvalid, t.Pos, "tool %q has invalid parameters: %v; the tool is left out", t.Name, err)
 		return
 	}
 	if len(t.Parameters) == 0 {
@@ -79,7 +79,7 @@ func (s *Staging) AddTool(t Tool) {
 			t.outSchema, err = CompileSchema(t.OutputSchema)
 		}
 		if err != nil {
-			s.Report(toolSchemaInvalid, t.Pos, "tool %q has an invalid output_schema: %v; the tool is left out", t.Name, err)
+			s.Report(ToolSchemaInvalid, t.Pos, "tool %q has an invalid output_schema: %v; the tool is left out", t.Name, err)
 			return
 		}
 	}

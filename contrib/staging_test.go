@@ -114,7 +114,7 @@ func TestDC4_InvalidSchemaLeftOut(t *testing.T) {
 	if got := toolNames(set); !slices.Equal(got, []string{"no_params", "typed"}) {
 		t.Fatalf("tools = %v, want [no_params typed]", got)
 	}
-	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{toolSchemaInvalid, toolSchemaInvalid}) {
+	if got := codes(set.Diagnostics); !slices.Equal(got, []Code{ToolSchemaInvalid, ToolSchemaInvalid}) {
 		t.Errorf("codes = %v, want two ToolSchemaInvalid", got)
 	}
 	for _, d := range set.Diagnostics {

@@ -127,11 +127,6 @@ func (r *bundleReader) read(rel string) error {
 	return nil
 }
 
-// readCapped reads the file at name, but never more than room+1 bytes: a
-// file that grows past the bundle's cap (or a huge one) is refused after
-// reading the cap, not after reading all of it.
-func readCapped(name string, room int) ([]byte, error) { return readSmall(name, room) }
-
 // NewBundle returns a bundle of the given files (paths slash-separated).
 func NewBundle(files map[string][]byte) *Bundle { return &Bundle{files: files} }
 

@@ -22,12 +22,12 @@ func TestH26_5_ReadSmallReadsWhatOSReads(t *testing.T) {
 		if err := os.WriteFile(name, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readSmall(name, 1<<20)
+		got, err := readCapped(name, 1<<20)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("%d bytes: got %d bytes, %v", n, len(got), err)
 		}
 		if n > 10 {
-			got, err := readSmall(name, 10)
+			got, err := readCapped(name, 10)
 			if err != nil || len(got) != 11 || !bytes.Equal(got, data[:11]) {
 				t.Errorf("%d bytes, room 10: got %d bytes, %v; want the first 11", n, len(got), err)
 			}
@@ -37,10 +37,10 @@ func TestH26_5_ReadSmallReadsWhatOSReads(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no FIFO:", err)
 	}
-	if _, err := readSmall(fifo, 100); err == nil {
+	if _, err := readCapped(fifo, 100); err == nil {
 		t.Error("a FIFO was read")
 	}
-	if _, err := readSmall(filepath.Join(dir, "missing"), 100); !os.IsNotExist(err) {
+	if _, err := readCapped(filepath.Join(dir, "missing"), 100); !os.IsNotExist(err) {
 		t.Errorf("missing file: %v, want not-exist", err)
 	}
 }

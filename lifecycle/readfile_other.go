@@ -7,8 +7,8 @@ import (
 	"os"
 )
 
-// readSmall reads the file at name, but never more than room+1 bytes.
-func readSmall(name string, room int) ([]byte, error) {
+// readCapped reads the file at name, but never more than room+1 bytes.
+func readCapped(name string, room int) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err

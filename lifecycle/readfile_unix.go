@@ -8,14 +8,15 @@ import (
 	"syscall"
 )
 
-// readSmall reads the regular file at name, but never more than room+1
-// bytes, with plain system calls: open, fstat, read, close. os.Open also
-// tries to register every file with the network poller (two fcntl to set
-// non-blocking mode, an epoll_ctl that fails for a disk file, two more to
-// undo it) and arms a finalizer; starting 1,000 plugins reads 2,000 small
-// files, and those calls were a tenth of a one-shot call's CPU (issue 26
-// point 5).
-func readSmall(name string, room int) ([]byte, error) {
+// readCapped reads the regular file at name, but never more than room+1
+// bytes: a file that grows past the bundle's cap (or a huge one) is refused
+// after reading the cap, not after reading all of it. It uses plain system
+// calls: open, fstat, read, close. os.Open also tries to register every
+// file with the network poller (two fcntl to set non-blocking mode, an
+// epoll_ctl that fails for a disk file, two more to undo it) and arms a
+// finalizer; starting 1,000 plugins reads 2,000 small files, and those
+// calls were a tenth of a one-shot call's CPU (issue 26 point 5).
+func readCapped(name string, room int) ([]byte, error) {
 	var fd int
 	var err error
 	for {

@@ -45,9 +45,6 @@ func (s *Sink) updateIn(o any, name, text string, note func(string)) {
 	}
 	key := strings.ToLower(name)
 	if _, ok := s.names[key]; !ok {
-		if note == nil {
-			note = s.note
-		}
 		s.unknown(key, note)
 		return
 	}

@@ -43,6 +43,9 @@ func TestH26_2_CompactToolCallRoundTrips(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if compact := r.Data == nil && r.Parts == nil && r.Err == nil; compact != (b[0] == compactTag) {
+			t.Errorf("result %+v: compact body %v, want %v", r, !compact, compact)
+		}
 		back, err := DecodeResult(b)
 		if err != nil || !reflect.DeepEqual(back, r) {
 			t.Errorf("result %+v came back as %+v, %v", r, back, err)

@@ -52,13 +52,10 @@ type Conn struct {
 	next    uint64
 	pending map[uint64]*waiter
 	running map[uint64]context.CancelFunc
-	// progress holds the receivers of calls whose context carries one
-	// (contrib.WithProgress): the other side's notifyProgress for the call
-	// reaches it.
-	progress map[uint64]contrib.Progress
 	// origins holds the contexts of this side's calls in flight: a call the
 	// other side makes while serving one (kindCallWithin) is served with
-	// its values.
+	// its values, and so is a notification sent within one (NotifyWithin:
+	// a progress report reaches the receiver its context carries).
 	origins map[uint64]context.Context
 	closed  error
 	// readerAway: the goroutine reading serves a call it read (Serve).
@@ -162,13 +159,6 @@ func (c *Conn) Call(ctx context.Context, method string, in, out any) error {
 	c.pending[id] = w
 	c.origins[id] = ctx
 	defer c.forgetOrigin(id)
-	if p := contrib.ProgressFrom(ctx); p != nil {
-		if c.progress == nil {
-			c.progress = map[uint64]contrib.Progress{}
-		}
-		c.progress[id] = p
-		defer c.forgetProgress(id)
-	}
 	c.mu.Unlock()
 	f := frame{Kind: kindCall, ID: id, Method: method, Body: body}
 	if parent, ok := ctx.Value(callKey{}).(uint64); ok {
@@ -350,12 +340,12 @@ func marshal(v any) ([]byte, error) {
 }
 
 // notifyProgress is one ctx.progress report of a tool the other side is
-// running for a call of this side: progressReport.
+// running for a call of this side: a progressReport sent within that call
+// (NotifyWithin), so the frame's id names the call.
 const notifyProgress = "progress"
 
-// progressReport is a progress report for call Call.
+// progressReport is a progress report.
 type progressReport struct {
-	Call    uint64  `json:"call"`
 	Done    float64 `json:"done"`
 	Total   float64 `json:"total,omitempty"`
 	Message string  `json:"message,omitempty"`
@@ -366,32 +356,22 @@ type callKey struct{}
 // Progress returns a receiver that reports to the caller of the call ctx
 // serves (a ctx a Handler got), or nil outside a call.
 func (c *Conn) Progress(ctx context.Context) contrib.Progress {
-	id, ok := ctx.Value(callKey{}).(uint64)
-	if !ok {
+	if _, ok := ctx.Value(callKey{}).(uint64); !ok {
 		return nil
 	}
 	return func(done, total float64, message string) {
-		_ = c.Notify(notifyProgress, progressReport{Call: id, Done: done, Total: total, Message: message})
+		_ = c.NotifyWithin(ctx, notifyProgress, progressReport{Done: done, Total: total, Message: message})
 	}
 }
 
-// deliverProgress hands a report to its call's receiver; a report for a
-// call that ended or never asked is dropped.
-func (c *Conn) deliverProgress(body []byte) {
+// deliverProgress hands a report to the receiver of the call it was sent
+// within (ctx: within); a call that never asked drops it.
+func (c *Conn) deliverProgress(ctx context.Context, body []byte) {
 	var r progressReport
 	if json.Unmarshal(body, &r) != nil {
 		return
 	}
-	c.mu.Lock()
-	p := c.progress[r.Call]
-	c.mu.Unlock()
-	if p != nil {
+	if p := contrib.ProgressFrom(ctx); p != nil {
 		p(r.Done, r.Total, r.Message)
 	}
-}
-
-func (c *Conn) forgetProgress(id uint64) {
-	c.mu.Lock()
-	delete(c.progress, id)
-	c.mu.Unlock()
 }

@@ -132,15 +132,15 @@ func (c *Conn) take(f frame, self *waiter) (in *incoming, own bool) {
 			delete(c.demand.abandoned, f.ID)
 		}
 		c.mu.Unlock()
+		if w == nil {
+			break // an abandoned call's answer: nobody reads the body
+		}
 		f.Body = clone(f.Body)
-		switch {
-		case w == nil:
-		case w == self:
+		if w == self {
 			self.ch <- f
 			return nil, true
-		default:
-			w.ch <- f
 		}
+		w.ch <- f
 	case kindCancel:
 		c.mu.Lock()
 		cancel := c.running[f.ID]
@@ -149,9 +149,12 @@ func (c *Conn) take(f frame, self *waiter) (in *incoming, own bool) {
 			cancel()
 		}
 	case kindNotify:
-		if f.Method == notifyProgress {
-			c.deliverProgress(f.Body)
-		} else if ctx, live := c.within(f.ID); live && c.notify != nil {
+		ctx, live := c.within(f.ID)
+		switch {
+		case !live:
+		case f.Method == notifyProgress:
+			c.deliverProgress(ctx, f.Body)
+		case c.notify != nil:
 			c.notify(ctx, f.Method, f.Body)
 		}
 	}

@@ -5,8 +5,10 @@
 // and builtins no lifecycle.
 //
 // A frame is a 4-byte big-endian length followed by that many bytes: a kind
-// byte (its high bit: the sender rang the bell for the frame, conn_demand.go), an 8-byte big-endian call id, a 1-byte method length, the method, and
-// the body (JSON for every method of this package). Frames longer than
+// byte (its high bit: the sender rang the bell for the frame,
+// conn_demand.go), an 8-byte big-endian call id, a 1-byte method length,
+// the method, and the body (JSON for every method of this package, or the
+// compact encoding of a tool call's, compact.go). Frames longer than
 // maxFrame, an unknown kind or a method running past the frame are garbage:
 // the reader stops and the host kills the worker.
 package wire
@@ -43,7 +45,7 @@ const (
 	kindEnd
 
 	// kindLead is never on the wire: it tells a caller waiting for its
-	// reply that the read side is now its own (conn_lead.go).
+	// reply that the read side is now its own (conn_demand.go).
 	kindLead kind = 0x7f
 )
 

@@ -3,7 +3,10 @@
 // not of a key it decoded or did not know.
 package tomlpos
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // SplitKey splits a dotted key — as TOML writes it and as diagnostics
 // print it, `plugins."acme.x".isolation` — into its parts, unquoting
@@ -59,7 +62,7 @@ func Position(data []byte, key []string) (line, col int) {
 		if !ok || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		if hasPrefix(append(append([]string{}, table...), SplitKey(name)...), key) {
+		if hasPrefix(slices.Concat(table, SplitKey(name)), key) {
 			return at()
 		}
 	}
@@ -68,13 +71,5 @@ func Position(data []byte, key []string) (line, col int) {
 
 // hasPrefix reports whether full starts with key.
 func hasPrefix(full, key []string) bool {
-	if len(full) < len(key) {
-		return false
-	}
-	for i, k := range key {
-		if full[i] != k {
-			return false
-		}
-	}
-	return true
+	return len(full) >= len(key) && slices.Equal(full[:len(key)], key)
 }
