@@ -7,9 +7,6 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// toolSchemaInvalid is contrib's code of an invalid tool schema (unexported there).
-const toolSchemaInvalid = contrib.Code("ToolSchemaInvalid")
-
 // placeSchemaErrors moves each ToolSchemaInvalid of p from its tool(...)
 // call to the property the error names, when the tool's parameters are a
 // dict literal: the value of the deepest key of the pointer that the
@@ -17,7 +14,7 @@ const toolSchemaInvalid = contrib.Code("ToolSchemaInvalid")
 // running host places its note with the same builtins.SchemaErrorPos.
 func (ck *runner) placeSchemaErrors(p *checkPlugin) {
 	for i, d := range ck.diags {
-		if d.Code != toolSchemaInvalid || d.Plugin != p.cand.ID() {
+		if d.Code != contrib.ToolSchemaInvalid || d.Plugin != p.cand.ID() {
 			continue
 		}
 		f := p.parsed[strings.TrimPrefix(d.Pos.File, p.cand.Display+"/")]
