@@ -53,7 +53,7 @@ func TestH26_4_FlatSchemaAgreesWithValidator(t *testing.T) {
 			t.Errorf("%s: flat = %v, want %v", s.raw, isFlat, s.flat)
 		}
 		for _, a := range args {
-			got, gotRes, gotOK := decodeArgs(sch, json.RawMessage(a))
+			got, gotRes, gotOK := decodeArgs(sch, json.RawMessage(a), nil)
 			want, wantRes, wantOK := decodeArgsValidator(sch, json.RawMessage(a))
 			if gotOK != wantOK || gotRes.Err != nil && wantRes.Err != nil && sameWords(gotRes.Err.Message) != sameWords(wantRes.Err.Message) ||
 				(gotRes.Err == nil) != (wantRes.Err == nil) {
@@ -82,7 +82,7 @@ func sameWords(msg string) string {
 // decodeArgsValidator is decodeArgs before the flat check: the JSON Schema
 // validator decides every call.
 func decodeArgsValidator(sch any, raw json.RawMessage) (any, Result, bool) {
-	v, res, ok := decodeArgs(nil, raw)
+	v, res, ok := decodeArgs(nil, raw, nil)
 	if !ok {
 		return v, res, ok
 	}
