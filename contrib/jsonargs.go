@@ -72,7 +72,7 @@ var goForm JSONBuilder = goValues{}
 // encoding/json, such as a lone surrogate escape) is decoded by
 // encoding/json and converted with b.FromGo.
 func ParseJSON(data []byte, b JSONBuilder) (any, error) {
-	v, res, ok := decodeArgs(nil, data, b)
+	v, res, ok := decodeJSON(nil, data, b)
 	if !ok {
 		return nil, errors.New(res.Err.Message)
 	}

@@ -280,7 +280,11 @@ func invalidUTF8At(data []byte) int {
 // the schema is flat, else — and whenever the flat check cannot prove them
 // valid — with the JSON Schema validator, which reads the Go form.
 func decodeArgs(sch *Schema, raw json.RawMessage, form JSONBuilder) (any, Result, bool) {
-	raw = Arguments(raw)
+	return decodeJSON(sch, Arguments(raw), form)
+}
+
+// decodeJSON is decodeArgs without the rule for missing arguments.
+func decodeJSON(sch *Schema, raw []byte, form JSONBuilder) (any, Result, bool) {
 	var flat *flatSchema
 	build := form
 	if sch != nil {
