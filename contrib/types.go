@@ -192,7 +192,7 @@ type Tool struct {
 	// ToolFunc describes, or a builder of a plugin language's values (the
 	// arguments are decoded straight into them, issue 26 point 4). Run
 	// must also take the Go form, which a call converted on another path
-	// may still bring.
+	// may still bring. Whoever replaces Run sets ArgsForm for the new Run.
 	ArgsForm JSONBuilder `json:"-"`
 
 	schema, outSchema *Schema
