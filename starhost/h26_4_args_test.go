@@ -3,10 +3,8 @@ package starhost_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
-	"github.com/crystal-star/crystal-star/internal/testkit"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -15,10 +13,7 @@ import (
 // arguments are decoded once, straight into Starlark values, by a pooled
 // parser. Decoded into Go values and then converted, the call made 14.
 func TestH26_4_TrivialCallAllocates(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "guards")
-	testkit.Plugin{ID: "bench.guards", Source: guardsSource}.Write(t, dir)
-	h := startHost(t, dir)
-	snap := h.Session().Thread("").Tools(context.Background(), starhost.Work)
+	snap := guardsHost(t).Session().Thread("").Tools(context.Background(), starhost.Work)
 	args := json.RawMessage(`{"text":"hello"}`)
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(500, func() {
