@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,7 +50,62 @@ type Executor struct {
 	tools   map[string]bool    // names registered with the MCP server
 
 	draining atomic.Bool
-	inflight atomic.Int64 // calls admitted and not finished
+	calls    flight // calls admitted and not finished
+}
+
+// flight counts the calls admitted and not finished; Shutdown waits for
+// the count to fall to zero on a channel the last call closes.
+type flight struct {
+	mu   sync.Mutex
+	n    int64
+	idle chan struct{} // closed when n falls to 0; nil while no one waits
+}
+
+// enter counts a call unless refuse, read under the count's lock, says
+// no: a call counted before Shutdown's wait began is one it waits for.
+func (f *flight) enter(refuse func() bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if refuse() {
+		return false
+	}
+	f.n++
+	return true
+}
+
+func (f *flight) leave() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 && f.idle != nil {
+		close(f.idle)
+		f.idle = nil
+	}
+}
+
+func (f *flight) count() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
+}
+
+// wait returns once no call is counted, or ctx's error when it ends first.
+func (f *flight) wait(ctx context.Context) error {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	if f.idle == nil {
+		f.idle = make(chan struct{})
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // New prepares an executor over opts.Home: it opens the call ledger and
@@ -144,20 +198,10 @@ func (x *Executor) authorised(next http.Handler) http.Handler {
 func (x *Executor) Drain() { x.draining.Store(true) }
 
 // Shutdown drains, waits for the calls in flight until ctx ends, then
-// closes every bundle's host and the ledger. It returns ctx's error when
-// calls were still running.
+// closes every bundle's host and the ledger. It returns ctx's error when calls were still running.
 func (x *Executor) Shutdown(ctx context.Context) error {
 	x.Drain()
-	var err error
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for x.inflight.Load() > 0 && err == nil {
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-	}
+	err := x.calls.wait(ctx)
 	x.mu.Lock()
 	bundles := x.bundles
 	x.bundles = map[string]*bundle{}
