@@ -45,9 +45,17 @@ type Executor struct {
 	ledger  *ledger
 	metrics metrics
 
-	mu      sync.Mutex
-	bundles map[string]*bundle // by fingerprint
-	tools   map[string]bool    // names registered with the MCP server
+	// life ends with Shutdown: bundles activate under it, not under the
+	// context of the request that asked first, so one caller's cancel
+	// refuses the bundle to no one.
+	life context.Context
+	stop context.CancelFunc
+
+	mu       sync.Mutex
+	bundles  map[string]*bundle // by fingerprint
+	tools    map[string]bool    // names registered with the MCP server
+	shut     bool               // Shutdown began: no activation starts
+	starting sync.WaitGroup     // activations running (Add under mu)
 
 	draining atomic.Bool
 	calls    flight // calls admitted and not finished
@@ -120,6 +128,7 @@ func New(opts Options) (*Executor, error) {
 	}
 	opts.Home = abs
 	x := &Executor{opts: opts, dir: filepath.Join(abs, "executor"), bundles: map[string]*bundle{}, tools: map[string]bool{}}
+	x.life, x.stop = context.WithCancel(context.Background())
 	if err := os.MkdirAll(filepath.Join(x.dir, "bundles"), 0o755); err != nil {
 		return nil, err
 	}
@@ -198,10 +207,16 @@ func (x *Executor) authorised(next http.Handler) http.Handler {
 func (x *Executor) Drain() { x.draining.Store(true) }
 
 // Shutdown drains, waits for the calls in flight until ctx ends, then
-// closes every bundle's host and the ledger. It returns ctx's error when calls were still running.
+// ends the activations under way, closes every bundle's host and the
+// ledger. It returns ctx's error when calls were still running.
 func (x *Executor) Shutdown(ctx context.Context) error {
 	x.Drain()
 	err := x.calls.wait(ctx)
+	x.mu.Lock()
+	x.shut = true
+	x.mu.Unlock()
+	x.stop()
+	x.starting.Wait()
 	x.mu.Lock()
 	bundles := x.bundles
 	x.bundles = map[string]*bundle{}
