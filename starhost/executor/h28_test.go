@@ -2,21 +2,14 @@ package executor
 
 import (
 	"context"
-	"os"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/crystal-star/crystal-star/internal/layout"
-	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/remote"
 	"github.com/crystal-star/crystal-star/trust"
 )
-
-func TestMain(m *testing.M) {
-	starhost.ServeWorkerIfChild()
-	os.Exit(m.Run())
-}
 
 // grantedBundle packs a plugin with one remote tool and grants it in the
 // executor home's trust file.
