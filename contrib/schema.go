@@ -152,8 +152,7 @@ func (s *Schema) Validate(v any) error {
 	if err == nil {
 		return nil
 	}
-	x := &explainer{root: s.doc, draft7: s.draft7}
-	x.explain(s.doc, v, "", 0)
+	x := explainValue(s.doc, s.draft7, v)
 	if len(x.out) == 0 {
 		// A keyword the explanation does not know: the validator's own words.
 		msg := err.Error()
