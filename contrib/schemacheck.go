@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,7 +31,145 @@ func checkSchemaDoc(doc any) []string {
 		}
 	}
 	checkSchemaAt(doc, "", &out)
+	if len(out) == 0 {
+		out = endlessRefs(doc)
+	}
 	return out
+}
+
+// endlessRefs returns `pointer: reason` for each $ref (or $dynamicRef)
+// that comes back to its own schema without going into the value: "#"
+// from the root, two $defs naming each other, an allOf holding "#". The
+// validator would follow such a loop until its stack ran out, which ends
+// the process, so the schema is refused here. A $ref under "properties"
+// or "items" goes into the value, which ends, and stays allowed.
+func endlessRefs(doc any) []string {
+	draft7 := false
+	if m, ok := doc.(map[string]any); ok {
+		s, _ := m["$schema"].(string)
+		draft7 = strings.Contains(schemaDrafts[s], "draft-07")
+	}
+	refs := indexRefs(doc, draft7)
+	type node struct {
+		m    map[string]any
+		at   string
+		base string
+	}
+	var nodes []node
+	var walk func(s any, at, base string)
+	walk = func(s any, at, base string) {
+		switch c := s.(type) {
+		case map[string]any:
+			base = refs.idBase(base, c)
+			nodes = append(nodes, node{c, at, base})
+			for _, k := range slices.Sorted(maps.Keys(c)) {
+				if !notSchemas[k] {
+					walk(c[k], at+"/"+pointerToken(k), base)
+				}
+			}
+		case []any:
+			for i, e := range c {
+				walk(e, fmt.Sprintf("%s/%d", at, i), base)
+			}
+		}
+	}
+	walk(doc, "", refs.rootBase)
+	byMap := make(map[uintptr]node, len(nodes))
+	for _, n := range nodes {
+		byMap[reflect.ValueOf(n.m).Pointer()] = n
+	}
+	// next lists the schemas n applies to the same value, each with the
+	// pointer of the keyword that leads there.
+	type edge struct {
+		to map[string]any
+		at string
+	}
+	next := func(n node) []edge {
+		var out []edge
+		add := func(s any, at string) {
+			if m, ok := s.(map[string]any); ok {
+				out = append(out, edge{m, at})
+			}
+		}
+		for _, k := range []string{"$ref", "$dynamicRef"} {
+			if ref, has := n.m[k].(string); has {
+				if target, _, found := refs.lookup(n.base, ref); found {
+					add(target, n.at+"/"+pointerToken(k))
+				}
+			}
+		}
+		if _, has := n.m["$ref"]; has && draft7 {
+			return out
+		}
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			list, _ := n.m[k].([]any)
+			for i, e := range list {
+				add(e, fmt.Sprintf("%s/%s/%d", n.at, k, i))
+			}
+		}
+		for _, k := range []string{"not", "if", "then", "else"} {
+			add(n.m[k], n.at+"/"+k)
+		}
+		deps := "dependentSchemas"
+		if draft7 {
+			deps = "dependencies"
+		}
+		if dep, ok := n.m[deps].(map[string]any); ok {
+			for _, name := range slices.Sorted(maps.Keys(dep)) {
+				add(dep[name], n.at+"/"+deps+"/"+pointerToken(name))
+			}
+		}
+		return out
+	}
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[uintptr]int{}
+	var path []string // the keywords followed from the start
+	var out []string
+	var visit func(n node)
+	visit = func(n node) {
+		key := reflect.ValueOf(n.m).Pointer()
+		state[key] = onPath
+		for _, e := range next(n) {
+			to := reflect.ValueOf(e.to).Pointer()
+			switch state[to] {
+			case onPath:
+				out = append(out, loopMessage(append(path, e.at), byMap[to].at))
+			case unseen:
+				if t, known := byMap[to]; known {
+					path = append(path, e.at)
+					visit(t)
+					path = path[:len(path)-1]
+				}
+			}
+		}
+		state[key] = done
+	}
+	for _, n := range nodes {
+		if state[reflect.ValueOf(n.m).Pointer()] == unseen {
+			visit(n)
+		}
+	}
+	return out
+}
+
+// loopMessage names the last reference of a loop's keywords and the
+// schema it comes back to.
+func loopMessage(keywords []string, to string) string {
+	at := keywords[len(keywords)-1]
+	for i := len(keywords) - 1; i >= 0; i-- {
+		if strings.HasSuffix(keywords[i], "/$ref") || strings.HasSuffix(keywords[i], "/$dynamicRef") {
+			at = keywords[i]
+			break
+		}
+	}
+	if to == "" {
+		to = "/"
+	}
+	return fmt.Sprintf("%s: comes back to the schema at %s without going into the value; validating would never end", at, to)
 }
 
 // schemaKeywords maps each keyword to the kind of value it takes.

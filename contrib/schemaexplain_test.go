@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -156,4 +157,40 @@ func explainDisagreement(schema, instance string, strict bool) string {
 		return fmt.Sprintf("schema %s, value %s: accepted, yet explained %q", schema, instance, x.out)
 	}
 	return ""
+}
+
+// TestReview_EndlessRefIsRefused: a $ref that comes back to its own schema
+// without going into the value made the validator recurse until the stack
+// ran out, a fatal error no recover catches: one plugin's parameters took
+// the host down at their first call. Such a schema is refused when it is
+// compiled, at the $ref; a $ref that goes into the value stays allowed.
+func TestReview_EndlessRefIsRefused(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"$ref":"#"}`: `not a valid JSON Schema: /$ref: comes back to the schema at / without going into the value; validating would never end`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#"}`:                 `/$ref: comes back to the schema at /`,
+		`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`: `/$defs/b/$ref: comes back to the schema at /$defs/a`,
+		`{"type":"object","anyOf":[{"type":"string"},{"$ref":"#"}]}`:                       `/anyOf/1/$ref: comes back to the schema at /`,
+		`{"properties":{"a":{"not":{"$ref":"#/properties/a"}}}}`:                           `/properties/a/not/$ref: comes back to the schema at /properties/a`,
+		`{"$defs":{"":{"$id":"inner.json","$ref":"#"}},"$ref":"inner.json"}`:               `/$defs//$ref: comes back to the schema at /$defs/`,
+		`{"$defs":{"n":{"$anchor":"n","if":{"$ref":"#n"}}},"$ref":"#n"}`:                   `/$defs/n/if/$ref: comes back to the schema at /$defs/n`,
+		`{"dependentSchemas":{"a":{"$ref":"#"}}}`:                                          `/dependentSchemas/a/$ref: comes back to the schema at /`,
+	} {
+		_, err := CompileSchema(json.RawMessage(schema))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want it refused with %q", schema, err, want)
+		}
+	}
+	for _, schema := range []string{
+		`{"type":"object","properties":{"next":{"$ref":"#"}}}`,
+		`{"items":{"$ref":"#"},"additionalProperties":{"$ref":"#"}}`,
+		`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"type":"string"}},"$ref":"#/$defs/a"}`,
+		`{"dependencies":{"a":{"$ref":"#"}}}`,
+	} {
+		sch, err := CompileSchema(json.RawMessage(schema))
+		if err != nil {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		_ = sch.Validate(map[string]any{"a": 1, "next": map[string]any{"next": map[string]any{}}})
+	}
 }
