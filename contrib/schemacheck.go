@@ -198,6 +198,22 @@ var schemaKeywords = map[string]schemaKind{
 	"$vocabulary":       kObject,
 }
 
+// keywordFold maps each keyword, lowercased, to its spelling. The
+// validator reads a schema with encoding/json, which matches a key to a
+// keyword whatever its case ("Const" as "const"), where the specification
+// leaves "Const" an annotation; a key that is a keyword in another case is
+// refused, so that what is checked is what the author sees.
+var keywordFold = func() map[string]string {
+	m := map[string]string{}
+	for k := range schemaKeywords {
+		m[strings.ToLower(k)] = k
+	}
+	for _, k := range []string{"$schema", "const", "default", "examples"} {
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}()
+
 type schemaKind uint8
 
 const (
@@ -239,6 +255,10 @@ func checkSchemaAt(s any, at string, out *[]string) {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		kind := schemaKeywords[k]
+		if want := keywordFold[strings.ToLower(k)]; want != "" && want != k {
+			bad(k, "keywords are case-sensitive%s", Suggest(want))
+			continue
+		}
 		switch kind {
 		case kSchema:
 			checkSchemaAt(v, at+"/"+pointerToken(k), out)

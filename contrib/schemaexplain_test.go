@@ -194,3 +194,23 @@ func TestReview_EndlessRefIsRefused(t *testing.T) {
 		_ = sch.Validate(map[string]any{"a": 1, "next": map[string]any{"next": map[string]any{}}})
 	}
 }
+
+// TestReview_KeywordInAnotherCaseIsRefused: the validator matched "Const"
+// or "TYPE" as "const" and "type" (encoding/json ignores case), where the
+// specification and the explanation read them as annotations: such a key
+// is refused at compile time, with the keyword it resembles.
+func TestReview_KeywordInAnotherCaseIsRefused(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"Const":{"":[100]}}`:                   `not a valid JSON Schema: /Const: keywords are case-sensitive (did you mean "const"?)`,
+		`{"properties":{"a":{"TYPE":"string"}}}`: `/properties/a/TYPE: keywords are case-sensitive (did you mean "type"?)`,
+		`{"$Schema":"x"}`:                        `/$Schema: keywords are case-sensitive (did you mean "$schema"?)`,
+	} {
+		_, err := CompileSchema(json.RawMessage(schema))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want it refused with %q", schema, err, want)
+		}
+	}
+	if _, err := CompileSchema(json.RawMessage(`{"properties":{"Type":{"type":"string"}},"required":["Type"]}`)); err != nil {
+		t.Errorf("a property named Type: %v", err)
+	}
+}
