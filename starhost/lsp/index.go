@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -374,7 +375,7 @@ func (ix *index) topNames(rel string) []string {
 // contributeCall returns the top-level contribute(...) call of the bundle
 // and its file, or nil.
 func (ix *index) contributeCall() (string, *syntax.CallExpr) {
-	for _, file := range slices.Sorted(mapKeys(ix.trees)) {
+	for _, file := range slices.Sorted(maps.Keys(ix.trees)) {
 		for _, st := range ix.trees[file].Stmts {
 			x, ok := st.(*syntax.ExprStmt)
 			if !ok {
