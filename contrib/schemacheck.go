@@ -16,17 +16,17 @@ import (
 // every level. The validator (google/jsonschema-go) does not check a schema
 // against the meta-schema — "minimum": "one" would only fail to unmarshal,
 // with a Go type name and no place — so this is ours; docs/check.md says
-// so. It returns `pointer: reason` for each bad place, in a stable order.
+// so. It returns each bad place, in a stable order.
 // Keywords it does not know are annotations, as the specification says.
-func checkSchemaDoc(doc any) []string {
-	var out []string
+func checkSchemaDoc(doc any) []SchemaProblem {
+	var out []SchemaProblem
 	if m, ok := doc.(map[string]any); ok {
 		if v, has := m["$schema"]; has {
 			s, isString := v.(string)
 			if !isString {
-				out = append(out, "/$schema: got "+jsonKind(v)+", want string")
+				out = append(out, SchemaProblem{"/$schema", "got " + jsonKind(v) + ", want string"})
 			} else if _, known := schemaDrafts[s]; !known {
-				out = append(out, fmt.Sprintf("/$schema: %q is not supported; leave \"$schema\" out (draft 2020-12) or name draft-07", s))
+				out = append(out, SchemaProblem{"/$schema", fmt.Sprintf("%q is not supported; leave \"$schema\" out (draft 2020-12) or name draft-07", s)})
 			}
 		}
 	}
@@ -37,13 +37,13 @@ func checkSchemaDoc(doc any) []string {
 	return out
 }
 
-// endlessRefs returns `pointer: reason` for each $ref (or $dynamicRef)
+// endlessRefs returns a problem for each $ref (or $dynamicRef)
 // that comes back to its own schema without going into the value: "#"
 // from the root, two $defs naming each other, an allOf holding "#". The
 // validator would follow such a loop until its stack ran out, which ends
 // the process, so the schema is refused here. A $ref under "properties"
 // or "items" goes into the value, which ends, and stays allowed.
-func endlessRefs(doc any) []string {
+func endlessRefs(doc any) []SchemaProblem {
 	draft7 := false
 	if m, ok := doc.(map[string]any); ok {
 		s, _ := m["$schema"].(string)
@@ -128,7 +128,7 @@ func endlessRefs(doc any) []string {
 	)
 	state := map[uintptr]int{}
 	var path []string // the keywords followed from the start
-	var out []string
+	var out []SchemaProblem
 	var visit func(n node)
 	visit = func(n node) {
 		key := reflect.ValueOf(n.m).Pointer()
@@ -158,7 +158,7 @@ func endlessRefs(doc any) []string {
 
 // loopMessage names the last reference of a loop's keywords and the
 // schema it comes back to.
-func loopMessage(keywords []string, to string) string {
+func loopMessage(keywords []string, to string) SchemaProblem {
 	at := keywords[len(keywords)-1]
 	for i := len(keywords) - 1; i >= 0; i-- {
 		if strings.HasSuffix(keywords[i], "/$ref") || strings.HasSuffix(keywords[i], "/$dynamicRef") {
@@ -169,7 +169,7 @@ func loopMessage(keywords []string, to string) string {
 	if to == "" {
 		to = "/"
 	}
-	return fmt.Sprintf("%s: comes back to the schema at %s without going into the value; validating would never end", at, to)
+	return SchemaProblem{at, "comes back to the schema at " + to + " without going into the value; validating would never end"}
 }
 
 // schemaKeywords maps each keyword to the kind of value it takes.
@@ -237,9 +237,9 @@ const (
 
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
-func checkSchemaAt(s any, at string, out *[]string) {
+func checkSchemaAt(s any, at string, out *[]SchemaProblem) {
 	bad := func(key, format string, args ...any) {
-		*out = append(*out, at+"/"+pointerToken(key)+": "+fmt.Sprintf(format, args...))
+		*out = append(*out, SchemaProblem{at + "/" + pointerToken(key), fmt.Sprintf(format, args...)})
 	}
 	m, ok := s.(map[string]any)
 	if !ok {
@@ -248,7 +248,7 @@ func checkSchemaAt(s any, at string, out *[]string) {
 			if p == "" {
 				p = "/"
 			}
-			*out = append(*out, p+": got "+jsonKind(s)+", want boolean or object")
+			*out = append(*out, SchemaProblem{p, "got " + jsonKind(s) + ", want boolean or object"})
 		}
 		return
 	}
@@ -291,7 +291,7 @@ func checkSchemaAt(s any, at string, out *[]string) {
 				p := at + "/" + k + "/" + pointerToken(name)
 				if k == "patternProperties" {
 					if _, err := regexp.Compile(name); err != nil {
-						*out = append(*out, p+": not a regular expression: "+err.Error())
+						*out = append(*out, SchemaProblem{p, "not a regular expression: " + err.Error()})
 					}
 				}
 				if _, isList := obj[name].([]any); kind == kDependencies && isList {
@@ -374,15 +374,15 @@ func checkSchemaAt(s any, at string, out *[]string) {
 	}
 }
 
-func checkStrings(v any, at string, out *[]string) {
+func checkStrings(v any, at string, out *[]SchemaProblem) {
 	list, isList := v.([]any)
 	if !isList {
-		*out = append(*out, at+": got "+jsonKind(v)+", want array")
+		*out = append(*out, SchemaProblem{at, "got " + jsonKind(v) + ", want array"})
 		return
 	}
 	for i, e := range list {
 		if _, isString := e.(string); !isString {
-			*out = append(*out, fmt.Sprintf("%s/%d: got %s, want string", at, i, jsonKind(e)))
+			*out = append(*out, SchemaProblem{fmt.Sprintf("%s/%d", at, i), "got " + jsonKind(e) + ", want string"})
 		}
 	}
 }
