@@ -209,7 +209,7 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 			return
 		}
 		bundles[i] = b
-		if len(c.Manifest.Dependencies) > 0 || len(m.preflight(p)) > 0 || len(m.admit(c, Fingerprint(c.Manifest, b))) > 0 {
+		if len(c.Manifest.Dependencies) > 0 || len(m.preflight(p)) > 0 || len(m.admit(c, contentFP{c.Manifest, b})) > 0 {
 			return
 		}
 		if execute {
