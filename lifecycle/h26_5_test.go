@@ -2,8 +2,13 @@ package lifecycle
 
 import (
 	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
 )
 
@@ -34,5 +39,53 @@ func TestH26_5_DevStartHashesNoBundle(t *testing.T) {
 	}
 	if b.fp.Load() == nil {
 		t.Errorf("the fingerprint asked for is not remembered by the snapshot")
+	}
+}
+
+// TestH26_5_DiscoveryListingServesTheSnapshot: discovery finds a top-level
+// entry file in a listing of the plugin directory instead of a stat, and
+// the bundle snapshot Start reads next takes that listing instead of listing
+// the directory again. The entry rules stay: a missing entry or a directory
+// is EntryMissing; a nested entry and an entry that is a link to a file are
+// found.
+func TestH26_5_DiscoveryListingServesTheSnapshot(t *testing.T) {
+	root := t.TempDir()
+	manifest := func(entry string) string {
+		return "id = \"a.b\"\nversion = \"1.0.0\"\nentry = \"" + entry + "\"\n"
+	}
+	testkit.WriteTree(t, filepath.Join(root, "top"), map[string]string{ManifestName: manifest("main.star"), "main.star": "contribute()\n"})
+	testkit.WriteTree(t, filepath.Join(root, "nested"), map[string]string{ManifestName: manifest("src/main.star"), "src/main.star": "contribute()\n"})
+	testkit.WriteTree(t, filepath.Join(root, "missing"), map[string]string{ManifestName: manifest("main.star"), "other.star": ""})
+	testkit.WriteTree(t, filepath.Join(root, "isdir"), map[string]string{ManifestName: manifest("main.star"), "main.star/x": ""})
+	testkit.WriteTree(t, filepath.Join(root, "link"), map[string]string{ManifestName: manifest("main.star"), "real.star": "contribute()\n"})
+	if err := os.Symlink("real.star", filepath.Join(root, "link", "main.star")); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Candidate{}
+	for _, c := range Discover([]Root{{Dir: root, Source: contrib.SourceDev}}, identity) {
+		byName[c.Name] = c
+	}
+	for name, ok := range map[string]bool{"top": true, "nested": true, "link": true, "missing": false, "isdir": false} {
+		c := byName[name]
+		if got := c.Manifest != nil; got != ok || !ok && (len(c.Diagnostics) != 1 || c.Diagnostics[0].Code != contrib.EntryMissing) {
+			t.Errorf("%s: found = %v, diagnostics %v; want found = %v", name, got, c.Diagnostics, ok)
+		}
+	}
+	c := byName["top"]
+	if c.top == nil {
+		t.Fatal("discovery kept no listing of the plugin directory")
+	}
+	// A file added after discovery is not in the listing the snapshot
+	// takes; a fresh ReadBundle sees it.
+	testkit.WriteTree(t, c.Dir, map[string]string{"late.star": ""})
+	b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed, c.top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, late := b.Files()["late.star"]; late || b.Files()["main.star"] == nil {
+		t.Errorf("snapshot files %v: want discovery's listing (main.star, no late.star)", slices.Collect(maps.Keys(b.Files())))
+	}
+	if fresh, _ := ReadBundle(c.Dir); fresh.Files()["late.star"] == nil {
+		t.Errorf("ReadBundle lists the directory itself: late.star missing")
 	}
 }

@@ -204,7 +204,7 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 		if !m.mayActivate(p) {
 			return
 		}
-		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed)
+		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed, c.top)
 		if err != nil {
 			return
 		}
