@@ -24,8 +24,11 @@ func TestH26_5_DevStartHashesNoBundle(t *testing.T) {
 	h.m.Start(context.Background())
 	h.m.mu.RLock()
 	p := h.m.plugins[0]
-	b, mf := p.gen.bundle, p.cand.Manifest
+	b, mf, top := p.gen.bundle, p.cand.Manifest, p.cand.top
 	h.m.mu.RUnlock()
+	if top != nil {
+		t.Errorf("the candidate still holds discovery's listing after the snapshot took it")
+	}
 	if b.fp.Load() != nil {
 		t.Fatalf("Start computed the fingerprint of a dev plugin's bundle")
 	}

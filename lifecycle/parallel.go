@@ -205,6 +205,7 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 			return
 		}
 		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed, c.top)
+		c.top = nil // read once: a later snapshot lists the directory again
 		if err != nil {
 			return
 		}
