@@ -161,11 +161,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) error 
 		p.state, p.blockers, p.stopReason, p.diags = activating, nil, nil, slices.Clone(c.Diagnostics)
 		m.mu.Unlock()
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.ActivationTimeout)
-	stop := context.AfterFunc(ctx, cancel)
-	inst, err := m.opts.Activator.Activate(actx, req)
-	stop()
-	cancel()
+	inst, err := m.ahead().activateWithin(ctx, req, m.opts.ActivationTimeout)
 	if err != nil {
 		m.recordDeclared(p, b)
 		return m.attemptFailed(p, activationDiagnostics(p, err, contrib.ExecutionFailed))

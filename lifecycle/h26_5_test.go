@@ -2,11 +2,13 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/testkit"
@@ -90,5 +92,38 @@ func TestH26_5_DiscoveryListingServesTheSnapshot(t *testing.T) {
 	}
 	if fresh, _ := ReadBundle(c.Dir); fresh.Files()["late.star"] == nil {
 		t.Errorf("ReadBundle lists the directory itself: late.star missing")
+	}
+}
+
+// waitActivator's Activate waits for its context and returns its error.
+type waitActivator struct{ contrib.Activator }
+
+func (waitActivator) Activate(ctx context.Context, _ contrib.ActivationRequest) (contrib.Instance, error) {
+	<-ctx.Done()
+	return nil, context.Cause(ctx)
+}
+
+// TestH26_5_AnswerFromAheadMakesNoTimer: an activation answered from the
+// execution done ahead allocates nothing (it made a deadline context, a
+// timer and an AfterFunc per plugin on the goroutine that publishes); one
+// that runs now still ends at its timeout.
+func TestH26_5_AnswerFromAheadMakesNoTimer(t *testing.T) {
+	a := &aheadActivator{Activator: waitActivator{}, done: map[string]*aheadResult{}, spent: map[string]time.Duration{}}
+	req := contrib.ActivationRequest{Plugin: "acme.x", Generation: "g1"}
+	r := &aheadResult{req: req, executed: true}
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(100, func() {
+		a.mu.Lock()
+		a.done[req.Plugin] = r
+		a.mu.Unlock()
+		if _, err := a.activateWithin(ctx, req, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("an answer from ahead allocated %v times, want 0", allocs)
+	}
+	if _, err := a.activateWithin(ctx, req, time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("an activation that runs now ended with %v, want its deadline", err)
 	}
 }
