@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -32,5 +34,29 @@ func TestReadme_FreshCloneHasNoWorkspaceState(t *testing.T) {
 	// git check-ignore exits 0 when the path is ignored.
 	if err := exec.Command(git, "-C", root, "check-ignore", "-q", ".crystal/data/plugins/notes/x").Run(); err != nil {
 		t.Errorf(".gitignore does not ignore the clone's own .crystal/ (git check-ignore: %v)", err)
+	}
+}
+
+// TestAgentHosts_SetupRefusesGoRunBuild: `go run ./cmd/crystal-star setup
+// claude-code`, the README's usual way to run the CLI, wrote go run's
+// temporary build into the hooks; the program is deleted when it exits, and
+// a hook command that cannot start lets the tool call through.
+func TestAgentHosts_SetupRefusesGoRunBuild(t *testing.T) {
+	tmp := filepath.Join(t.TempDir(), "go-build123", "b001", "exe", "crystal-star")
+	arg0 := os.Args[0]
+	os.Args[0] = tmp
+	defer func() { os.Args[0] = arg0 }()
+	for _, host := range []string{"claude-code", "gemini-cli"} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"--workspace", t.TempDir(), "setup", host, "--dry-run"}, strings.NewReader(""), &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "go run's temporary build") || !strings.Contains(stderr.String(), "go install ./cmd/crystal-star") {
+			t.Errorf("setup %s from go run's build: exit %d\nstdout: %s\nstderr: %s", host, code, stdout.String(), stderr.String())
+		}
+		if strings.Contains(stdout.String(), tmp) {
+			t.Errorf("setup %s wrote the temporary build into the settings:\n%s", host, stdout.String())
+		}
+	}
+	if goRunBuild(filepath.Join(t.TempDir(), "bin", "crystal-star")) {
+		t.Error("an installed crystal-star counts as go run's build")
 	}
 }
