@@ -407,7 +407,8 @@ func runSetup(e *env, args []string) error {
 // claudeSetup is how Claude Code runs this crystal-star: its absolute path
 // and the global flags of this command line that say which plugins
 // (--home, --dev), made absolute. The hooks run crystal-star-hook, the
-// fast forwarder, when it is installed beside it.
+// fast forwarder, when it is installed beside it and this program is the
+// crystal-star it falls back to.
 func (e *env) claudeSetup() (claudecode.Setup, error) {
 	exe, err := selfPath()
 	if err != nil {
@@ -420,7 +421,10 @@ func (e *env) claudeSetup() (claudecode.Setup, error) {
 		}
 	}
 	s := claudecode.Setup{Launch: agenthosts.Launch{Exe: exe, HookExe: exe}}
-	if fast := filepath.Join(filepath.Dir(exe), "crystal-star-hook"); fileExists(fast) {
+	// The forwarder runs the crystal-star beside it: only this program
+	// when it has that name (a renamed copy would be served by another
+	// program, or by none, and then every tool call is denied).
+	if fast := filepath.Join(filepath.Dir(exe), "crystal-star-hook"); fileExists(fast) && strings.TrimSuffix(filepath.Base(exe), ".exe") == "crystal-star" {
 		s.HookExe = fast
 	}
 	s.ConfigDir, s.UserFile = claudecode.UserDirs()

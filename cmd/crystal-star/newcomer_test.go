@@ -60,3 +60,26 @@ func TestAgentHosts_SetupRefusesGoRunBuild(t *testing.T) {
 		t.Error("an installed crystal-star counts as go run's build")
 	}
 }
+
+// TestAgentHosts_SetupForwardsOnlyToItself: the forwarder falls back to the
+// crystal-star beside it, so setup writes crystal-star-hook into the hooks
+// only when this program is that crystal-star. A renamed copy (go build -o
+// cs) beside a forwarder wrote hooks whose one-shot path found no
+// crystal-star and denied every tool call.
+func TestAgentHosts_SetupForwardsOnlyToItself(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crystal-star-hook"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	arg0 := os.Args[0]
+	defer func() { os.Args[0] = arg0 }()
+	for name, want := range map[string]string{"cs": "cs", "crystal-star": "crystal-star-hook"} {
+		os.Args[0] = filepath.Join(dir, name)
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"--workspace", t.TempDir(), "setup", "claude-code", "--dry-run"}, strings.NewReader(""), &stdout, &stderr)
+		hook := `"command": "` + filepath.Join(dir, want) + ` hook claude-code"`
+		if code != 0 || !strings.Contains(stdout.String(), hook) {
+			t.Errorf("setup run as %s: exit %d, want the hooks to run %s\nstdout: %s\nstderr: %s", name, code, want, stdout.String(), stderr.String())
+		}
+	}
+}
