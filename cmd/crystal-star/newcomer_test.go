@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/plugintest"
 )
 
 // The tests of this file hold what a newcomer met following README.md and
@@ -80,6 +84,46 @@ func TestAgentHosts_SetupForwardsOnlyToItself(t *testing.T) {
 		hook := `"command": "` + filepath.Join(dir, want) + ` hook claude-code"`
 		if code != 0 || !strings.Contains(stdout.String(), hook) {
 			t.Errorf("setup run as %s: exit %d, want the hooks to run %s\nstdout: %s\nstderr: %s", name, code, want, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestNew_ScaffoldCountsPerSession: the plugin `crystal-star new` writes
+// shows "People greeted this session"; it counted every session's greetings
+// in one ctx.store key, so an embedder's second session showed the first's.
+func TestNew_ScaffoldCountsPerSession(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hello")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"new", "acme.hello", "--dir", dir}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, stderr.String())
+	}
+	h := plugintest.NewHost(t, dir, plugintest.Options{})
+	ctx := context.Background()
+	session := func(id string) *starhost.Session {
+		s, err := h.Host.NewSession(ctx, starhost.SessionOptions{Facts: starhost.Facts{SessionID: id, Mode: "work"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.End(ctx) })
+		return s
+	}
+	greet := func(s *starhost.Session) {
+		t.Helper()
+		if res := s.Thread("").Tools(ctx, starhost.Work).Invoke(ctx, "hello_greet", []byte(`{"name": "Ada"}`)); !res.OK() {
+			t.Fatalf("hello_greet: %v", res.Err())
+		}
+	}
+	a, b := session("a"), session("b")
+	greet(a)
+	greet(a)
+	greet(b)
+	for s, want := range map[*starhost.Session]string{a: "2", b: "1"} {
+		id := s.Facts().SessionID
+		if got := s.RenderStatusLine([]string{"hello-greeted"}); got != want+" greeted" {
+			t.Errorf("session %s's status shows %q, want %q", id, got, want+" greeted")
+		}
+		if got := s.Bind(ctx, "{{hello_greeted}}", starhost.SitePrompt); got != want {
+			t.Errorf("session %s's placeholder binds %q, want %q", id, got, want)
 		}
 	}
 }
