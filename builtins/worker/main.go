@@ -11,6 +11,11 @@ import (
 	"github.com/crystal-star/crystal-star/contrib/wire"
 )
 
+// startProfile, set in a binary built with -tags workerprofile
+// (profile.go), starts profiling the worker and returns what writes the
+// profiles once it has served.
+var startProfile func() (stop func())
+
 // IsChild reports whether this process was started as a worker.
 func IsChild() bool { return os.Getenv(wire.EnvWorker) != "" }
 
@@ -50,7 +55,13 @@ func Main() {
 	if hello.Procs == 1 {
 		widenWhenHeapGrows(wideProcs, heapThreshold(hello.Limit))
 	}
-	if err := serve(pollable(os.Stdin), out, hello); err != nil {
+	stop := func() {}
+	if startProfile != nil {
+		stop = startProfile()
+	}
+	err := serve(pollable(os.Stdin), out, hello)
+	stop()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
 		os.Exit(1)
 	}

@@ -15,6 +15,12 @@ const (
 	EnvWorker      = "CRYSTAL_STAR_WORKER"
 	EnvMemoryLimit = "CRYSTAL_STAR_WORKER_MEMORY"
 	Version        = "1"
+	// EnvProfile, in a binary built with -tags workerprofile, makes each
+	// worker write its CPU and allocation profiles to files named by this
+	// prefix, its pid and .cpu or .allocs; the host then lets a worker it
+	// closes exit by itself instead of killing it, so the profiles are
+	// written (docs/isolation.md, "Profiling a worker").
+	EnvProfile = "CRYSTAL_STAR_WORKER_PROFILE"
 )
 
 // The methods the host calls on the worker.
