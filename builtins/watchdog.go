@@ -56,7 +56,7 @@ type runWatchdog struct {
 	armed   uint64 // runs armed so far, under mu
 	wake    chan struct{}
 	start   sync.Once
-	wakes atomic.Int64 // the times the loop woke from sleep
+	wakes   atomic.Int64 // the times the loop woke from sleep
 }
 
 var watchdog = &runWatchdog{running: map[*runState]watched{}, wake: make(chan struct{}, 1)}

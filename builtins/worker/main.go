@@ -25,7 +25,7 @@ func IsChild() bool { return os.Getenv(wire.EnvWorker) != "" }
 // its host). Plugin code never runs before the limit is in place.
 func Main() {
 	if v := os.Getenv(wire.EnvWorker); v != wire.Version {
-		fmt.Fprintf(os.Stderr, "crystal-star worker: protocol %q, want %q\n", v, wire.Version)
+		fmt.Fprintf(os.Stderr, "crystal-star worker: %s\n", wire.VersionMismatch("worker", v))
 		os.Exit(3)
 	}
 	hello := &wire.Hello{Version: wire.Version, PID: os.Getpid()}

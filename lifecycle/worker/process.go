@@ -30,7 +30,7 @@ type Failure struct {
 	// Cause is the contrib.Cause* of a tool call that failed with it.
 	Cause string
 	by    *pausableDeadline // the call whose own deadline killed the worker
-	group string          // the isolation group's suffix of Message ("; it served …")
+	group string            // the isolation group's suffix of Message ("; it served …")
 }
 
 func (f *Failure) Error() string { return f.Message }
@@ -141,8 +141,20 @@ func (p *process) notify(ctx context.Context, m string, body []byte) {
 	method, n := wire.SplitSlot(m)
 	if method == wire.NotifyHello && n == 0 {
 		var h wire.Hello
-		if json.Unmarshal(body, &h) == nil && p.hello.CompareAndSwap(nil, &h) {
+		if json.Unmarshal(body, &h) != nil {
+			return
+		}
+		other := h.Version != wire.Version && h.Failed == ""
+		if other {
+			// Another build's worker: nothing it says can be trusted to
+			// mean what this host reads.
+			h.Failed = wire.VersionMismatch("host", h.Version)
+		}
+		if p.hello.CompareAndSwap(nil, &h) {
 			p.answered.Store(true)
+			if other {
+				p.die(&Failure{Code: contrib.WorkerFailed, Message: h.Failed})
+			}
 			p.ready.Store(h.Failed == "")
 			close(p.greeted)
 			if p.onHello != nil {
