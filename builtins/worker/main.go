@@ -51,15 +51,15 @@ func Main() {
 		os.Exit(3)
 	}
 	dropInitPages()
-	hello.Procs = oneProc()
-	if hello.Procs == 1 {
+	hello.Procs = fewProcs()
+	if hello.Procs < wideProcs {
 		widenWhenHeapGrows(wideProcs, heapThreshold(hello.Limit))
 	}
 	stop := func() {}
 	if startProfile != nil {
 		stop = startProfile()
 	}
-	err := serve(pollable(os.Stdin), out, hello)
+	err := serve(blocking(os.Stdin), out, hello)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
