@@ -2,7 +2,6 @@ package builtins
 
 import (
 	"io/fs"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -11,32 +10,28 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 )
 
-// schemaPointer finds the JSON pointer a schema error names first, as in
-// "not a valid JSON Schema: /properties/count/type: got string, want array".
-var schemaPointer = regexp.MustCompile(`JSON Schema: (/[^:;\s]*)`)
-
 // SchemaErrorPos is where a ToolSchemaInvalid note belongs: the value of
-// the deepest key of the pointer its message names, when the tool's
-// parameters (of the tool(...) call whose parenthesis is at call, in f)
-// are a dict literal. check and the running host both place the note with
-// it, so that they report the same position (docs/check.md).
-func SchemaErrorPos(f *syntax.File, call contrib.Pos, message string) (contrib.Pos, bool) {
-	m := schemaPointer.FindStringSubmatch(message)
-	if m == nil || f == nil {
+// the deepest key of pointer (the note's Diagnostic.Pointer, into the
+// tool's parameters) that the parameters hold, when the parameters (of the
+// tool(...) call whose parenthesis is at call, in f) are a dict literal.
+// check and the running host both place the note with it, so that they
+// report the same position (docs/check.md).
+func SchemaErrorPos(f *syntax.File, call contrib.Pos, pointer string) (contrib.Pos, bool) {
+	if pointer == "" || f == nil {
 		return contrib.Pos{}, false
 	}
 	params := parametersAt(f, call)
 	if params == nil {
 		return contrib.Pos{}, false
 	}
-	return posOf(pointerPos(params, m[1])), true
+	return posOf(pointerPos(params, pointer)), true
 }
 
 // placeSchemaNote moves a ToolSchemaInvalid note of the bundle from its
 // tool(...) call to the property its message names, as check does. The
 // file is parsed again: this runs only for a tool left out.
 func (inst *instance) placeSchemaNote(d *contrib.Diagnostic) {
-	if d.Code != contrib.ToolSchemaInvalid || !d.Pos.IsValid() {
+	if d.Code != contrib.ToolSchemaInvalid || !d.Pos.IsValid() || d.Pointer == "" {
 		return
 	}
 	rel := d.Pos.File
@@ -57,7 +52,7 @@ func (inst *instance) placeSchemaNote(d *contrib.Diagnostic) {
 	if err != nil {
 		return
 	}
-	if pos, ok := SchemaErrorPos(f, d.Pos, d.Message); ok {
+	if pos, ok := SchemaErrorPos(f, d.Pos, d.Pointer); ok {
 		d.Pos = pos
 	}
 }

@@ -20,14 +20,14 @@ type StatusSink interface {
 	Retire()
 }
 
-// ScopedSink is implemented by a StatusSink that keeps a session's values
-// apart (statusline.Sink): a value set while a callback serves a session
-// goes to that session's overlay instead of the host-wide line.
-// note, as with SetNoting, receives the note of a name the plugin did not
-// register (nil: the sink's own).
-type ScopedSink interface {
-	SetIn(o StatusOverlay, name, text string, note func(msg string))
-	ClearIn(o StatusOverlay, name string, note func(msg string))
+// UpdatingSink is implemented by a StatusSink that keeps a session's
+// values apart and takes the note of its caller (statusline.Sink): Update
+// sends a value set while a callback serves a session to that session's
+// overlay (in; nil: the host-wide line), a blank text clears, and note
+// receives the note of a name the plugin did not register (nil: the
+// sink's own).
+type UpdatingSink interface {
+	Update(in StatusOverlay, name, text string, note func(msg string))
 }
 
 // StatusOverlay is a session's own status values (statusline.Overlay); a
@@ -45,28 +45,21 @@ type StatusScope interface {
 // and in a worker alike (the host applies a worker's update under the
 // context of the call it was made within): the line of the session ctx
 // serves (contrib.SessionFrom, a StatusScope), when sink keeps sessions
-// apart (ScopedSink); else the host-wide line, as for attach and timers.
+// apart (UpdatingSink); else the host-wide line, as for attach and timers.
 // note receives the note of a name the plugin did not register, with the
 // call's place (nil: the sink's own).
 func SetStatus(ctx context.Context, sink StatusSink, name, text string, clear bool, note func(msg string)) {
-	if ss, ok := sink.(ScopedSink); ok {
-		if sc, ok := contrib.SessionFrom(ctx).(StatusScope); ok {
-			if o := sc.StatusOverlay(); o != nil {
-				if clear {
-					ss.ClearIn(o, name, note)
-				} else {
-					ss.SetIn(o, name, text, note)
-				}
-				return
-			}
-		}
-	}
-	noting, ok := sink.(notingSink)
+	us, ok := sink.(UpdatingSink)
 	switch {
-	case ok && clear:
-		noting.ClearNoting(name, note) // nil note: the sink's own
 	case ok:
-		noting.SetNoting(name, text, note)
+		var in StatusOverlay
+		if sc, ok := contrib.SessionFrom(ctx).(StatusScope); ok {
+			in = sc.StatusOverlay()
+		}
+		if clear {
+			text = ""
+		}
+		us.Update(in, name, text, note)
 	case clear:
 		sink.Clear(name)
 	default:
@@ -113,14 +106,6 @@ func retireStatus(inst *instance) {
 	if sink := inst.statusSink(); sink != nil {
 		sink.Retire()
 	}
-}
-
-// notingSink is a sink that takes the note of an unknown name from its
-// caller (statusline.Sink), so that the note has the call's place; a nil
-// note is the sink's own.
-type notingSink interface {
-	SetNoting(name, text string, note func(msg string))
-	ClearNoting(name string, note func(msg string))
 }
 
 // placedSink is a sink that sends each update on, with the call's place,

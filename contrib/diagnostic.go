@@ -53,6 +53,10 @@ type Diagnostic struct {
 	// Detail holds extra lines, such as a Starlark backtrace. Notes show
 	// only the first line; `crystal-star plugins` shows all.
 	Detail string `json:"detail,omitempty"`
+	// Pointer is, for a ToolSchemaInvalid, the JSON Pointer into the
+	// tool's schema of its first problem (SchemaError), by which check and
+	// the running host place the note at the bad property.
+	Pointer string `json:"pointer,omitempty"`
 }
 
 // Diag builds a diagnostic with the catalogue's severity for code.

@@ -115,11 +115,11 @@ func compileSchema(raw json.RawMessage) (*Schema, error) {
 	// author-facing check is ours (schemacheck.go), and it names each
 	// failing place in the schema.
 	if bad := checkSchemaDoc(doc); len(bad) > 0 {
-		return nil, fmt.Errorf("not a valid JSON Schema: %s", strings.Join(bad, "; "))
+		return nil, &SchemaError{Problems: bad}
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("not a valid JSON Schema: %s", err)
+		return nil, &SchemaError{Problems: []SchemaProblem{{Reason: err.Error()}}}
 	}
 	draft7 := false
 	if s.Schema != "" {
@@ -139,9 +139,47 @@ func compileSchema(raw json.RawMessage) (*Schema, error) {
 	}
 	if err != nil {
 		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
-		return nil, fmt.Errorf("not a valid JSON Schema: %s", strings.ReplaceAll(msg, schemaURL, "parameters"))
+		return nil, &SchemaError{Problems: []SchemaProblem{{Reason: strings.ReplaceAll(msg, schemaURL, "parameters")}}}
 	}
 	return &Schema{resolved: r, doc: doc, draft7: draft7, flat: parseFlat(raw)}, nil
+}
+
+// SchemaError is a schema CompileSchema refuses: "not a valid JSON
+// Schema: " and each problem, `pointer: reason`, joined by "; ".
+type SchemaError struct {
+	Problems []SchemaProblem
+}
+
+// SchemaProblem is one bad place of a schema: a JSON Pointer into the
+// schema ("" when the validator named no place) and what is wrong there.
+// check and the running host place a ToolSchemaInvalid note by the first
+// one's Pointer (Diagnostic.Pointer).
+type SchemaProblem struct {
+	Pointer string
+	Reason  string
+}
+
+func (p SchemaProblem) String() string {
+	if p.Pointer == "" {
+		return p.Reason
+	}
+	return p.Pointer + ": " + p.Reason
+}
+
+func (e *SchemaError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return "not a valid JSON Schema: " + strings.Join(parts, "; ")
+}
+
+// Pointer is the JSON Pointer of the first problem, or "".
+func (e *SchemaError) Pointer() string {
+	if len(e.Problems) == 0 {
+		return ""
+	}
+	return e.Problems[0].Pointer
 }
 
 // Validate validates a decoded JSON value (numbers as json.Number or Go
@@ -152,8 +190,7 @@ func (s *Schema) Validate(v any) error {
 	if err == nil {
 		return nil
 	}
-	x := &explainer{root: s.doc, draft7: s.draft7}
-	x.explain(s.doc, v, "", 0)
+	x := explainValue(s.doc, s.draft7, v)
 	if len(x.out) == 0 {
 		// A keyword the explanation does not know: the validator's own words.
 		msg := err.Error()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,22 +16,160 @@ import (
 // every level. The validator (google/jsonschema-go) does not check a schema
 // against the meta-schema — "minimum": "one" would only fail to unmarshal,
 // with a Go type name and no place — so this is ours; docs/check.md says
-// so. It returns `pointer: reason` for each bad place, in a stable order.
+// so. It returns each bad place, in a stable order.
 // Keywords it does not know are annotations, as the specification says.
-func checkSchemaDoc(doc any) []string {
-	var out []string
+func checkSchemaDoc(doc any) []SchemaProblem {
+	var out []SchemaProblem
 	if m, ok := doc.(map[string]any); ok {
 		if v, has := m["$schema"]; has {
 			s, isString := v.(string)
 			if !isString {
-				out = append(out, "/$schema: got "+jsonKind(v)+", want string")
+				out = append(out, SchemaProblem{"/$schema", "got " + jsonKind(v) + ", want string"})
 			} else if _, known := schemaDrafts[s]; !known {
-				out = append(out, fmt.Sprintf("/$schema: %q is not supported; leave \"$schema\" out (draft 2020-12) or name draft-07", s))
+				out = append(out, SchemaProblem{"/$schema", fmt.Sprintf("%q is not supported; leave \"$schema\" out (draft 2020-12) or name draft-07", s)})
 			}
 		}
 	}
 	checkSchemaAt(doc, "", &out)
+	if len(out) == 0 {
+		out = endlessRefs(doc)
+	}
 	return out
+}
+
+// endlessRefs returns a problem for each $ref (or $dynamicRef)
+// that comes back to its own schema without going into the value: "#"
+// from the root, two $defs naming each other, an allOf holding "#". The
+// validator would follow such a loop until its stack ran out, which ends
+// the process, so the schema is refused here. A $ref under "properties"
+// or "items" goes into the value, which ends, and stays allowed.
+func endlessRefs(doc any) []SchemaProblem {
+	draft7 := false
+	if m, ok := doc.(map[string]any); ok {
+		s, _ := m["$schema"].(string)
+		draft7 = strings.Contains(schemaDrafts[s], "draft-07")
+	}
+	refs := indexRefs(doc, draft7)
+	type node struct {
+		m    map[string]any
+		at   string
+		base string
+	}
+	var nodes []node
+	var walk func(s any, at, base string)
+	walk = func(s any, at, base string) {
+		switch c := s.(type) {
+		case map[string]any:
+			base = refs.idBase(base, c)
+			nodes = append(nodes, node{c, at, base})
+			for _, k := range slices.Sorted(maps.Keys(c)) {
+				if !notSchemas[k] {
+					walk(c[k], at+"/"+pointerToken(k), base)
+				}
+			}
+		case []any:
+			for i, e := range c {
+				walk(e, fmt.Sprintf("%s/%d", at, i), base)
+			}
+		}
+	}
+	walk(doc, "", refs.rootBase)
+	byMap := make(map[uintptr]node, len(nodes))
+	for _, n := range nodes {
+		byMap[reflect.ValueOf(n.m).Pointer()] = n
+	}
+	// next lists the schemas n applies to the same value, each with the
+	// pointer of the keyword that leads there.
+	type edge struct {
+		to map[string]any
+		at string
+	}
+	next := func(n node) []edge {
+		var out []edge
+		add := func(s any, at string) {
+			if m, ok := s.(map[string]any); ok {
+				out = append(out, edge{m, at})
+			}
+		}
+		for _, k := range []string{"$ref", "$dynamicRef"} {
+			if ref, has := n.m[k].(string); has {
+				if target, _, found := refs.lookup(n.base, ref); found {
+					add(target, n.at+"/"+pointerToken(k))
+				}
+			}
+		}
+		if _, has := n.m["$ref"]; has && draft7 {
+			return out
+		}
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			list, _ := n.m[k].([]any)
+			for i, e := range list {
+				add(e, fmt.Sprintf("%s/%s/%d", n.at, k, i))
+			}
+		}
+		for _, k := range []string{"not", "if", "then", "else"} {
+			add(n.m[k], n.at+"/"+k)
+		}
+		deps := "dependentSchemas"
+		if draft7 {
+			deps = "dependencies"
+		}
+		if dep, ok := n.m[deps].(map[string]any); ok {
+			for _, name := range slices.Sorted(maps.Keys(dep)) {
+				add(dep[name], n.at+"/"+deps+"/"+pointerToken(name))
+			}
+		}
+		return out
+	}
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[uintptr]int{}
+	var path []string // the keywords followed from the start
+	var out []SchemaProblem
+	var visit func(n node)
+	visit = func(n node) {
+		key := reflect.ValueOf(n.m).Pointer()
+		state[key] = onPath
+		for _, e := range next(n) {
+			to := reflect.ValueOf(e.to).Pointer()
+			switch state[to] {
+			case onPath:
+				out = append(out, loopMessage(append(path, e.at), byMap[to].at))
+			case unseen:
+				if t, known := byMap[to]; known {
+					path = append(path, e.at)
+					visit(t)
+					path = path[:len(path)-1]
+				}
+			}
+		}
+		state[key] = done
+	}
+	for _, n := range nodes {
+		if state[reflect.ValueOf(n.m).Pointer()] == unseen {
+			visit(n)
+		}
+	}
+	return out
+}
+
+// loopMessage names the last reference of a loop's keywords and the
+// schema it comes back to.
+func loopMessage(keywords []string, to string) SchemaProblem {
+	at := keywords[len(keywords)-1]
+	for i := len(keywords) - 1; i >= 0; i-- {
+		if strings.HasSuffix(keywords[i], "/$ref") || strings.HasSuffix(keywords[i], "/$dynamicRef") {
+			at = keywords[i]
+			break
+		}
+	}
+	if to == "" {
+		to = "/"
+	}
+	return SchemaProblem{at, "comes back to the schema at " + to + " without going into the value; validating would never end"}
 }
 
 // schemaKeywords maps each keyword to the kind of value it takes.
@@ -59,6 +198,22 @@ var schemaKeywords = map[string]schemaKind{
 	"$vocabulary":       kObject,
 }
 
+// keywordFold maps each keyword, lowercased, to its spelling. The
+// validator reads a schema with encoding/json, which matches a key to a
+// keyword whatever its case ("Const" as "const"), where the specification
+// leaves "Const" an annotation; a key that is a keyword in another case is
+// refused, so that what is checked is what the author sees.
+var keywordFold = func() map[string]string {
+	m := map[string]string{}
+	for k := range schemaKeywords {
+		m[strings.ToLower(k)] = k
+	}
+	for _, k := range []string{"$schema", "const", "default", "examples"} {
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}()
+
 type schemaKind uint8
 
 const (
@@ -82,9 +237,9 @@ const (
 
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
-func checkSchemaAt(s any, at string, out *[]string) {
+func checkSchemaAt(s any, at string, out *[]SchemaProblem) {
 	bad := func(key, format string, args ...any) {
-		*out = append(*out, at+"/"+pointerToken(key)+": "+fmt.Sprintf(format, args...))
+		*out = append(*out, SchemaProblem{at + "/" + pointerToken(key), fmt.Sprintf(format, args...)})
 	}
 	m, ok := s.(map[string]any)
 	if !ok {
@@ -93,13 +248,17 @@ func checkSchemaAt(s any, at string, out *[]string) {
 			if p == "" {
 				p = "/"
 			}
-			*out = append(*out, p+": got "+jsonKind(s)+", want boolean or object")
+			*out = append(*out, SchemaProblem{p, "got " + jsonKind(s) + ", want boolean or object"})
 		}
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		kind := schemaKeywords[k]
+		if want := keywordFold[strings.ToLower(k)]; want != "" && want != k {
+			bad(k, "keywords are case-sensitive%s", Suggest(want))
+			continue
+		}
 		switch kind {
 		case kSchema:
 			checkSchemaAt(v, at+"/"+pointerToken(k), out)
@@ -132,7 +291,7 @@ func checkSchemaAt(s any, at string, out *[]string) {
 				p := at + "/" + k + "/" + pointerToken(name)
 				if k == "patternProperties" {
 					if _, err := regexp.Compile(name); err != nil {
-						*out = append(*out, p+": not a regular expression: "+err.Error())
+						*out = append(*out, SchemaProblem{p, "not a regular expression: " + err.Error()})
 					}
 				}
 				if _, isList := obj[name].([]any); kind == kDependencies && isList {
@@ -215,15 +374,15 @@ func checkSchemaAt(s any, at string, out *[]string) {
 	}
 }
 
-func checkStrings(v any, at string, out *[]string) {
+func checkStrings(v any, at string, out *[]SchemaProblem) {
 	list, isList := v.([]any)
 	if !isList {
-		*out = append(*out, at+": got "+jsonKind(v)+", want array")
+		*out = append(*out, SchemaProblem{at, "got " + jsonKind(v) + ", want array"})
 		return
 	}
 	for i, e := range list {
 		if _, isString := e.(string); !isString {
-			*out = append(*out, fmt.Sprintf("%s/%d: got %s, want string", at, i, jsonKind(e)))
+			*out = append(*out, SchemaProblem{fmt.Sprintf("%s/%d", at, i), "got " + jsonKind(e) + ", want string"})
 		}
 	}
 }

@@ -3,10 +3,13 @@ package contrib
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"math/big"
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,11 +24,29 @@ import (
 // place of the value. It runs only after a refusal, so its cost is off the
 // path of valid calls; a keyword it does not cover leaves the validator's
 // own words (Schema.Validate).
+//
+// It reads each keyword as the validator does, draft by draft (the
+// dependency keywords, the array forms of "items", $ref's siblings), with
+// $id, $anchor and $dynamicRef, and the annotations unevaluatedProperties
+// and unevaluatedItems need; TestReview_ExplanationAgreesWithValidator and
+// its fuzz target hold the two readings to one answer.
 type explainer struct {
 	root   any
 	draft7 bool
+	refs   *schemaRefs
+	base   string   // the URI of the resource being explained
+	scope  []string // the resources entered, outermost first ($dynamicRef)
 	out    []string
 	paths  []string // out[i]'s instance path, for sortViolations
+}
+
+// explainValue explains why v does not satisfy the schema doc (v's
+// numbers as Go numbers, as the validator reads them).
+func explainValue(doc any, draft7 bool, v any) *explainer {
+	refs := indexRefs(doc, draft7)
+	x := &explainer{root: doc, draft7: draft7, refs: refs, base: refs.rootBase, scope: []string{refs.rootBase}}
+	x.explain(doc, v, "", 0)
+	return x
 }
 
 // maxExplainDepth bounds $ref chains and nesting while explaining.
@@ -34,7 +55,7 @@ const maxExplainDepth = 64
 // valid reports whether v satisfies s by the explainer's own reading (used
 // for anyOf, oneOf, not, if and contains, whose branches may fail).
 func (x *explainer) valid(s, v any, depth int) bool {
-	sub := &explainer{root: x.root, draft7: x.draft7}
+	sub := &explainer{root: x.root, draft7: x.draft7, refs: x.refs, base: x.base, scope: x.scope}
 	sub.explain(s, v, "", depth)
 	return len(sub.out) == 0
 }
@@ -88,6 +109,17 @@ func pathTokens(p string) []string {
 	return strings.Split(strings.TrimPrefix(p, "/"), "/")
 }
 
+// enter makes base the resource being explained until the returned
+// function runs, when it differs from the current one.
+func (x *explainer) enter(base string) func() {
+	if base == x.base || base == "" {
+		return func() {}
+	}
+	oldBase, oldScope := x.base, x.scope
+	x.base, x.scope = base, append(x.scope[:len(x.scope):len(x.scope)], base)
+	return func() { x.base, x.scope = oldBase, oldScope }
+}
+
 func (x *explainer) explain(s, v any, path string, depth int) {
 	if depth > maxExplainDepth {
 		return
@@ -99,9 +131,12 @@ func (x *explainer) explain(s, v any, path string, depth int) {
 		}
 		return
 	}
+	defer x.enter(x.refs.idBase(x.base, m))()
 	if ref, has := m["$ref"].(string); has {
-		if target, found := x.resolve(ref); found {
+		if target, base, found := x.refs.lookup(x.base, ref); found {
+			leave := x.enter(base)
 			x.explain(target, v, path, depth+1)
+			leave()
 		}
 		if x.draft7 {
 			return
@@ -117,17 +152,18 @@ func (x *explainer) explain(s, v any, path string, depth int) {
 	if c, has := m["const"]; has && !equalJSON(c, v) {
 		x.add(path, "%s", enumMessage([]any{c}))
 	}
-	if n, isNum := number(v); isNum {
+	if n, isNum := ratOf(v); isNum {
 		x.numbers(m, n, path)
 	}
 	if str, isString := v.(string); isString {
 		x.strings(m, str, path)
 	}
-	switch val := v.(type) {
-	case map[string]any:
-		x.object(m, val, path, depth)
-	case []any:
-		x.array(m, val, path, depth)
+	if ref, has := m["$dynamicRef"].(string); has {
+		if target, base, found := x.dynamicTarget(ref); found {
+			leave := x.enter(base)
+			x.explain(target, v, path, depth+1)
+			leave()
+		}
 	}
 	if list, has := m["allOf"].([]any); has {
 		for _, sub := range list {
@@ -172,19 +208,60 @@ func (x *explainer) explain(s, v any, path string, depth int) {
 			x.explain(sub, v, path, depth+1)
 		}
 	}
+	switch val := v.(type) {
+	case map[string]any:
+		x.object(m, val, path, depth)
+	case []any:
+		x.array(m, val, path, depth)
+	}
 }
 
-func (x *explainer) numbers(m map[string]any, n float64, path string) {
-	bound := func(k string, fails func(float64) bool) {
-		if b, has := number(m[k]); has && fails(b) {
-			x.add(path, "%s: got %v, want %v", k, n, b)
+// dynamicTarget resolves a $dynamicRef as the validator does: like $ref,
+// unless it lands on a "$dynamicAnchor" of its name, when the outermost
+// resource entered that has that dynamic anchor wins.
+func (x *explainer) dynamicTarget(ref string) (any, string, bool) {
+	target, base, found := x.refs.lookup(x.base, ref)
+	if !found {
+		return nil, "", false
+	}
+	abs := resolveURI(x.base, ref)
+	_, name, _ := strings.Cut(abs, "#")
+	if !x.refs.dynamic[abs] {
+		return target, base, true
+	}
+	for _, s := range x.scope {
+		if x.refs.dynamic[s+"#"+name] {
+			return x.refs.anchors[s+"#"+name], s, true
 		}
 	}
-	bound("minimum", func(b float64) bool { return n < b })
-	bound("maximum", func(b float64) bool { return n > b })
-	bound("exclusiveMinimum", func(b float64) bool { return n <= b })
-	bound("exclusiveMaximum", func(b float64) bool { return n >= b })
-	bound("multipleOf", func(b float64) bool { _, f := math.Modf(n / b); return b > 0 && f != 0 })
+	return target, base, true
+}
+
+func (x *explainer) numbers(m map[string]any, n *big.Rat, path string) {
+	bound := func(k string, fails func(int) bool) {
+		if b, has := number(m[k]); has && fails(n.Cmp(new(big.Rat).SetFloat64(b))) {
+			x.add(path, "%s: got %s, want %v", k, ratString(n), b)
+		}
+	}
+	bound("minimum", func(c int) bool { return c < 0 })
+	bound("maximum", func(c int) bool { return c > 0 })
+	bound("exclusiveMinimum", func(c int) bool { return c <= 0 })
+	bound("exclusiveMaximum", func(c int) bool { return c >= 0 })
+	if b, has := number(m["multipleOf"]); has && b > 0 {
+		nf, _ := n.Float64()
+		if _, f := math.Modf(nf / b); f != 0 {
+			x.add(path, "multipleOf: got %s, want %v", ratString(n), b)
+		}
+	}
+}
+
+// ratString writes n as the value's JSON did: 3, 0.5.
+func ratString(n *big.Rat) string {
+	if n.IsInt() {
+		return n.Num().String()
+	}
+	f, _ := n.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 func (x *explainer) strings(m map[string]any, str string, path string) {
@@ -204,21 +281,7 @@ func (x *explainer) strings(m map[string]any, str string, path string) {
 
 func (x *explainer) object(m, val map[string]any, path string, depth int) {
 	if req, has := m["required"].([]any); has {
-		var missing []string
-		for _, r := range req {
-			if name, isString := r.(string); isString {
-				if _, present := val[name]; !present {
-					missing = append(missing, name)
-				}
-			}
-		}
-		switch len(missing) {
-		case 0:
-		case 1:
-			x.add(path, "missing property %s", quoteName(missing[0]))
-		default:
-			x.add(path, "missing properties %s", joinQuoted(missing))
-		}
+		x.missing(path, val, req, "")
 	}
 	if b, has := number(m["minProperties"]); has && float64(len(val)) < b {
 		x.add(path, "minProperties: got %d, want %v", len(val), b)
@@ -226,31 +289,31 @@ func (x *explainer) object(m, val map[string]any, path string, depth int) {
 	if b, has := number(m["maxProperties"]); has && float64(len(val)) > b {
 		x.add(path, "maxProperties: got %d, want %v", len(val), b)
 	}
-	if dep, has := m["dependentRequired"].(map[string]any); has {
-		for prop, list := range dep {
-			if _, present := val[prop]; !present {
-				continue
-			}
-			var missing []string
-			for _, r := range asList(list) {
-				if name, isString := r.(string); isString {
-					if _, ok := val[name]; !ok {
-						missing = append(missing, name)
-					}
-				}
-			}
-			if len(missing) > 0 {
-				x.add(path, "properties %s required, if %s exists", joinQuoted(missing), quoteName(prop))
-			}
+	// The validator reads the dependency keywords of its draft only.
+	deps := map[string]any{}
+	if x.draft7 {
+		deps, _ = m["dependencies"].(map[string]any)
+	} else {
+		if dep, has := m["dependentRequired"].(map[string]any); has {
+			maps.Copy(deps, dep)
+		}
+		if dep, has := m["dependentSchemas"].(map[string]any); has {
+			maps.Copy(deps, dep)
+		}
+	}
+	for _, prop := range slices.Sorted(maps.Keys(deps)) {
+		if _, present := val[prop]; !present {
+			continue
+		}
+		if list, isList := deps[prop].([]any); isList {
+			x.missing(path, val, list, prop)
+		} else {
+			x.explain(deps[prop], val, path, depth+1)
 		}
 	}
 	props, _ := m["properties"].(map[string]any)
 	patterns, _ := m["patternProperties"].(map[string]any)
-	names := make([]string, 0, len(val))
-	for k := range val {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(val))
 	var extra []string
 	for _, k := range names {
 		at := path + "/" + pointerToken(k)
@@ -282,6 +345,68 @@ func (x *explainer) object(m, val map[string]any, path string, depth int) {
 	if len(extra) > 0 {
 		x.add(path, "additional properties %s not allowed", joinQuoted(extra))
 	}
+	if up, has := m["unevaluatedProperties"]; has {
+		var a evaluated
+		x.annotateIn(m, val, depth, &a)
+		if a.allProps {
+			return
+		}
+		var extra []string
+		for _, k := range names {
+			if a.props[k] {
+				continue
+			}
+			if b, isBool := up.(bool); isBool && !b {
+				extra = append(extra, k)
+			} else {
+				x.explain(up, val[k], path+"/"+pointerToken(k), depth+1)
+			}
+		}
+		if len(extra) > 0 {
+			x.add(path, "unevaluated properties %s not allowed", joinQuoted(extra))
+		}
+	}
+}
+
+// missing adds the names of list that val lacks, required outright or,
+// when if is set, because property if is present.
+func (x *explainer) missing(path string, val map[string]any, list []any, ifProp string) {
+	var missing []string
+	for _, r := range list {
+		if name, isString := r.(string); isString {
+			if _, present := val[name]; !present {
+				missing = append(missing, name)
+			}
+		}
+	}
+	switch {
+	case len(missing) == 0:
+	case ifProp != "":
+		x.add(path, "properties %s required, if %s exists", joinQuoted(missing), quoteName(ifProp))
+	case len(missing) == 1:
+		x.add(path, "missing property %s", quoteName(missing[0]))
+	default:
+		x.add(path, "missing properties %s", joinQuoted(missing))
+	}
+}
+
+// itemSchemas returns the schemas of an array's leading items and of the
+// rest, as the schema's draft reads them: prefixItems and items in 2020-12,
+// items as an array and additionalItems in draft-07.
+func (x *explainer) itemSchemas(m map[string]any) (prefix []any, rest any, hasRest bool) {
+	if !x.draft7 {
+		prefix, _ = m["prefixItems"].([]any)
+		if _, isList := m["items"].([]any); !isList {
+			rest, hasRest = m["items"]
+		}
+		return prefix, rest, hasRest
+	}
+	if list, isList := m["items"].([]any); isList {
+		rest, hasRest = m["additionalItems"]
+		return list, rest, hasRest
+	}
+	rest, hasRest = m["items"]
+	return nil, rest, hasRest
 }
 
 func (x *explainer) array(m map[string]any, val []any, path string, depth int) {
@@ -302,12 +427,7 @@ func (x *explainer) array(m map[string]any, val []any, path string, depth int) {
 			}
 		}
 	}
-	prefix, _ := m["prefixItems"].([]any)
-	rest, hasRest := m["items"]
-	if list, isList := rest.([]any); isList { // draft-07's array form
-		prefix, hasRest = list, false
-		rest, hasRest = m["additionalItems"]
-	}
+	prefix, rest, hasRest := x.itemSchemas(m)
 	for i, e := range val {
 		at := path + "/" + strconv.Itoa(i)
 		switch {
@@ -316,7 +436,8 @@ func (x *explainer) array(m map[string]any, val []any, path string, depth int) {
 		case hasRest:
 			if b, isBool := rest.(bool); isBool && !b {
 				x.add(path, "got %d items, want at most %d", len(val), len(prefix))
-				return
+				hasRest = false
+				continue
 			}
 			x.explain(rest, e, at, depth+1)
 		}
@@ -339,26 +460,230 @@ func (x *explainer) array(m map[string]any, val []any, path string, depth int) {
 			x.add(path, "%d items match \"contains\", want %v to %v", matched, lo, hi)
 		}
 	}
-}
-
-// resolve finds the schema a $ref names inside the schema: "#", a JSON
-// Pointer fragment, or an "$anchor". Anything else was refused or resolved
-// by the validator; the explanation then skips it.
-func (x *explainer) resolve(ref string) (any, bool) {
-	frag, ok := strings.CutPrefix(ref, "#")
-	if !ok {
-		frag, ok = strings.CutPrefix(ref, schemaURL+"#")
-		if !ok {
-			return nil, false
+	if ui, has := m["unevaluatedItems"]; has {
+		var a evaluated
+		x.annotateIn(m, val, depth, &a)
+		if a.allItems {
+			return
+		}
+		for i := a.end; i < len(val); i++ {
+			if a.items[i] {
+				continue
+			}
+			if b, isBool := ui.(bool); isBool && !b {
+				x.add(path, "item %d is not allowed (\"unevaluatedItems\")", i)
+				return
+			}
+			x.explain(ui, val[i], path+"/"+strconv.Itoa(i), depth+1)
 		}
 	}
+}
+
+// evaluated is what unevaluatedProperties and unevaluatedItems see: the
+// properties and items the schema's other keywords, and the subschemas
+// that hold for the value, evaluated.
+type evaluated struct {
+	allProps bool
+	props    map[string]bool
+	allItems bool
+	end      int // items below end were evaluated
+	items    map[int]bool
+}
+
+// annotate adds what s evaluates of v to a (s holds for v).
+func (x *explainer) annotate(s, v any, depth int, a *evaluated) {
+	m, ok := s.(map[string]any)
+	if !ok || depth > maxExplainDepth {
+		return
+	}
+	defer x.enter(x.refs.idBase(x.base, m))()
+	x.annotateIn(m, v, depth, a)
+	switch v.(type) {
+	case map[string]any:
+		if _, has := m["unevaluatedProperties"]; has {
+			a.allProps = true
+		}
+	case []any:
+		if _, has := m["unevaluatedItems"]; has {
+			a.allItems = true
+		}
+	}
+}
+
+// annotateIn adds to a what m's keywords other than the unevaluated ones
+// evaluate of v.
+func (x *explainer) annotateIn(m map[string]any, v any, depth int, a *evaluated) {
+	holds := func(sub any) {
+		if x.valid(sub, v, depth+1) {
+			x.annotate(sub, v, depth+1, a)
+		}
+	}
+	follow := func(target any, base string) {
+		leave := x.enter(base)
+		holds(target)
+		leave()
+	}
+	if ref, has := m["$ref"].(string); has {
+		if target, base, found := x.refs.lookup(x.base, ref); found {
+			follow(target, base)
+		}
+		if x.draft7 {
+			return
+		}
+	}
+	if ref, has := m["$dynamicRef"].(string); has {
+		if target, base, found := x.dynamicTarget(ref); found {
+			follow(target, base)
+		}
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		list, _ := m[k].([]any)
+		for _, sub := range list {
+			holds(sub)
+		}
+	}
+	if cond, has := m["if"]; has {
+		branch := "else"
+		if x.valid(cond, v, depth+1) {
+			x.annotate(cond, v, depth+1, a)
+			branch = "then"
+		}
+		if sub, has := m[branch]; has {
+			holds(sub)
+		}
+	}
+	switch val := v.(type) {
+	case map[string]any:
+		props, _ := m["properties"].(map[string]any)
+		patterns, _ := m["patternProperties"].(map[string]any)
+		_, additional := m["additionalProperties"]
+		for k := range val {
+			_, known := props[k]
+			for p := range patterns {
+				if re, err := regexp.Compile(p); err == nil && re.MatchString(k) {
+					known = true
+				}
+			}
+			if known || additional {
+				if a.props == nil {
+					a.props = map[string]bool{}
+				}
+				a.props[k] = true
+			}
+		}
+		deps := m["dependentSchemas"]
+		if x.draft7 {
+			deps = m["dependencies"]
+		}
+		if dep, isObj := deps.(map[string]any); isObj {
+			for prop, sub := range dep {
+				if _, present := val[prop]; present {
+					if _, isList := sub.([]any); !isList {
+						holds(sub)
+					}
+				}
+			}
+		}
+	case []any:
+		prefix, _, hasRest := x.itemSchemas(m)
+		a.end = max(a.end, min(len(prefix), len(val)))
+		if hasRest {
+			a.allItems = true
+		}
+		if c, has := m["contains"]; has {
+			for i, e := range val {
+				if x.valid(c, e, depth+1) {
+					if a.items == nil {
+						a.items = map[int]bool{}
+					}
+					a.items[i] = true
+				}
+			}
+		}
+	}
+}
+
+// schemaRefs indexes the places a $ref can name: each resource by its URI
+// ("$id" resolved against the one around it; the root's against
+// schemaURL, as the validator's base), and each "$anchor" and
+// "$dynamicAnchor" as URI#name.
+type schemaRefs struct {
+	rootBase  string
+	resources map[string]any
+	anchors   map[string]any
+	dynamic   map[string]bool // the anchors that are dynamic
+	draft7    bool
+}
+
+func indexRefs(doc any, draft7 bool) *schemaRefs {
+	r := &schemaRefs{resources: map[string]any{}, anchors: map[string]any{}, dynamic: map[string]bool{}, draft7: draft7}
+	r.rootBase = schemaURL
+	if m, ok := doc.(map[string]any); ok {
+		r.rootBase = r.idBase(schemaURL, m)
+	}
+	r.resources[schemaURL], r.resources[r.rootBase] = doc, doc
+	r.walk(doc, schemaURL)
+	return r
+}
+
+// idBase is the URI of the resource m starts, or base when m starts none.
+func (r *schemaRefs) idBase(base string, m map[string]any) string {
+	id, has := m["$id"].(string)
+	if !has || (r.draft7 && strings.HasPrefix(id, "#")) {
+		return base
+	}
+	abs, _, _ := strings.Cut(resolveURI(base, id), "#")
+	return abs
+}
+
+// notSchemas are keywords whose values are data, not schemas.
+var notSchemas = map[string]bool{"enum": true, "const": true, "default": true, "examples": true}
+
+func (r *schemaRefs) walk(s any, base string) {
+	switch c := s.(type) {
+	case map[string]any:
+		if id, has := c["$id"].(string); has && r.draft7 && strings.HasPrefix(id, "#") {
+			r.anchors[base+id] = c
+		}
+		if b := r.idBase(base, c); b != base {
+			base = b
+			r.resources[base] = c
+		}
+		if a, has := c["$anchor"].(string); has {
+			r.anchors[base+"#"+a] = c
+		}
+		if a, has := c["$dynamicAnchor"].(string); has {
+			r.anchors[base+"#"+a] = c
+			r.dynamic[base+"#"+a] = true
+		}
+		for k, e := range c {
+			if !notSchemas[k] {
+				r.walk(e, base)
+			}
+		}
+	case []any:
+		for _, e := range c {
+			r.walk(e, base)
+		}
+	}
+}
+
+// lookup finds the schema ref names from base, and the URI of the
+// resource it is in. A ref the index does not hold was refused or
+// resolved by the validator; the explanation then skips it.
+func (r *schemaRefs) lookup(base, ref string) (any, string, bool) {
+	doc, frag, _ := strings.Cut(resolveURI(base, ref), "#")
+	cur, ok := r.resources[doc]
+	if !ok {
+		return nil, "", false
+	}
 	if frag == "" {
-		return x.root, true
+		return cur, doc, true
 	}
 	if !strings.HasPrefix(frag, "/") {
-		return findAnchor(x.root, frag)
+		target, ok := r.anchors[doc+"#"+frag]
+		return target, doc, ok
 	}
-	cur := x.root
 	for _, tok := range strings.Split(frag[1:], "/") {
 		if u, err := url.PathUnescape(tok); err == nil {
 			tok = u
@@ -377,31 +702,46 @@ func (x *explainer) resolve(ref string) (any, bool) {
 			ok = false
 		}
 		if !ok {
-			return nil, false
+			return nil, "", false
 		}
 	}
-	return cur, true
+	return cur, doc, true
 }
 
-func findAnchor(s any, name string) (any, bool) {
-	switch c := s.(type) {
-	case map[string]any:
-		if a, _ := c["$anchor"].(string); a == name {
-			return c, true
-		}
-		for _, e := range c {
-			if found, ok := findAnchor(e, name); ok {
-				return found, true
-			}
-		}
-	case []any:
-		for _, e := range c {
-			if found, ok := findAnchor(e, name); ok {
-				return found, true
-			}
-		}
+// resolveURI resolves ref against base; a ref that does not parse stays
+// as it is.
+func resolveURI(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
 	}
-	return nil, false
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return b.ResolveReference(u).String()
+}
+
+// ratOf returns a number of the value as the validator compares it: a
+// big.Rat of the Go number (a float that is not finite reads as 0, as
+// there).
+func ratOf(v any) (*big.Rat, bool) {
+	r := new(big.Rat)
+	switch n := v.(type) {
+	case int64:
+		r.SetInt64(n)
+	case int:
+		r.SetInt64(int64(n))
+	case float64:
+		r.SetFloat64(n)
+	case json.Number:
+		if _, ok := r.SetString(n.String()); !ok {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	return r, true
 }
 
 // number returns a JSON number as a float64.
@@ -433,6 +773,10 @@ func typeMatches(t, v any) bool {
 	kind := jsonKind(v)
 	switch name {
 	case "integer":
+		if f, isFloat := v.(float64); isFloat {
+			_, frac := math.Modf(f)
+			return frac == 0
+		}
 		n, isNum := number(v)
 		return isNum && n == math.Trunc(n)
 	case "number":

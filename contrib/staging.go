@@ -36,6 +36,16 @@ func (s *Staging) Report(code Code, pos Pos, format string, args ...any) {
 	s.set.Diagnostics = append(s.set.Diagnostics, Diag(code, s.plugin, pos, format, args...))
 }
 
+// reportSchema reports a ToolSchemaInvalid of a tool's parameters with
+// the pointer of err's first problem, when err is a SchemaError.
+func (s *Staging) reportSchema(err error, pos Pos, format string, args ...any) {
+	d := Diag(ToolSchemaInvalid, s.plugin, pos, format, args...)
+	if se, ok := errors.AsType[*SchemaError](err); ok {
+		d.Pointer = se.Pointer()
+	}
+	s.set.Diagnostics = append(s.set.Diagnostics, d)
+}
+
 // AddTool validates t (CC4, CC5, DC5) and stages it, compiling its schema.
 func (s *Staging) AddTool(t Tool) {
 	if err := CheckToolName(t.Name); err != nil {
@@ -61,7 +71,7 @@ func (s *Staging) AddTool(t Tool) {
 	}
 	sch, err := CompileSchema(t.Parameters)
 	if err != nil {
-		s.Report(ToolSchemaInvalid, t.Pos, "tool %q has invalid parameters: %v; the tool is left out", t.Name, err)
+		s.reportSchema(err, t.Pos, "tool %q has invalid parameters: %v; the tool is left out", t.Name, err)
 		return
 	}
 	if len(t.Parameters) == 0 {
@@ -79,6 +89,8 @@ func (s *Staging) AddTool(t Tool) {
 			t.outSchema, err = CompileSchema(t.OutputSchema)
 		}
 		if err != nil {
+			// No Pointer: it would point into output_schema, and the note is
+			// placed by the parameters' (builtins.SchemaErrorPos).
 			s.Report(ToolSchemaInvalid, t.Pos, "tool %q has an invalid output_schema: %v; the tool is left out", t.Name, err)
 			return
 		}

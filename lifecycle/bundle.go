@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -134,7 +135,7 @@ func NewBundle(files map[string][]byte) *Bundle { return &Bundle{files: files} }
 func (b *Bundle) Files() map[string][]byte { return b.files }
 
 // paths returns the file paths in sorted order.
-func (b *Bundle) paths() []string { return slices.Sorted(mapKeys(b.files)) }
+func (b *Bundle) paths() []string { return slices.Sorted(maps.Keys(b.files)) }
 
 // ReadFile returns the contents of name.
 func (b *Bundle) ReadFile(name string) ([]byte, error) {

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ func DependencyOrder(cands []*Candidate) []*Candidate {
 			out = append(out, c)
 			return
 		}
-		for _, dep := range slices.Sorted(mapKeys(c.Manifest.Dependencies)) {
+		for _, dep := range slices.Sorted(maps.Keys(c.Manifest.Dependencies)) {
 			if q := byID[dep]; q != nil {
 				visit(q)
 			}
@@ -101,7 +102,7 @@ func CheckAdmission(cands []*Candidate, hostVersion string) map[*Candidate][]con
 			continue
 		}
 		owner := map[string]string{}
-		for _, dep := range slices.Sorted(mapKeys(mf.Dependencies)) {
+		for _, dep := range slices.Sorted(maps.Keys(mf.Dependencies)) {
 			want, q := mf.Dependencies[dep], byID[dep]
 			pos := c.KeyPos("dependencies", dep)
 			switch {
@@ -141,7 +142,7 @@ func dependencyCycle(byID map[string]*Candidate, id string) []string {
 		seen[cur] = true
 		path = append(path, cur)
 		defer func() { path = path[:len(path)-1] }()
-		for _, dep := range slices.Sorted(mapKeys(q.Manifest.Dependencies)) {
+		for _, dep := range slices.Sorted(maps.Keys(q.Manifest.Dependencies)) {
 			if c := walk(dep); c != nil {
 				return c
 			}

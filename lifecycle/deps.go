@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -39,7 +40,7 @@ func (m *Manager) dependencyBlockers(p *plugin) []Blocker {
 		return []Blocker{unsatisfied(cycle[1], "dependency cycle: %s", strings.Join(cycle, " -> "))}
 	}
 	owner := map[string]string{}
-	for _, dep := range slices.Sorted(mapKeys(mf.Dependencies)) {
+	for _, dep := range slices.Sorted(maps.Keys(mf.Dependencies)) {
 		want := mf.Dependencies[dep]
 		q := m.find(dep)
 		switch {
@@ -50,7 +51,7 @@ func (m *Manager) dependencyBlockers(p *plugin) []Blocker {
 		case q.state != Active || q.gen == nil:
 			bs = append(bs, unsatisfied(dep, "dependency %s is %s, not active", dep, q.state))
 		default:
-			for _, name := range slices.Sorted(mapKeys(q.gen.exports)) {
+			for _, name := range slices.Sorted(maps.Keys(q.gen.exports)) {
 				if other, clash := owner[name]; clash {
 					bs = append(bs, Blocker{Code: contrib.PluginAPIAssemblyConflict,
 						Message: fmt.Sprintf("providers %s and %s both export %q", other, dep, name),
@@ -77,7 +78,7 @@ func (m *Manager) cycleFrom(id string) []string {
 		}
 		path = append(path, cur)
 		defer func() { path = path[:len(path)-1] }()
-		for _, dep := range slices.Sorted(mapKeys(q.cand.Manifest.Dependencies)) {
+		for _, dep := range slices.Sorted(maps.Keys(q.cand.Manifest.Dependencies)) {
 			if c := walk(dep); c != nil && slices.Contains(c, id) {
 				return c
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -132,7 +133,7 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 			bad(contrib.ManifestInvalid, at("exports"), "export name %q %v", e, err)
 		}
 	}
-	for _, dep := range slices.Sorted(mapKeys(m.Dependencies)) {
+	for _, dep := range slices.Sorted(maps.Keys(m.Dependencies)) {
 		v := m.Dependencies[dep]
 		if err := CheckID(dep); err != nil {
 			bad(contrib.ManifestInvalid, at("dependencies", dep), "dependency id %q %v", dep, err)
@@ -147,16 +148,6 @@ func ParseManifest(file string, data []byte, plugin string) (*Manifest, []contri
 		return nil, diags
 	}
 	return &m, nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // decodeError is the diagnostic of a plugin.toml the decoder rejects.

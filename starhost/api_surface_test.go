@@ -133,12 +133,14 @@ func TestAPI_OneImport(t *testing.T) {
 // TestAPI_EmbeddersImportOnlyStarhost proves the example host and the MCP
 // server package need no other package of this module than starhost and
 // its model wire glue (starhost/toolwire), and that the glue itself speaks
-// starhost's public types (contrib only for the one Arguments rule).
+// starhost's public types (contrib only for the one Arguments rule; the
+// internal sandbox package only for the conversion helper it shares with
+// starhost, which no embedder can import).
 func TestAPI_EmbeddersImportOnlyStarhost(t *testing.T) {
 	allowed := map[string][]string{
 		"../cmd/agentloop": {"starhost", "starhost/toolwire"},
 		"mcpserve":         {"starhost", "starhost/toolwire"},
-		"toolwire":         {"starhost", "contrib"},
+		"toolwire":         {"starhost", "contrib", "starhost/internal/sandbox"},
 	}
 	for dir, ok := range allowed {
 		_, files := apiFiles(t, dir)

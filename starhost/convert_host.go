@@ -5,6 +5,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 	"github.com/crystal-star/crystal-star/statusline"
 )
 
@@ -52,18 +53,6 @@ type StatusRow struct {
 
 func statusRowOf(r statusline.ViewRow) StatusRow { return StatusRow(r) }
 
-// convertAll converts every element of in with of; nil stays nil.
-func convertAll[T, U any](in []T, of func(T) U) []U {
-	if in == nil {
-		return nil
-	}
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = of(v)
-	}
-	return out
-}
-
 // noteOf is d as the embedder sees it.
 func noteOf(d contrib.Diagnostic) Note {
 	return Note{Code: Code(d.Code), Severity: Severity(d.Severity), Plugin: d.Plugin, Pos: Position(d.Pos),
@@ -71,7 +60,7 @@ func noteOf(d contrib.Diagnostic) Note {
 }
 
 // notesOf converts a list of diagnostics; nil stays nil.
-func notesOf(ds []contrib.Diagnostic) []Note { return convertAll(ds, noteOf) }
+func notesOf(ds []contrib.Diagnostic) []Note { return sandbox.ConvertAll(ds, noteOf) }
 
 // diagOf is n as the internal packages know it.
 func diagOf(n Note) contrib.Diagnostic {
@@ -86,7 +75,7 @@ func pluginOf(p lifecycle.Projection) PluginInfo {
 		Fingerprint: p.Fingerprint, Trust: p.Trust, Diagnostics: notesOf(p.Diagnostics),
 		TeardownPending: p.TeardownPending, LeakedGenerations: p.LeakedGenerations,
 		RestartRecommended: p.RestartRecommended}
-	out.Blockers = convertAll(p.Blockers, blockerOf)
+	out.Blockers = sandbox.ConvertAll(p.Blockers, blockerOf)
 	if r := p.StopReason; r != nil {
 		b := blockerOf(*r)
 		out.StopReason = &b

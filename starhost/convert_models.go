@@ -11,6 +11,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 	"github.com/crystal-star/crystal-star/starhost/models"
 )
 
@@ -28,7 +29,7 @@ func internalHostFacts(f Facts) contrib.Facts { return contrib.Facts(f) }
 // publicRequest is a plugin's request as an embedder's client reads it.
 func publicRequest(req contrib.ModelRequest) ModelRequest {
 	out := ModelRequest{MaxTokens: req.MaxTokens, Thinking: req.Thinking, Images: req.Images}
-	out.Messages = convertAll(req.Messages, func(m contrib.Message) Message { return Message(m) })
+	out.Messages = sandbox.ConvertAll(req.Messages, func(m contrib.Message) Message { return Message(m) })
 	return out
 }
 
@@ -82,7 +83,7 @@ type hostClient struct{ c contrib.ModelClient }
 
 func (h hostClient) Complete(ctx context.Context, req ModelRequest) (ModelReply, error) {
 	in := contrib.ModelRequest{MaxTokens: req.MaxTokens, Thinking: req.Thinking, Images: req.Images}
-	in.Messages = convertAll(req.Messages, func(m Message) contrib.Message { return contrib.Message(m) })
+	in.Messages = sandbox.ConvertAll(req.Messages, func(m Message) contrib.Message { return contrib.Message(m) })
 	reply, err := h.c.Complete(ctx, in)
 	return ModelReply(reply), err
 }

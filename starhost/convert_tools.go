@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 )
 
 // Conversions between starhost's tool types and the registry's (contrib),
@@ -17,7 +18,7 @@ func fromResult(r contrib.Result) ToolResult {
 	if r.Err != nil {
 		out.Error = &ToolError{Code: Code(r.Err.Code), Message: r.Err.Message, Cause: Cause(r.Err.Cause)}
 	}
-	out.Parts = convertAll(r.Parts, partOf)
+	out.Parts = sandbox.ConvertAll(r.Parts, partOf)
 	return out
 }
 
@@ -30,7 +31,7 @@ func toResult(r ToolResult) contrib.Result {
 		out.Err = &contrib.ToolError{Code: string(r.Error.Code), Message: r.Error.Message, Cause: string(r.Error.Cause)}
 	}
 	if r.Parts != nil {
-		parts := convertAll(r.Parts, internalPart)
+		parts := sandbox.ConvertAll(r.Parts, internalPart)
 		if out.Text == "" && out.Err == nil && out.Data == nil {
 			return contrib.PartsResult(parts)
 		}

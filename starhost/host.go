@@ -15,6 +15,7 @@ import (
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/layout"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 	"github.com/crystal-star/crystal-star/statusline"
 )
 
@@ -377,7 +378,7 @@ func (h *Host) Plugins() []PluginInfo {
 			p.Trust = f.Verdict(p.ID, p.Fingerprint).String()
 		}
 	}
-	return convertAll(ps, pluginOf)
+	return sandbox.ConvertAll(ps, pluginOf)
 }
 
 // faultedWhy says why plugin is faulted, with what brings it back, or ""

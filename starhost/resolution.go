@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 )
 
 // Resolution is a point's resolved list for one thread, frozen when it was
@@ -45,7 +46,7 @@ type PointOutput struct {
 // those that answered (None is no answer).
 func (r *Resolution) Collect(ctx context.Context, in any, check func(in, out any) (any, error)) ([]PointOutput, error) {
 	outs, err := r.r.Collect(r.serve(ctx), in, checkOf(check))
-	return convertAll(outs, r.output), pointError(err)
+	return sandbox.ConvertAll(outs, r.output), pointError(err)
 }
 
 // First runs the entries in order until one answers, and returns that

@@ -6,6 +6,7 @@ import (
 	"github.com/crystal-star/crystal-star/builtins"
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 	"github.com/crystal-star/crystal-star/statusline"
 )
 
@@ -57,7 +58,9 @@ func (h *Host) lifecycleEvent(e lifecycle.Event) {
 
 // StatusFields lists every status field, built-in and plugin, with its
 // description and availability (CC16: listing places nothing on the line).
-func (h *Host) StatusFields() []StatusField { return convertAll(h.board.Fields(), statusFieldOf) }
+func (h *Host) StatusFields() []StatusField {
+	return sandbox.ConvertAll(h.board.Fields(), statusFieldOf)
+}
 
 // statusSink returns the status sink of one generation (CC17): created on
 // first use with the plugin's accepted fields, or nil when none was
@@ -90,7 +93,7 @@ func (h *Host) statusSink(plugin, generation string) builtins.StatusSink {
 // StatusView returns the /statusline listing: every field with its
 // description, whether it is on the line, and unavailable saved names.
 func (h *Host) StatusView() []StatusRow {
-	return convertAll(h.board.View(h.statusLineConfig()), statusRowOf)
+	return sandbox.ConvertAll(h.board.View(h.statusLineConfig()), statusRowOf)
 }
 
 func (h *Host) statusLineConfig() statusline.Line {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 	"github.com/crystal-star/crystal-star/trust"
 )
 
@@ -128,7 +129,7 @@ func (o *Operator) Grants() ([]Grant, error) {
 	if err != nil {
 		return nil, codeErrorf(Code(contrib.TrustFileUnreadable), "%w", err)
 	}
-	return convertAll(f.Grants, func(g trust.Grant) Grant { return Grant(g) }), nil
+	return sandbox.ConvertAll(f.Grants, func(g trust.Grant) Grant { return Grant(g) }), nil
 }
 
 // storeOutcome reads a trust store's answer: trust.ErrNoChange is no

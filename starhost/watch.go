@@ -8,6 +8,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/lifecycle"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 )
 
 // Watch hot-reloads until ctx ends: plugin roots (a save reloads that plugin
@@ -156,7 +157,7 @@ func (h *Host) Generation() uint64 { return h.changes.generation.Load() }
 
 // pointsChanged turns a registry invalidation into a Change.
 func (h *Host) pointsChanged(inv contrib.Invalidation) {
-	c := Change{Catalog: inv.Points == nil, Points: convertAll(inv.Points, func(p contrib.PointName) PointName { return PointName(p) }), Thread: inv.Thread}
+	c := Change{Catalog: inv.Points == nil, Points: sandbox.ConvertAll(inv.Points, func(p contrib.PointName) PointName { return PointName(p) }), Thread: inv.Thread}
 	c.Generation = h.changes.generation.Add(1)
 	h.publish(c)
 }

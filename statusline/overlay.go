@@ -7,7 +7,7 @@ import (
 
 // Overlay is one agent session's own status texts, shown over the board's
 // host-wide texts on that session's line only. A text set through a sink
-// while a callback serves a session lands here (Sink.SetIn); texts set
+// while a callback serves a session lands here (Sink.Update); texts set
 // where no session is served (timers, attach) stay on the board and show in
 // every session's line. For one field the latest write wins: a session's
 // text shows on its line until a host-wide one is set after it (a timer's
@@ -26,18 +26,9 @@ type overlaid struct {
 	seq  uint64 // when it was written (Board.seq)
 }
 
-// SetIn is Set for the session of o (an *Overlay; any other value is
-// ignored): the same admission (the plugin's own fields, a live sink) and
-// sanitising, but the text goes to o, not to the host-wide board. note is
-// SetNoting's (nil: the sink's own).
-func (s *Sink) SetIn(o any, name, text string, note func(msg string)) {
-	s.updateIn(o, name, text, note)
-}
-
-// ClearIn is Clear for the session of o: its line shows no text for the
-// field until one is set again (in the session or host-wide).
-func (s *Sink) ClearIn(o any, name string, note func(msg string)) { s.updateIn(o, name, "", note) }
-
+// updateIn is Update for the session of o (an *Overlay; any other value is
+// ignored): its line shows the text, or no text for the field after a
+// clear, until one is set again (in the session or host-wide).
 func (s *Sink) updateIn(o any, name, text string, note func(string)) {
 	ov, ok := o.(*Overlay)
 	if !ok || ov == nil || s.retired.Load() {

@@ -86,14 +86,20 @@ func (s *Sink) Set(name, text string) { s.update(name, text, nil) }
 // with blank text. Clearing a field with no text is no change.
 func (s *Sink) Clear(name string) { s.update(name, "", nil) }
 
-// SetNoting is Set, with the note about a name the plugin did not register
-// given to note instead of the sink's own callback: a caller that knows
-// where the call stands (builtins' ctx.status.set) adds its place. The
-// note is still given once per name.
-func (s *Sink) SetNoting(name, text string, note func(msg string)) { s.update(name, text, note) }
-
-// ClearNoting is Clear, noting as SetNoting does.
-func (s *Sink) ClearNoting(name string, note func(msg string)) { s.update(name, "", note) }
+// Update is Set (a blank text clears) with two options. in, when not nil,
+// is a session's *Overlay: the text goes to that session's line only, not
+// the host-wide one, with the same admission and sanitising (another value
+// is ignored). note, when not nil, receives the note about a name the
+// plugin did not register instead of the sink's own callback: a caller
+// that knows where the call stands (builtins' ctx.status.set) adds its
+// place. The note is still given once per name.
+func (s *Sink) Update(in any, name, text string, note func(msg string)) {
+	if in == nil {
+		s.update(name, text, note)
+		return
+	}
+	s.updateIn(in, name, text, note)
+}
 
 // Retire ends the sink: every later call is ignored and every text it
 // published is removed, in one change event. The host retires a generation's

@@ -39,13 +39,19 @@ func (s *fakeSink) Set(string, string) { s.set++ }
 func (s *fakeSink) Clear(string)       {}
 func (s *fakeSink) Retire()            { s.retired++ }
 
-func (s *fakeSink) SetIn(o builtins.StatusOverlay, name, text string, _ func(string)) {
-	if s.in == nil {
-		s.in = map[any]string{}
+func (s *fakeSink) Update(o builtins.StatusOverlay, name, text string, _ func(string)) {
+	switch {
+	case o == nil:
+		s.set++
+	case text == "":
+		delete(s.in, o)
+	default:
+		if s.in == nil {
+			s.in = map[any]string{}
+		}
+		s.in[o] = name + "=" + text
 	}
-	s.in[o] = name + "=" + text
 }
-func (s *fakeSink) ClearIn(o builtins.StatusOverlay, name string, _ func(string)) { delete(s.in, o) }
 
 // servedSession is a session with a status overlay of its own, as the
 // host binds it to the context of a call it makes for the session.

@@ -24,21 +24,58 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/crystal-star/crystal-star/starhost"
 	"github.com/crystal-star/crystal-star/starhost/toolwire"
 )
 
-// hostSessions holds the host session of each agent session, by host and
-// id: Session is a value its callers copy, so the handle lives here.
-var hostSessions sync.Map // sessionKey → *starhost.Session
+// sessionsOf returns the host sessions of the agent sessions h serves, by
+// agent session id: Session is a value its callers copy, so the handles
+// live there. The map is held by h itself (through a subscription that
+// lasts as long as h), and found here by a weak pointer: a host that
+// closes with unended sessions is collected with its sessions once its
+// embedder lets go of it, instead of staying reachable from this package.
+func sessionsOf(h *starhost.Host) *hostSessions {
+	key := weak.Make(h)
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if hs := registry.m[key].Value(); hs != nil {
+		return hs
+	}
+	hs := &hostSessions{m: map[string]*starhost.Session{}}
+	h.Subscribe(func(starhost.Change) { runtime.KeepAlive(hs) }) // h holds hs
+	if registry.m == nil {
+		registry.m = map[weak.Pointer[starhost.Host]]weak.Pointer[hostSessions]{}
+	}
+	if _, ok := registry.m[key]; !ok {
+		runtime.AddCleanup(h, forget, key)
+	}
+	registry.m[key] = weak.Make(hs)
+	return hs
+}
 
-type sessionKey struct {
-	h  *starhost.Host
-	id string
+// registry finds each host's sessions; it holds neither.
+var registry struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[starhost.Host]]weak.Pointer[hostSessions]
+}
+
+// forget drops the entry of a host that was collected.
+func forget(key weak.Pointer[starhost.Host]) {
+	registry.mu.Lock()
+	delete(registry.m, key)
+	registry.mu.Unlock()
+}
+
+// hostSessions are one host's sessions, by agent session id.
+type hostSessions struct {
+	mu sync.Mutex
+	m  map[string]*starhost.Session
 }
 
 // HostSession returns the host session that serves the agent session,
@@ -47,9 +84,11 @@ type sessionKey struct {
 // through it too. It fails only when no session can be started (the host
 // is closed); each caller then takes its event's safe answer.
 func (s *Session) HostSession(ctx context.Context) (*starhost.Session, error) {
-	key := sessionKey{s.Host, s.ID}
-	if v, ok := hostSessions.Load(key); ok {
-		hs := v.(*starhost.Session)
+	all := sessionsOf(s.Host)
+	all.mu.Lock()
+	hs := all.m[s.ID]
+	all.mu.Unlock()
+	if hs != nil {
 		if f := s.Facts(); hs.Facts() != f {
 			hs.SetFacts(f)
 		}
@@ -59,9 +98,15 @@ func (s *Session) HostSession(ctx context.Context) (*starhost.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, loaded := hostSessions.LoadOrStore(key, hs); loaded {
+	all.mu.Lock()
+	won := all.m[s.ID]
+	if won == nil {
+		all.m[s.ID] = hs
+	}
+	all.mu.Unlock()
+	if won != nil {
 		hs.End(ctx)
-		return v.(*starhost.Session), nil
+		return won, nil
 	}
 	return hs, nil
 }
@@ -413,7 +458,12 @@ func (s *Session) End(ctx context.Context) {
 		return
 	}
 	hs.Thread(s.ID).End(ctx)
-	hostSessions.Delete(sessionKey{s.Host, s.ID})
+	all := sessionsOf(s.Host)
+	all.mu.Lock()
+	if all.m[s.ID] == hs {
+		delete(all.m, s.ID)
+	}
+	all.mu.Unlock()
 	hs.End(ctx)
 }
 

@@ -279,7 +279,7 @@ func (c *checker) checkStatusCall(x *syntax.CallExpr, ctxName, sinkName string) 
 	if !isStatus || !c.fieldsKnown {
 		return
 	}
-	name, ok := stringLiteral(x.Args[0])
+	name, ok := StringLiteral(x.Args[0])
 	if !ok || slices.Contains(c.fields, strings.ToLower(name)) {
 		return
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"maps"
 	"slices"
 
 	"go.starlark.net/syntax"
@@ -16,10 +17,10 @@ import (
 // concurrent use on distinct trees; the trees are only read.
 func Callbacks(b Bundle) map[syntax.Node][]*builtins.Callback {
 	c := &checker{b: b, files: map[string]*fileInfo{}, funcs: map[syntax.Node]*function{}}
-	for _, path := range slices.Sorted(mapKeys(b.Files)) {
+	for _, path := range slices.Sorted(maps.Keys(b.Files)) {
 		c.index(path, b.Files[path])
 	}
-	for _, path := range slices.Sorted(mapKeys(c.files)) {
+	for _, path := range slices.Sorted(maps.Keys(c.files)) {
 		c.checkCalls(c.files[path])
 	}
 	out := map[syntax.Node][]*builtins.Callback{}

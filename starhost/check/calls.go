@@ -70,7 +70,7 @@ func (c *checker) checkErrorCode(x *syntax.CallExpr) {
 	if len(x.Args) == 0 {
 		return
 	}
-	code, ok := stringLiteral(x.Args[0])
+	code, ok := StringLiteral(x.Args[0])
 	if !ok || !contrib.ReservedCode(code) {
 		return
 	}
@@ -135,13 +135,13 @@ func (c *checker) checkArg(k *call, p *builtins.Param, v syntax.Expr) {
 	class := evident(k.fi, v, c)
 	if class != "" && !accepts(p.Kind, class) {
 		hint := kindExample[p.Kind]
-		if s, ok := stringLiteral(v); ok && p.Callback != nil && c.lookupFunc(k.fi, s) != nil {
+		if s, ok := StringLiteral(v); ok && p.Callback != nil && c.lookupFunc(k.fi, s) != nil {
 			hint = s + ", the function itself, without quotes"
 		}
 		c.fail(k, pos, "%s(%s = ...) wants %s, not %s; write %s = %s", k.name(), p.Name, p.Kind, class, p.Name, hint)
 		return
 	}
-	if s, ok := stringLiteral(v); ok {
+	if s, ok := StringLiteral(v); ok {
 		c.checkString(k, p, pos, s)
 	}
 	if p.Kind == builtins.KindEntries {
@@ -165,7 +165,7 @@ func (c *checker) checkString(k *call, p *builtins.Param, pos syntax.Position, s
 			c.report(contrib.ArgumentInvalid, pos, "%s(%s = ...) has the control character %U at character %d; a terminal would act on it. Descriptions are plain text: remove it",
 				k.name(), p.Name, r, i+1)
 		}
-	case len(p.Values) > 0 && !contains(p.Values, s):
+	case len(p.Values) > 0 && !slices.Contains(p.Values, s):
 		c.fail(k, pos, "%s(%s = %q): want %s%s", k.name(), p.Name, s, quoteList(p.Values), contrib.DidYouMean(s, p.Values))
 	case k.name() == "timer" && p.Name == "every":
 		if d, err := time.ParseDuration(s); err != nil {
@@ -199,7 +199,7 @@ func (c *checker) checkStaged(k *call, given map[string]syntax.Expr) {
 		if !ok {
 			return "", true
 		}
-		return stringLiteral(v)
+		return StringLiteral(v)
 	}
 	switch name := k.name(); {
 	case name == "hook" || name == "raw_hook":
@@ -377,21 +377,14 @@ func accepts(k builtins.ValueKind, c builtins.ReturnClass) bool {
 	return true
 }
 
-func stringLiteral(v syntax.Expr) (string, bool) {
+// StringLiteral returns the value of a string literal, or false for any
+// other expression. The language server reads literals with it too.
+func StringLiteral(v syntax.Expr) (string, bool) {
 	if l, ok := v.(*syntax.Literal); ok && l.Token == syntax.STRING {
 		s, ok := l.Value.(string)
 		return s, ok
 	}
 	return "", false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteList(vs []string) string {
@@ -421,10 +414,10 @@ func (c *checker) collectStatusFields() {
 			for i, arg := range x.Args {
 				if b, ok := arg.(*syntax.BinaryExpr); ok && b.Op == syntax.EQ {
 					if kw, _ := b.X.(*syntax.Ident); kw != nil && kw.Name == "name" {
-						name, found = stringLiteral(b.Y)
+						name, found = StringLiteral(b.Y)
 					}
 				} else if i == 0 {
-					name, found = stringLiteral(arg)
+					name, found = StringLiteral(arg)
 				}
 			}
 			if !found {

@@ -18,6 +18,7 @@
 package check
 
 import (
+	"maps"
 	"slices"
 
 	"go.starlark.net/resolve"
@@ -51,26 +52,16 @@ type Result struct {
 // are only read.
 func Run(b Bundle) Result {
 	c := &checker{b: b, files: map[string]*fileInfo{}, funcs: map[syntax.Node]*function{}}
-	for _, path := range slices.Sorted(mapKeys(b.Files)) {
+	for _, path := range slices.Sorted(maps.Keys(b.Files)) {
 		c.index(path, b.Files[path])
 	}
 	c.collectStatusFields()
-	for _, path := range slices.Sorted(mapKeys(c.files)) {
+	for _, path := range slices.Sorted(maps.Keys(c.files)) {
 		c.checkCalls(c.files[path])
 	}
 	c.checkFunctions()
 	c.checkRemote()
 	return Result{Diagnostics: c.diags, Broken: c.broken}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // checker is one run.

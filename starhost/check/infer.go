@@ -94,7 +94,7 @@ func (c *checker) classOf(fi *fileInfo, fn *function, v syntax.Expr, depth int) 
 func (c *checker) variableClass(fi *fileInfo, fn *function, id *syntax.Ident, depth int) builtins.ReturnClass {
 	if fn != nil {
 		for _, p := range fn.params {
-			if paramName(p) == id.Name {
+			if ParamName(p) == id.Name {
 				return ""
 			}
 		}
@@ -167,16 +167,18 @@ func binds(x syntax.Expr, name string) bool {
 	return found
 }
 
-// paramName is the name a parameter binds.
-func paramName(p syntax.Expr) string {
+// ParamName is the name a parameter of a def or lambda binds (x, x=1,
+// *x, **x), or "" for a bare *. The language server reads parameters
+// with it too.
+func ParamName(p syntax.Expr) string {
 	switch p := p.(type) {
 	case *syntax.Ident:
 		return p.Name
 	case *syntax.BinaryExpr:
-		return paramName(p.X)
+		return ParamName(p.X)
 	case *syntax.UnaryExpr:
 		if p.X != nil {
-			return paramName(p.X)
+			return ParamName(p.X)
 		}
 	}
 	return ""

@@ -35,7 +35,7 @@ func (c *checker) noteRemote(k *call, given map[string]syntax.Expr) {
 		if id, isIdent := v.(*syntax.Ident); !ok || !isIdent || id.Name != "True" {
 			return
 		}
-		name, _ := stringLiteral(given["name"])
+		name, _ := StringLiteral(given["name"])
 		var run *function
 		if r, ok := given["run"]; ok {
 			run = c.callable(k.fi, r)

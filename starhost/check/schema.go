@@ -14,11 +14,11 @@ import (
 // running host places its note with the same builtins.SchemaErrorPos.
 func (ck *runner) placeSchemaErrors(p *checkPlugin) {
 	for i, d := range ck.diags {
-		if d.Code != contrib.ToolSchemaInvalid || d.Plugin != p.cand.ID() {
+		if d.Code != contrib.ToolSchemaInvalid || d.Plugin != p.cand.ID() || d.Pointer == "" {
 			continue
 		}
 		f := p.parsed[strings.TrimPrefix(d.Pos.File, p.cand.Display+"/")]
-		if pos, ok := builtins.SchemaErrorPos(f, d.Pos, d.Message); ok {
+		if pos, ok := builtins.SchemaErrorPos(f, d.Pos, d.Pointer); ok {
 			ck.diags[i].Pos = pos
 		}
 	}

@@ -75,14 +75,21 @@ func (x *Executor) get(ctx context.Context, fp string) (*bundle, error) {
 		if err != nil {
 			return nil, err
 		}
-		b = x.activate(ctx, a)
+		b = x.activate(a)
 	}
+	return b, b.wait(ctx)
+}
+
+// wait returns once b's activation ended, with why it failed, or ctx's
+// error when the caller stops waiting first: the activation goes on for
+// the others.
+func (b *bundle) wait(ctx context.Context) error {
 	select {
 	case <-b.ready:
+		return b.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
-	return b, b.err
 }
 
 // stored reads bundle fp from disk, re-checking its hash: a file changed
@@ -120,27 +127,37 @@ func (x *Executor) admit(a remote.Archive) error {
 }
 
 // activate starts bundle a once (checks first), and registers its remote
-// tools. Concurrent callers share one activation.
-func (x *Executor) activate(ctx context.Context, a remote.Archive) *bundle {
+// tools. Concurrent callers share one activation, which runs on its own
+// under the executor's lifetime: each caller waits for it with its own
+// context (bundle.wait), and none can cut it short for the others.
+func (x *Executor) activate(a remote.Archive) *bundle {
 	x.mu.Lock()
+	defer x.mu.Unlock()
 	if b, ok := x.bundles[a.Fingerprint]; ok {
-		x.mu.Unlock()
 		return b
 	}
 	b := &bundle{fp: a.Fingerprint, plugin: a.Plugin, ready: make(chan struct{})}
-	x.bundles[a.Fingerprint] = b
-	x.mu.Unlock()
-	b.err = x.start(ctx, a, b)
-	if b.err != nil {
-		x.mu.Lock()
-		delete(x.bundles, a.Fingerprint)
-		x.mu.Unlock()
-		b.close()
-	} else {
-		x.register(b)
-		x.metrics.bundles.Add(1)
+	if x.shut {
+		b.err = refused(http.StatusServiceUnavailable, "this executor is shutting down")
+		close(b.ready)
+		return b
 	}
-	close(b.ready)
+	x.bundles[a.Fingerprint] = b
+	x.starting.Add(1)
+	go func() {
+		defer x.starting.Done()
+		b.err = x.start(x.life, a, b)
+		if b.err != nil {
+			x.mu.Lock()
+			delete(x.bundles, a.Fingerprint)
+			x.mu.Unlock()
+			b.close()
+		} else {
+			x.register(b)
+			x.metrics.bundles.Add(1)
+		}
+		close(b.ready)
+	}()
 	return b
 }
 
@@ -159,7 +176,7 @@ func (x *Executor) start(ctx context.Context, a remote.Archive, b *bundle) error
 		return err
 	}
 	b.host = h
-	if err := h.Start(context.WithoutCancel(ctx)); err != nil {
+	if err := h.Start(ctx); err != nil {
 		return err
 	}
 	for _, p := range h.Plugins() {
@@ -267,9 +284,8 @@ func (x *Executor) serveBundle(w http.ResponseWriter, r *http.Request) {
 		if !held {
 			status = http.StatusCreated
 		}
-		b := x.activate(r.Context(), a)
-		<-b.ready
-		x.reply(w, b, b.err, status)
+		b := x.activate(a)
+		x.reply(w, b, b.wait(r.Context()), status)
 	default:
 		w.Header().Set("Allow", "GET, HEAD, PUT")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -282,6 +298,8 @@ func (x *Executor) reply(w http.ResponseWriter, b *bundle, err error, ok int) {
 	switch {
 	case err == nil:
 		answer(w, ok, remote.Answer{Plugin: b.plugin, Fingerprint: b.fp, Tools: slices.Sorted(maps.Keys(b.tools))})
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		answer(w, http.StatusServiceUnavailable, remote.Answer{Code: string(contrib.RemoteBundleRefused), Message: "the request ended before the bundle activated (it goes on activating): " + err.Error()})
 	case errors.Is(err, errMissing):
 		answer(w, http.StatusNotFound, remote.Answer{Code: remote.CodeBundleMissing, Message: "this executor holds no such bundle"})
 	case errors.As(err, &ref):

@@ -22,10 +22,10 @@ func (x *Executor) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	name := req.Params.Name
 	fp, _ := req.Params.Meta[remote.MetaBundle].(string)
 	id, _ := req.Params.Meta[remote.MetaCallID].(string)
-	if !x.enter() {
+	if !x.calls.enter(x.draining.Load) {
 		return x.done(start, notStarted(remote.CodeDraining, "this executor is shutting down and admits no call")), nil
 	}
-	defer x.leave()
+	defer x.calls.leave()
 	b, err := x.get(ctx, fp)
 	var ref *refusal
 	switch {
@@ -60,18 +60,6 @@ func (x *Executor) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	x.ledger.end(rec, out)
 	return x.done(start, out), nil
 }
-
-// enter admits a call unless the executor drains.
-func (x *Executor) enter() bool {
-	x.inflight.Add(1)
-	if x.draining.Load() {
-		x.inflight.Add(-1)
-		return false
-	}
-	return true
-}
-
-func (x *Executor) leave() { x.inflight.Add(-1) }
 
 // done counts a finished call by its code and latency.
 func (x *Executor) done(start time.Time, out *mcp.CallToolResult) *mcp.CallToolResult {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,12 +45,75 @@ type Executor struct {
 	ledger  *ledger
 	metrics metrics
 
-	mu      sync.Mutex
-	bundles map[string]*bundle // by fingerprint
-	tools   map[string]bool    // names registered with the MCP server
+	// life ends with Shutdown: bundles activate under it, not under the
+	// context of the request that asked first, so one caller's cancel
+	// refuses the bundle to no one.
+	life context.Context
+	stop context.CancelFunc
+
+	mu       sync.Mutex
+	bundles  map[string]*bundle // by fingerprint
+	tools    map[string]bool    // names registered with the MCP server
+	shut     bool               // Shutdown began: no activation starts
+	starting sync.WaitGroup     // activations running (Add under mu)
 
 	draining atomic.Bool
-	inflight atomic.Int64 // calls admitted and not finished
+	calls    flight // calls admitted and not finished
+}
+
+// flight counts the calls admitted and not finished; Shutdown waits for
+// the count to fall to zero on a channel the last call closes.
+type flight struct {
+	mu   sync.Mutex
+	n    int64
+	idle chan struct{} // closed when n falls to 0; nil while no one waits
+}
+
+// enter counts a call unless refuse, read under the count's lock, says
+// no: a call counted before Shutdown's wait began is one it waits for.
+func (f *flight) enter(refuse func() bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if refuse() {
+		return false
+	}
+	f.n++
+	return true
+}
+
+func (f *flight) leave() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 && f.idle != nil {
+		close(f.idle)
+		f.idle = nil
+	}
+}
+
+func (f *flight) count() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
+}
+
+// wait returns once no call is counted, or ctx's error when it ends first.
+func (f *flight) wait(ctx context.Context) error {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	if f.idle == nil {
+		f.idle = make(chan struct{})
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // New prepares an executor over opts.Home: it opens the call ledger and
@@ -66,6 +128,7 @@ func New(opts Options) (*Executor, error) {
 	}
 	opts.Home = abs
 	x := &Executor{opts: opts, dir: filepath.Join(abs, "executor"), bundles: map[string]*bundle{}, tools: map[string]bool{}}
+	x.life, x.stop = context.WithCancel(context.Background())
 	if err := os.MkdirAll(filepath.Join(x.dir, "bundles"), 0o755); err != nil {
 		return nil, err
 	}
@@ -144,20 +207,16 @@ func (x *Executor) authorised(next http.Handler) http.Handler {
 func (x *Executor) Drain() { x.draining.Store(true) }
 
 // Shutdown drains, waits for the calls in flight until ctx ends, then
-// closes every bundle's host and the ledger. It returns ctx's error when
-// calls were still running.
+// ends the activations under way, closes every bundle's host and the
+// ledger. It returns ctx's error when calls were still running.
 func (x *Executor) Shutdown(ctx context.Context) error {
 	x.Drain()
-	var err error
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for x.inflight.Load() > 0 && err == nil {
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-	}
+	err := x.calls.wait(ctx)
+	x.mu.Lock()
+	x.shut = true
+	x.mu.Unlock()
+	x.stop()
+	x.starting.Wait()
 	x.mu.Lock()
 	bundles := x.bundles
 	x.bundles = map[string]*bundle{}

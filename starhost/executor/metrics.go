@@ -71,7 +71,7 @@ func (x *Executor) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	gauge := func(name, help, typ string, v any) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %v\n", name, help, name, typ, name, v)
 	}
-	gauge("crystal_star_executor_calls_in_flight", "Tool calls running now.", "gauge", x.inflight.Load())
+	gauge("crystal_star_executor_calls_in_flight", "Tool calls running now.", "gauge", x.calls.count())
 	gauge("crystal_star_executor_duplicate_calls_total", "Calls whose id had been seen, answered without running again.", "counter", m.duplicates.Load())
 	gauge("crystal_star_executor_bundles_refused_total", "Bundles refused: tampered, not granted or not remote-eligible.", "counter", m.refused.Load())
 	gauge("crystal_star_executor_unauthorized_requests_total", "Requests refused for want of the bearer token.", "counter", m.unauthorised.Load())

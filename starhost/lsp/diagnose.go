@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,18 +62,8 @@ func (s *server) check(dir string) {
 			byFile[path] = []protocol.Diagnostic{}
 		}
 	}
-	for _, path := range slices.Sorted(mapKeys(byFile)) {
+	for _, path := range slices.Sorted(maps.Keys(byFile)) {
 		s.publish(path, byFile[path])
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 

@@ -2,9 +2,12 @@ package lsp
 
 import (
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 	"go.starlark.net/resolve"
@@ -27,23 +30,54 @@ import (
 // at, is replaced by `pass` at its indentation (a few times) before the
 // file is given up.
 
-// index is one request's view of the bundle's code.
+// index is the view of the bundle's code that requests share while no
+// file of the bundle changes (indexCache).
 type index struct {
 	f     *files
 	trees map[string]*syntax.File // by bundle-relative path
 	texts map[string]string       // the text each tree was parsed from (before patching)
 	lines map[string][]string     // texts split after each "\n"
+	// patched holds the files that parsed only once patched (parseTolerant).
+	patched map[string]bool
 	// outside is the path of the file asked about when it is in no
 	// plugin directory (its rel is its base name).
 	outside string
 	roles   map[syntax.Node][]*builtins.Callback
+	parsed  *atomic.Int64 // counts the files parsed (indexCache.parsed)
 }
 
-// indexOf parses the bundle around the file at path, with typing the
-// position being typed at in it (nil for none).
+// indexOf returns the index of the bundle around the file at path, with
+// typing the position being typed at in it (nil for none), and path's
+// bundle-relative name. An index is built once per version of the
+// bundle's files (indexCache): hover, references and the rest on an
+// unchanged document reuse it, and a position being typed at needs its
+// own only when the file does not parse as it is.
 func (s *server) indexOf(path string, typing *protocol.Position) (*index, string) {
+	plain := indexKey{path: path}
+	if e, ok := s.indexes.get(plain); ok && (typing == nil || !e.ix.patched[e.rel]) {
+		return e.ix, e.rel
+	}
+	key := plain
+	if typing != nil {
+		key.typing, key.typed = *typing, true
+		if e, ok := s.indexes.get(key); ok {
+			return e.ix, e.rel
+		}
+	}
+	gen := s.indexes.generation()
+	ix, rel := s.buildIndex(path, typing)
+	if !ix.patched[rel] {
+		key = plain // the position typed at changed nothing
+	}
+	s.indexes.put(key, indexEntry{ix: ix, rel: rel}, gen)
+	return ix, rel
+}
+
+// buildIndex parses the bundle around the file at path (indexOf).
+func (s *server) buildIndex(path string, typing *protocol.Position) (*index, string) {
 	f := s.filesOf(path)
 	ix := newIndex(f)
+	ix.parsed = &s.indexes.parsed
 	rel, ok := f.rel(path)
 	if !ok {
 		rel, ix.outside = filepath.Base(path), path
@@ -66,8 +100,73 @@ func (s *server) indexOf(path string, typing *protocol.Position) (*index, string
 	return ix, rel
 }
 
+// indexCache keeps the indexes of a session by the file asked about (and
+// the position typed at, when that file parses only patched). Any change
+// to a file of a plugin (didOpen, didChange, didSave, didClose) drops that
+// plugin's indexes; a change the editor's file watcher reports drops them
+// all. An index built while a change arrived is not kept.
+type indexCache struct {
+	mu     sync.Mutex
+	m      map[indexKey]indexEntry
+	gen    uint64       // counts the changes
+	parsed atomic.Int64 // files parsed into indexes, for tests
+}
+
+type indexKey struct {
+	path   string
+	typing protocol.Position
+	typed  bool
+}
+
+type indexEntry struct {
+	ix  *index
+	rel string
+}
+
+// maxIndexes bounds the cache; when full it starts over.
+const maxIndexes = 64
+
+func (c *indexCache) get(k indexKey) (indexEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[k]
+	return e, ok
+}
+
+func (c *indexCache) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+func (c *indexCache) put(k indexKey, e indexEntry, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return // a file changed while it was built
+	}
+	if c.m == nil || len(c.m) >= maxIndexes {
+		c.m = map[indexKey]indexEntry{}
+	}
+	c.m[k] = e
+}
+
+// drop forgets the indexes of the plugin in dir, or of path when it is in
+// no plugin; dir "" and path "" forget them all.
+func (c *indexCache) drop(dir, path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for k, e := range c.m {
+		if (dir == "" && path == "") || (dir != "" && e.ix.f.dir == dir) || k.path == path {
+			delete(c.m, k)
+		}
+	}
+}
+
 func newIndex(f *files) *index {
-	return &index{f: f, trees: map[string]*syntax.File{}, texts: map[string]string{}, lines: map[string][]string{}}
+	return &index{f: f, trees: map[string]*syntax.File{}, texts: map[string]string{}, lines: map[string][]string{},
+		patched: map[string]bool{}}
 }
 
 // line returns the 0-based line i of file, without its line ending.
@@ -82,7 +181,12 @@ func (ix *index) line(file string, i int) string {
 // add parses and resolves one file, typed in at line and UTF-16
 // character char (line -1: none).
 func (ix *index) add(rel, text string, line, char int) {
-	if t := parseTolerant(rel, text, line, char); t != nil {
+	if ix.parsed != nil {
+		ix.parsed.Add(1)
+	}
+	t, patched := parseTolerant(rel, text, line, char)
+	ix.patched[rel] = patched
+	if t != nil {
 		_ = resolve.File(t, builtins.IsPredeclared, isUniversal) // an undefined name stays Undefined
 		ix.trees[rel] = t
 		ix.texts[rel] = text
@@ -96,8 +200,9 @@ func isUniversal(name string) bool { _, ok := starlark.Universe[name]; return ok
 // it tries again with what is being typed at the cursor blanked (".name"
 // after an expression, so that `lambda ctx: ctx.` reads `lambda ctx: ctx`),
 // then with the line being typed, then each line the parser stops at,
-// replaced by `pass`. It returns nil when that does not help.
-func parseTolerant(name, text string, line, char int) *syntax.File {
+// replaced by `pass`. It returns nil when that does not help, and whether
+// the text was patched.
+func parseTolerant(name, text string, line, char int) (*syntax.File, bool) {
 	lines := strings.Split(text, "\n")
 	if line >= len(lines) {
 		line = -1
@@ -106,7 +211,7 @@ func parseTolerant(name, text string, line, char int) *syntax.File {
 	for try := 0; try < 6; try++ {
 		t, err := builtins.Dialect.Parse(name, strings.Join(lines, "\n"), 0)
 		if err == nil {
-			return t
+			return t, try > 0
 		}
 		if line >= 0 && !blanked {
 			blanked = true
@@ -119,7 +224,7 @@ func parseTolerant(name, text string, line, char int) *syntax.File {
 		var se syntax.Error
 		if line < 0 {
 			if !errors.As(err, &se) || se.Pos.Line < 1 || int(se.Pos.Line) > len(lines) {
-				return nil
+				return nil, true
 			}
 			bad = int(se.Pos.Line) - 1
 		}
@@ -129,7 +234,7 @@ func parseTolerant(name, text string, line, char int) *syntax.File {
 			line = -1
 		}
 	}
-	return nil
+	return nil, true
 }
 
 // blankMember replaces with spaces the ".name" being typed before UTF-16
@@ -374,7 +479,7 @@ func (ix *index) topNames(rel string) []string {
 // contributeCall returns the top-level contribute(...) call of the bundle
 // and its file, or nil.
 func (ix *index) contributeCall() (string, *syntax.CallExpr) {
-	for _, file := range slices.Sorted(mapKeys(ix.trees)) {
+	for _, file := range slices.Sorted(maps.Keys(ix.trees)) {
 		for _, st := range ix.trees[file].Stmts {
 			x, ok := st.(*syntax.ExprStmt)
 			if !ok {

@@ -152,7 +152,7 @@ func docstring(body []syntax.Stmt) string {
 	if !ok {
 		return ""
 	}
-	s, ok := stringValue(x.X)
+	s, ok := check.StringLiteral(x.X)
 	if !ok {
 		return ""
 	}
@@ -161,14 +161,6 @@ func docstring(body []syntax.Stmt) string {
 		lines[i] = strings.TrimSpace(lines[i])
 	}
 	return strings.Join(lines, "\n")
-}
-
-func stringValue(e syntax.Expr) (string, bool) {
-	if l, ok := e.(*syntax.Literal); ok && l.Token == syntax.STRING {
-		s, ok := l.Value.(string)
-		return s, ok
-	}
-	return "", false
 }
 
 // ownCompletions are the names the author wrote that are visible at the
@@ -265,17 +257,8 @@ func before(a, b syntax.Position) bool {
 func paramNames(params []syntax.Expr) []string {
 	var out []string
 	for _, p := range params {
-		switch p := p.(type) {
-		case *syntax.Ident:
-			out = append(out, p.Name)
-		case *syntax.BinaryExpr:
-			if id, ok := p.X.(*syntax.Ident); ok {
-				out = append(out, id.Name)
-			}
-		case *syntax.UnaryExpr:
-			if id, ok := p.X.(*syntax.Ident); ok {
-				out = append(out, id.Name)
-			}
+		if name := check.ParamName(p); name != "" {
+			out = append(out, name)
 		}
 	}
 	return out

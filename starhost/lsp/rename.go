@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -54,7 +55,7 @@ func (ix *index) references(sym symbol) []ref {
 			add(sym.file, id, false)
 		}
 	})
-	for _, file := range slices.Sorted(mapKeys(ix.trees)) {
+	for _, file := range slices.Sorted(maps.Keys(ix.trees)) {
 		for _, st := range ix.trees[file].Stmts {
 			ld, ok := st.(*syntax.LoadStmt)
 			if !ok {

@@ -82,7 +82,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		TextDocumentReferences:         s.references,
 		TextDocumentRename:             s.rename,
 		TextDocumentPrepareRename:      s.prepareRename,
-		WorkspaceDidChangeWatchedFiles: func(*glsp.Context, *protocol.DidChangeWatchedFilesParams) error { return nil },
+		WorkspaceDidChangeWatchedFiles: s.didChangeWatchedFiles,
 	}
 	conn := jsonrpc2.NewConn(ctx, newFrameStream(stream),
 		jsonrpc2.HandlerWithError(func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
@@ -111,6 +111,8 @@ type server struct {
 	// worker process, started on the first and kept, so a check as the
 	// author types does not pay for a process start.
 	workers *check.Workers
+	// indexes are the parsed bundles requests share (index.go).
+	indexes indexCache
 
 	mu        sync.Mutex
 	conn      *jsonrpc2.Conn
@@ -208,7 +210,15 @@ func (s *server) setDoc(uri string, text *string) {
 		s.docs[p] = *text
 	}
 	s.mu.Unlock()
-	s.schedule(p)
+	s.changed(p)
+}
+
+// changed drops the indexes of path's plugin and checks it again once
+// typing pauses.
+func (s *server) changed(path string) {
+	dir, _ := pluginDir(path)
+	s.indexes.drop(dir, path)
+	s.schedule(path)
 }
 
 func (s *server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
@@ -229,8 +239,16 @@ func (s *server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams)
 	if p.Text != nil {
 		s.setDoc(p.TextDocument.URI, p.Text)
 	} else {
-		s.schedule(pathOf(p.TextDocument.URI))
+		s.changed(pathOf(p.TextDocument.URI))
 	}
+	return nil
+}
+
+// didChangeWatchedFiles: a file changed outside the editor (or a
+// plugin.toml came or went, which moves plugin boundaries): every index is
+// built again on its next use.
+func (s *server) didChangeWatchedFiles(_ *glsp.Context, _ *protocol.DidChangeWatchedFilesParams) error {
+	s.indexes.drop("", "")
 	return nil
 }
 

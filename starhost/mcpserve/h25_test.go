@@ -18,29 +18,7 @@ import (
 // value stays on its own session's line, and a model set for one session
 // is not the other's.
 func TestH25_4_MCPSessionsAreHostSessions(t *testing.T) {
-	fixture, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp-conformance", "plugin"))
-	dir := t.TempDir()
-	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{fixture},
-		Models: mcpserve.SamplingModels(), Isolation: os.Getenv("CRYSTAL_ISOLATION")})
-	srv := mcpserve.New(h, mcpserve.Options{Session: starhost.SessionOptions{Model: &mcpserve.SamplingFacts}})
-	t.Cleanup(srv.Close)
-	ts := httptest.NewServer(srv.Handler(mcpserve.HTTPOptions{}))
-	t.Cleanup(ts.Close)
-	connect := func() *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
-	ask := func(cs *mcp.ClientSession, name string) string {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_session", Arguments: map[string]any{"name": name}})
-		if err != nil || res.IsError {
-			t.Fatalf("test_session: %v %+v", err, res)
-		}
-		return res.Content[0].(*mcp.TextContent).Text
-	}
+	srv, connect, ask := sessionServer(t, func(*starhost.Host) mcpserve.Options { return mcpserve.Options{} })
 	a, b := connect(), connect()
 	if got, want := ask(a, "a"), a.ID()+" client"; got != want {
 		t.Errorf("a: %q, want %q", got, want)
@@ -67,4 +45,41 @@ func TestH25_4_MCPSessionsAreHostSessions(t *testing.T) {
 	if got, want := ask(b, "b"), b.ID()+" client"; got != want {
 		t.Errorf("b after a's model changed: %q, want %q", got, want)
 	}
+}
+
+// sessionServer serves the conformance fixture over Streamable HTTP with
+// the options opts makes for the started host, each MCP session's model the
+// client's sampling unless they say otherwise. It returns the server, a
+// way to connect a client, and one to call test_session as a client (the
+// tool sets the "client" status field to name and answers the session id
+// and model it ran with).
+func sessionServer(t *testing.T, opts func(*starhost.Host) mcpserve.Options) (*mcpserve.Server, func() *mcp.ClientSession, func(*mcp.ClientSession, string) string) {
+	fixture, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "mcp-conformance", "plugin"))
+	dir := t.TempDir()
+	h, ctx := watchedHost(t, starhost.Options{Home: filepath.Join(dir, "home"), Workspace: dir, Dev: []string{fixture},
+		Models: mcpserve.SamplingModels(), Isolation: os.Getenv("CRYSTAL_ISOLATION")})
+	o := opts(h)
+	if o.Session.Model == nil {
+		o.Session.Model = &mcpserve.SamplingFacts
+	}
+	srv := mcpserve.New(h, o)
+	t.Cleanup(srv.Close)
+	ts := httptest.NewServer(srv.Handler(mcpserve.HTTPOptions{}))
+	t.Cleanup(ts.Close)
+	connect := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	ask := func(cs *mcp.ClientSession, name string) string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_session", Arguments: map[string]any{"name": name}})
+		if err != nil || res.IsError {
+			t.Fatalf("test_session: %v %+v", err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	return srv, connect, ask
 }

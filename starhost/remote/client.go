@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/mcpserve"
 	"github.com/crystal-star/crystal-star/starhost/toolsets"
 )
 
@@ -323,7 +324,7 @@ func convert(out *mcp.CallToolResult, code string) starhost.ToolResult {
 	}
 	msg := strings.TrimPrefix(resultText(out), code+": ")
 	res := failure(starhost.Code(code), msg)
-	if cause, ok := out.Meta[MetaCause].(string); ok {
+	if cause, ok := out.Meta[mcpserve.CauseMetaKey].(string); ok {
 		res.Error.Cause = starhost.Cause(cause)
 	}
 	return res

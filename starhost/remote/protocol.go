@@ -22,14 +22,14 @@ const (
 )
 
 // The _meta keys of a tools/call. A call names the bundle its tool runs
-// from and a call id; the answer of a failed call carries its code, its
-// cause, and whether the call never started (then the host may send it to
-// another executor).
+// from and a call id; the answer of a failed call carries its code,
+// whether the call never started (then the host may send it to another
+// executor) and its cause, under mcpserve.CauseMetaKey: the executor
+// answers through mcpserve, as any crystal-star MCP server does.
 const (
 	MetaBundle     = "crystal-star/bundle"
 	MetaCallID     = "crystal-star/call-id"
 	MetaCode       = "crystal-star/code"
-	MetaCause      = "crystal-star/cause"
 	MetaNotStarted = "crystal-star/not-started"
 )
 

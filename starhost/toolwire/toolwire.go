@@ -14,6 +14,7 @@ import (
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/starhost"
+	"github.com/crystal-star/crystal-star/starhost/internal/sandbox"
 )
 
 // Arguments applies the one rule for missing tool-call arguments, the rule
@@ -84,7 +85,7 @@ type OpenAIFunction struct {
 // OpenAITools returns the tools of a catalog (starhost.ToolSnapshot.List) as OpenAI
 // tool definitions, in catalog order.
 func OpenAITools(tools []starhost.ToolInfo) []OpenAITool {
-	return mapAll(tools, func(t starhost.ToolInfo) OpenAITool {
+	return sandbox.ConvertAll(tools, func(t starhost.ToolInfo) OpenAITool {
 		return OpenAITool{Type: "function", Function: OpenAIFunction{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}}
 	})
 }
@@ -104,7 +105,7 @@ type AnthropicTool struct {
 // AnthropicTools returns the tools of a catalog as Anthropic tool
 // definitions, in catalog order.
 func AnthropicTools(tools []starhost.ToolInfo) []AnthropicTool {
-	return mapAll(tools, func(t starhost.ToolInfo) AnthropicTool {
+	return sandbox.ConvertAll(tools, func(t starhost.ToolInfo) AnthropicTool {
 		return AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)}
 	})
 }
@@ -137,7 +138,7 @@ const RemoteMetaKey = "crystal-star/rpc-eligible"
 // MCPTools returns the tools of a catalog as MCP tool definitions, in
 // catalog order.
 func MCPTools(tools []starhost.ToolInfo) []MCPTool {
-	return mapAll(tools, func(t starhost.ToolInfo) MCPTool {
+	return sandbox.ConvertAll(tools, func(t starhost.ToolInfo) MCPTool {
 		return MCPTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t), ReadOnly: t.ReadOnly,
 			OutputSchema: t.OutputSchema, Remote: t.Remote}
 	})
@@ -180,7 +181,7 @@ type AnthropicToolUse struct {
 // ToolCallsFromOpenAI maps the tool calls of an OpenAI assistant message to
 // ToolCalls for Thread.Dispatch, applying the Arguments rule.
 func ToolCallsFromOpenAI(calls []OpenAIToolCall) []starhost.ToolCall {
-	return mapAll(calls, func(c OpenAIToolCall) starhost.ToolCall {
+	return sandbox.ConvertAll(calls, func(c OpenAIToolCall) starhost.ToolCall {
 		return starhost.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: Arguments(json.RawMessage(c.Function.Arguments))}
 	})
 }
@@ -227,16 +228,4 @@ type AnthropicToolResult struct {
 // is_error for a failed call.
 func ToolResultForAnthropic(res starhost.DispatchResult) AnthropicToolResult {
 	return AnthropicToolResult{Type: "tool_result", ToolUseID: res.Call.ID, Content: ResultText(res.Result), IsError: !res.Result.OK()}
-}
-
-// mapAll converts every element of in with of; nil stays nil.
-func mapAll[T, U any](in []T, of func(T) U) []U {
-	if in == nil {
-		return nil
-	}
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = of(v)
-	}
-	return out
 }
