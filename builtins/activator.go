@@ -348,7 +348,11 @@ func (inst *instance) toolFunc(name string, pos contrib.Pos, fn starlark.Callabl
 			args [2]starlark.Value
 		}{}
 		inst.initCtx(&call.c, ctx, ctxTool)
-		call.args = [2]starlark.Value{&call.c, FromJSON(args)}
+		v, ok := args.(starlark.Value) // decoded as starlarkArgs
+		if !ok {
+			v = FromJSON(args) // the Go form: a worker's call, Dispatch's check
+		}
+		call.args = [2]starlark.Value{&call.c, v}
 		out, err := inst.callNamed(ctx, thread, what, fn, call.args[:]...)
 		if err != nil {
 			inst.note(failureDiag(err))

@@ -142,6 +142,7 @@ func (inst *instance) stageList(l listKind, list *starlark.List, pos contrib.Pos
 func stageTool(inst *instance, e *entry, st *contrib.Staging) {
 	t := e.tool
 	t.Run = inst.toolFunc(e.name, e.pos, e.fn)
+	t.ArgsForm = starlarkArgs
 	if !t.Multimodal {
 		t.Run = inst.multimodalOnly(e.name, e.pos, t.Run) // MC1: parts need the declaration
 	}

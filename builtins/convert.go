@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -123,14 +124,7 @@ func FromJSON(v any) starlark.Value {
 	case string:
 		return starlark.String(v)
 	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return starlark.MakeInt64(i)
-		}
-		if b, ok := new(big.Int).SetString(string(v), 10); ok {
-			return starlark.MakeBigInt(b)
-		}
-		f, _ := v.Float64()
-		return starlark.Float(f)
+		return numberValue(string(v))
 	case float64:
 		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
 			return starlark.MakeInt64(int64(v))
@@ -169,6 +163,56 @@ func FromJSON(v any) starlark.Value {
 		return starlark.NewList(elems)
 	}
 	return starlark.String(fmt.Sprint(v))
+}
+
+// numberValue is a JSON number as Starlark holds it: an int when it is
+// written as one, else a float.
+func numberValue(text string) starlark.Value {
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return starlark.MakeInt64(i)
+	}
+	if b, ok := new(big.Int).SetString(text, 10); ok {
+		return starlark.MakeBigInt(b)
+	}
+	f, _ := strconv.ParseFloat(text, 64)
+	return starlark.Float(f)
+}
+
+// starlarkJSON builds Starlark values straight from JSON
+// (contrib.JSONBuilder): exactly what FromJSON gives for the Go form, a
+// Starlark tool's arguments decoded once instead of into Go values first.
+type starlarkJSON struct{}
+
+// starlarkArgs is the form a Starlark tool takes its arguments in
+// (contrib.Tool.ArgsForm).
+var starlarkArgs contrib.JSONBuilder = starlarkJSON{}
+
+func (starlarkJSON) Null() any              { return starlark.None }
+func (starlarkJSON) Bool(b bool) any        { return starlark.Bool(b) }
+func (starlarkJSON) String(s string) any    { return starlark.String(s) }
+func (starlarkJSON) Number(text string) any { return numberValue(text) }
+func (starlarkJSON) FromGo(v any) any       { return FromJSON(v) }
+
+func (starlarkJSON) Array(elems []any) any {
+	vs := make([]starlark.Value, len(elems))
+	for i, e := range elems {
+		vs[i] = e.(starlark.Value)
+	}
+	return starlark.NewList(vs)
+}
+
+// Object inserts the keys in sorted order, as FromJSON does; a repeated
+// key keeps its last value.
+func (starlarkJSON) Object(ms []contrib.JSONMember) any {
+	byKey := func(a, b contrib.JSONMember) int { return cmp.Compare(a.Key, b.Key) }
+	if !slices.IsSortedFunc(ms, byKey) {
+		slices.SortStableFunc(ms, byKey)
+	}
+	d := starlark.NewDict(len(ms))
+	for _, m := range ms {
+		_ = d.SetKey(starlark.String(m.Key), m.Value.(starlark.Value))
+	}
+	return d
 }
 
 // decodeJSON decodes one JSON value with numbers kept as json.Number, the

@@ -2,13 +2,15 @@ package contrib
 
 import (
 	"encoding/json"
+	"slices"
 )
 
 // A flat schema is the shape most tool parameters have: an object whose
 // properties are each a string, integer, number or boolean, some of them
 // required. Validating arguments against it with the general JSON Schema
 // validator was 15 % of a trivial call (issue 26, point 4); flatSchema
-// accepts what it can prove valid in one look at the decoded arguments and
+// accepts what it can prove valid in one look at the arguments as the parser
+// reads them (jsonParser, so whatever form they are built in) and
 // leaves everything else — every failure included — to the validator, so
 // what is accepted and every error message stay the validator's.
 type flatSchema struct {
@@ -108,66 +110,77 @@ func flatProperty(p map[string]json.RawMessage) flatType {
 	return t
 }
 
-// accepts reports whether v, decoded with numbers as json.Number, is
-// certainly valid. False means "ask the validator", not "invalid".
-func (f *flatSchema) accepts(v any) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
+// argKind is the kind of a JSON value as written, which is all the flat
+// check reads: so it takes the same decision whatever form the values are
+// built in (JSONBuilder).
+type argKind uint8
+
+const (
+	kindOther   argKind = iota // null, object, array
+	kindString                 // a string
+	kindBool                   // true or false
+	kindNumber                 // a number with a fraction or an exponent
+	kindInteger                // a number written without fraction or exponent
+)
+
+// kindOf returns the kind of the well-formed JSON value text.
+func kindOf(text []byte) argKind {
+	switch c := text[0]; {
+	case c == '"':
+		return kindString
+	case c == 't' || c == 'f':
+		return kindBool
+	case c == '-' || c >= '0' && c <= '9':
+		return numberKind(text)
 	}
+	return kindOther
+}
+
+// numberKind tells a plain integer (1.0 and 1e2 are integers too, but the
+// validator decides those) from another number.
+func numberKind(text []byte) argKind {
+	for i, c := range text {
+		if (c < '0' || c > '9') && !(c == '-' && i == 0) {
+			return kindNumber
+		}
+	}
+	return kindInteger
+}
+
+// accepts reports whether the object of members is certainly valid; a
+// repeated key's every value is checked, though only the last counts. False
+// means "ask the validator", not "invalid".
+func (f *flatSchema) accepts(members []JSONMember) bool {
 	if f.anyObjects {
 		return true
 	}
 	for _, name := range f.required {
-		if _, ok := m[name]; !ok {
+		if !slices.ContainsFunc(members, func(m JSONMember) bool { return m.Key == name }) {
 			return false
 		}
 	}
-	for k, e := range m {
-		t, known := f.props[k]
+	for _, m := range members {
+		t, known := f.props[m.Key]
 		if !known {
 			if f.closed {
 				return false
 			}
 			continue
 		}
+		var ok bool
 		switch t {
 		case flatString:
-			_, ok = e.(string)
+			ok = m.kind == kindString
 		case flatBoolean:
-			_, ok = e.(bool)
+			ok = m.kind == kindBool
 		case flatNumber:
-			_, ok = e.(json.Number)
+			ok = m.kind == kindNumber || m.kind == kindInteger
 		case flatInteger:
-			ok = plainInteger(e)
+			ok = m.kind == kindInteger
 		}
 		if !ok {
 			return false
 		}
 	}
 	return true
-}
-
-// plainInteger reports whether e is a number written without fraction or
-// exponent (1.0 and 1e2 are integers too, but the validator decides those).
-func plainInteger(e any) bool {
-	n, ok := e.(json.Number)
-	if !ok || n == "" {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		if c := n[i]; (c < '0' || c > '9') && !(c == '-' && i == 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// validateArgs validates decoded arguments against sch: the flat check
-// when it proves them valid, the JSON Schema validator otherwise.
-func validateArgs(sch *Schema, v any) error {
-	if sch.flat != nil && sch.flat.accepts(v) {
-		return nil
-	}
-	return sch.Validate(v)
 }

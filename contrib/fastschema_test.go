@@ -10,7 +10,7 @@ import (
 )
 
 // TestH26_4_FlatSchemaAgreesWithValidator: for every schema and argument
-// text, decodeArgs (which takes the flat check when the schema is flat)
+// text, decodeArgs, into the Go form and into another, (which takes the flat check when the schema is flat)
 // answers exactly what the JSON Schema validator alone answers — the same
 // acceptance and the same invalid_arguments message — and the flat check
 // is really taken for the flat schemas.
@@ -53,17 +53,24 @@ func TestH26_4_FlatSchemaAgreesWithValidator(t *testing.T) {
 			t.Errorf("%s: flat = %v, want %v", s.raw, isFlat, s.flat)
 		}
 		for _, a := range args {
-			got, gotRes, gotOK := decodeArgs(sch, json.RawMessage(a))
-			want, wantRes, wantOK := decodeArgsValidator(sch, json.RawMessage(a))
-			if gotOK != wantOK || gotRes.Err != nil && wantRes.Err != nil && sameWords(gotRes.Err.Message) != sameWords(wantRes.Err.Message) ||
-				(gotRes.Err == nil) != (wantRes.Err == nil) {
-				t.Errorf("schema %s, args %s: got ok=%v %+v, the validator alone ok=%v %+v", s.raw, a, gotOK, gotRes.Err, wantOK, wantRes.Err)
-			}
-			if gotOK && wantOK {
-				g, _ := json.Marshal(got)
-				w, _ := json.Marshal(want)
-				if string(g) != string(w) {
-					t.Errorf("schema %s, args %s: value %s, want %s", s.raw, a, g, w)
+			// The Go form, and another form (issue 26 point 4: the flat
+			// check reads the kinds as parsed, whatever is built).
+			for _, form := range []JSONBuilder{nil, testForm{}} {
+				got, gotRes, gotOK := decodeArgs(sch, json.RawMessage(a), form)
+				want, wantRes, wantOK := decodeArgsValidator(sch, json.RawMessage(a))
+				if gotOK != wantOK || gotRes.Err != nil && wantRes.Err != nil && sameWords(gotRes.Err.Message) != sameWords(wantRes.Err.Message) ||
+					(gotRes.Err == nil) != (wantRes.Err == nil) {
+					t.Errorf("schema %s, args %s: got ok=%v %+v, the validator alone ok=%v %+v", s.raw, a, gotOK, gotRes.Err, wantOK, wantRes.Err)
+				}
+				if gotOK && wantOK {
+					g, _ := json.Marshal(got)
+					w, _ := json.Marshal(want)
+					if string(g) != string(w) {
+						t.Errorf("schema %s, args %s: value %s, want %s", s.raw, a, g, w)
+					}
+					if _, isGo := got.(map[string]any); form != nil && isGo {
+						t.Errorf("schema %s, args %s: the Go form, want testForm's", s.raw, a)
+					}
 				}
 			}
 		}
@@ -82,7 +89,7 @@ func sameWords(msg string) string {
 // decodeArgsValidator is decodeArgs before the flat check: the JSON Schema
 // validator decides every call.
 func decodeArgsValidator(sch any, raw json.RawMessage) (any, Result, bool) {
-	v, res, ok := decodeArgs(nil, raw)
+	v, res, ok := decodeArgs(nil, raw, nil)
 	if !ok {
 		return v, res, ok
 	}

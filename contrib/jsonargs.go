@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -15,28 +16,133 @@ import (
 // encoding/json, which also produces the error message users see.
 var errSlowPath = errors.New("json: slow path")
 
-// parseJSON decodes one JSON value into the same Go values as encoding/json
-// with UseNumber (map[string]any, []any, string, json.Number, bool, nil),
-// several times faster for the small objects tool arguments are. It accepts
-// exactly RFC 8259 JSON followed by optional white space; on anything else —
-// including input it could decode but declines to (invalid UTF-8, deep
-// nesting) — it returns errSlowPath.
-func parseJSON(data []byte) (any, error) {
-	p := jsonParser{data: data}
-	v, err := p.value(0)
-	if err != nil {
-		return nil, err
+// A JSONBuilder makes the values the argument decoder produces, so one
+// parser builds either Go values or a plugin language's own values, with no
+// conversion between the two (issue 26, point 4). A Tool's ArgsForm is one;
+// nil means the Go form: map[string]any, []any, string, json.Number, bool
+// and nil, as encoding/json with UseNumber decodes.
+type JSONBuilder interface {
+	Null() any
+	Bool(b bool) any
+	String(s string) any
+	// Number gets an RFC 8259 number's text, which fits a float64.
+	Number(text string) any
+	// Array gets the elements in order; the slice is the parser's and is
+	// reused after the call.
+	Array(elems []any) any
+	// Object gets the members in document order, a repeated key as often
+	// as it was written (the last one counts, as in encoding/json). The
+	// slice is the parser's: the builder may reorder it, not keep it.
+	Object(members []JSONMember) any
+	// FromGo converts a value in the Go form, for arguments decoded another
+	// way (encoding/json's slow path, a Check done for Dispatch).
+	FromGo(v any) any
+}
+
+// JSONMember is one member of a JSON object being built.
+type JSONMember struct {
+	Key   string
+	Value any
+	kind  argKind // what the flat schema check reads
+}
+
+// goValues builds the Go form (JSONBuilder).
+type goValues struct{}
+
+func (goValues) Null() any              { return nil }
+func (goValues) Bool(b bool) any        { return b }
+func (goValues) String(s string) any    { return s }
+func (goValues) Number(text string) any { return json.Number(text) }
+func (goValues) FromGo(v any) any       { return v }
+func (goValues) Array(elems []any) any  { return append(make([]any, 0, len(elems)), elems...) }
+func (goValues) Object(ms []JSONMember) any {
+	m := make(map[string]any, len(ms))
+	for _, e := range ms {
+		m[e.Key] = e.Value // a repeated key keeps the last value, as encoding/json does
 	}
-	p.space()
-	if p.i != len(p.data) {
-		return nil, errSlowPath
+	return m
+}
+
+var goForm JSONBuilder = goValues{}
+
+// ParseJSON decodes one JSON value with b (nil: the Go form), with the
+// refusals of tool arguments: invalid UTF-8, nesting deeper than
+// MaxNesting and numbers no float64 holds are an error naming the JSON
+// Pointer of the value. Input the fast parser declines (JSON it leaves to
+// encoding/json, such as a lone surrogate escape) is decoded by
+// encoding/json and converted with b.FromGo.
+func ParseJSON(data []byte, b JSONBuilder) (any, error) {
+	v, res, ok := decodeJSON(nil, data, b)
+	if !ok {
+		return nil, errors.New(res.Err.Message)
 	}
 	return v, nil
 }
 
+// parseJSON decodes one JSON value into what b builds, several times
+// faster than encoding/json for the small objects tool arguments are. It
+// accepts exactly RFC 8259 JSON followed by optional white space; on
+// anything else — including input it could decode but declines to (invalid
+// UTF-8, deep nesting) — it returns errSlowPath. With flat set, flatOK
+// reports whether the value is an object the flat check proves valid.
+func parseJSON(data []byte, b JSONBuilder, flat *flatSchema) (v any, flatOK bool, err error) {
+	p := parsers.Get().(*jsonParser)
+	defer p.release()
+	p.data, p.b, p.flat = data, b, flat
+	if len(data) <= maxSharedText {
+		p.text = string(data)
+	}
+	v, err = p.value(0)
+	if err != nil {
+		return nil, false, err
+	}
+	p.space()
+	if p.i != len(p.data) {
+		return nil, false, errSlowPath
+	}
+	return v, p.flatOK, nil
+}
+
+// parsers keeps parsers with their stacks for the next call: a parser
+// escapes (its stacks go to the builder), and a call's few allocations are
+// a trivial call's cost (issue 26, point 4).
+var parsers = sync.Pool{New: func() any {
+	p := &jsonParser{}
+	p.members, p.elems = p.smallMembers[:0], p.smallElems[:0]
+	return p
+}}
+
+// release returns p to parsers, holding nothing of this call (a popped
+// stack entry is cleared when popped; a failed parse leaves some).
+func (p *jsonParser) release() {
+	clear(p.members)
+	clear(p.elems)
+	p.members, p.elems = p.members[:0], p.elems[:0]
+	if cap(p.members) > 64 || cap(p.elems) > 64 { // a large call's stacks are not kept
+		p.members, p.elems = p.smallMembers[:0], p.smallElems[:0]
+	}
+	p.data, p.text, p.i, p.b, p.flat, p.flatOK = nil, "", 0, nil, nil, false
+	parsers.Put(p)
+}
+
+// maxSharedText is the longest input whose strings share one copy of it:
+// one allocation instead of one per string, and a small value a tool keeps
+// holds at most this much alive.
+const maxSharedText = 4 << 10
+
 type jsonParser struct {
 	data []byte
+	text string // data as a string when short: unescaped strings are slices of it
 	i    int
+	b    JSONBuilder
+	flat *flatSchema
+	// flatOK: the top-level value is an object flat accepts.
+	flatOK bool
+	// The open arrays' elements and objects' members, innermost last.
+	elems        []any
+	members      []JSONMember
+	smallElems   [4]any
+	smallMembers [4]JSONMember
 }
 
 // MaxNesting is how deeply the host nests JSON arrays and objects, or
@@ -93,13 +199,17 @@ func (p *jsonParser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		return p.str()
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return p.b.String(s), nil
 	case c == 't':
-		return true, p.literal("true")
+		return p.b.Bool(true), p.literal("true")
 	case c == 'f':
-		return false, p.literal("false")
+		return p.b.Bool(false), p.literal("false")
 	case c == 'n':
-		return nil, p.literal("null")
+		return p.b.Null(), p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	}
@@ -116,11 +226,11 @@ func (p *jsonParser) literal(word string) error {
 
 func (p *jsonParser) object(depth int) (any, error) {
 	p.i++ // {
-	m := map[string]any{}
+	start := len(p.members)
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == '}' {
 		p.i++
-		return m, nil
+		return p.endObject(depth, start), nil
 	}
 	for {
 		p.space()
@@ -139,11 +249,17 @@ func (p *jsonParser) object(depth int) (any, error) {
 			return nil, errSlowPath
 		}
 		p.i++
+		p.space()
+		at := p.i
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, within(err, pointerToken(k))
 		}
-		m[k] = v // a repeated key keeps the last value, as encoding/json does
+		m := JSONMember{Key: k, Value: v}
+		if depth == 0 && p.flat != nil {
+			m.kind = kindOf(p.data[at:p.i])
+		}
+		p.members = append(p.members, m)
 		p.space()
 		if p.i >= len(p.data) {
 			return nil, errSlowPath
@@ -153,27 +269,39 @@ func (p *jsonParser) object(depth int) (any, error) {
 			p.i++
 		case '}':
 			p.i++
-			return m, nil
+			return p.endObject(depth, start), nil
 		default:
 			return nil, errSlowPath
 		}
 	}
 }
 
+// endObject builds the object whose members start at start, and pops them.
+func (p *jsonParser) endObject(depth, start int) any {
+	ms := p.members[start:]
+	if depth == 0 && p.flat != nil {
+		p.flatOK = p.flat.accepts(ms)
+	}
+	v := p.b.Object(ms)
+	clear(ms)
+	p.members = p.members[:start]
+	return v
+}
+
 func (p *jsonParser) array(depth int) (any, error) {
 	p.i++ // [
-	a := []any{}
+	start := len(p.elems)
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == ']' {
 		p.i++
-		return a, nil
+		return p.endArray(start), nil
 	}
 	for {
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, within(err, strconv.Itoa(len(a)))
+			return nil, within(err, strconv.Itoa(len(p.elems)-start))
 		}
-		a = append(a, v)
+		p.elems = append(p.elems, v)
 		p.space()
 		if p.i >= len(p.data) {
 			return nil, errSlowPath
@@ -183,11 +311,19 @@ func (p *jsonParser) array(depth int) (any, error) {
 			p.i++
 		case ']':
 			p.i++
-			return a, nil
+			return p.endArray(start), nil
 		default:
 			return nil, errSlowPath
 		}
 	}
+}
+
+func (p *jsonParser) endArray(start int) any {
+	es := p.elems[start:]
+	v := p.b.Array(es)
+	clear(es)
+	p.elems = p.elems[:start]
+	return v
 }
 
 func (p *jsonParser) str() (string, error) {
@@ -202,6 +338,9 @@ func (p *jsonParser) str() (string, error) {
 			p.i++
 			if !utf8.Valid(s) {
 				return "", errInvalidUTF8()
+			}
+			if p.text != "" {
+				return p.text[start : p.i-1], nil
 			}
 			return string(s), nil
 		case c == '\\':
@@ -326,13 +465,16 @@ func (p *jsonParser) number() (any, error) {
 			return nil, errSlowPath
 		}
 	}
-	n := json.Number(p.data[start:p.i])
+	n := p.data[start:p.i]
 	if exp || p.i-start > 300 {
-		if err := checkNumber(n); err != nil {
+		if err := checkNumber(json.Number(n)); err != nil {
 			return nil, err
 		}
 	}
-	return n, nil
+	if p.text != "" {
+		return p.b.Number(p.text[start:p.i]), nil
+	}
+	return p.b.Number(string(n)), nil
 }
 
 // argError is arguments refused although they are well-formed JSON: the

@@ -27,7 +27,7 @@ func TestDC6_FastDecoderAgreesWithEncodingJSON(t *testing.T) {
 		`{"esc": "a\"b\\c\/d\b\f\n\r\t", "u": "\u00e9\u4e2d", "pair": "\ud83d\ude00"}`,
 		`{"dup": 1, "dup": 2}`, "  {\"ws\" :\t[ 1 , 2 ]\n}  ", `{"ü": "ß"}`,
 	} {
-		fast, err := parseJSON([]byte(in))
+		fast, _, err := parseJSON([]byte(in), goForm, nil)
 		if err != nil {
 			t.Errorf("%s: fast path refused valid JSON: %v", in, err)
 			continue
@@ -44,7 +44,7 @@ func TestDC6_FastDecoderAgreesWithEncodingJSON(t *testing.T) {
 		``, `{`, `{"a"}`, `{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `+1`, `"\x"`, "\"a\x01\"", `{"a":1}}`,
 		`{}]`, `tru`, `"\ud83d"`, "\"\xff\"", `{"a":1} x`, `NaN`,
 	} {
-		if _, err := parseJSON([]byte(in)); err == nil {
+		if _, _, err := parseJSON([]byte(in), goForm, nil); err == nil {
 			t.Errorf("%q: fast path accepted it", in)
 		}
 	}
@@ -55,7 +55,7 @@ func FuzzDC6_FastDecoder(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, err := parseJSON(data)
+		fast, _, err := parseJSON(data, goForm, nil)
 		if err != nil {
 			return // deferred to encoding/json
 		}
@@ -76,7 +76,7 @@ func BenchmarkDecodeArgs(b *testing.B) {
 	data := []byte(`{"text": "Looks good overall, but the error path in the parser drops the position; please keep file:line:col in every diagnostic and add a test.", "max_words": 12, "tags": ["parser", "errors"], "strict": true}`)
 	b.Run("fast", func(b *testing.B) {
 		for b.Loop() {
-			parseJSON(data)
+			parseJSON(data, goForm, nil)
 		}
 	})
 	b.Run("encoding-json", func(b *testing.B) {
@@ -102,13 +102,13 @@ func TestDC4_BadInputRefusedWithPath(t *testing.T) {
 		"{\"lone\": \"\\ud83d\", \"s\": \"\xff\"}":       "invalid UTF-8 in a string at byte 25",
 		"{\"lone\": \"\\ud83d\", \"n\": {\"x\": 2e308}}": "/n/x: number 2e308 does not fit a float64",
 	} {
-		_, res, ok := decodeArgs(nil, []byte(in))
+		_, res, ok := decodeArgs(nil, []byte(in), nil)
 		if ok || res.Err == nil || res.Err.Code != ErrInvalidArguments || res.Err.Message != want {
 			t.Errorf("%q: ok=%v %+v\nwant invalid_arguments: %s", in, ok, res.Err, want)
 		}
 	}
 	for _, in := range []string{`{"n": 1e308, "u": 1e-400, "big": 123456789012345678901234567890}`, `{"s": "fіne ü"}`} {
-		if _, res, ok := decodeArgs(nil, []byte(in)); !ok {
+		if _, res, ok := decodeArgs(nil, []byte(in), nil); !ok {
 			t.Errorf("%s: refused: %+v", in, res.Err)
 		}
 	}

@@ -114,13 +114,13 @@ func TestH26_1_ValidationNamesEveryPath(t *testing.T) {
 		`[]`: "/: got array, want object",
 	}
 	for args, want := range cases {
-		_, res, ok := decodeArgs(sch, json.RawMessage(args))
+		_, res, ok := decodeArgs(sch, json.RawMessage(args), nil)
 		if ok || res.Err == nil || res.Err.Code != ErrInvalidArguments || res.Err.Message != want {
 			t.Errorf("%s:\n got ok=%v %+v\nwant %s", args, ok, res.Err, want)
 		}
 	}
 	for _, args := range []string{`{"name":"ab","times":9,"tags":["b"],"pick":3,"deep":{"x":null}}`, `{"name":"ab","times":2.0,"deep":{"x":1e300}}`} {
-		if _, res, ok := decodeArgs(sch, json.RawMessage(args)); !ok {
+		if _, res, ok := decodeArgs(sch, json.RawMessage(args), nil); !ok {
 			t.Errorf("%s refused: %+v", args, res.Err)
 		}
 	}
@@ -152,7 +152,7 @@ func TestSchema_ViolationsInDocumentOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, res, ok := decodeArgs(sch, json.RawMessage(`{"b":1,"a":["x",1,2,3,4,5,6,7,8,9,10,"y"],"q":1}`))
+	_, res, ok := decodeArgs(sch, json.RawMessage(`{"b":1,"a":["x",1,2,3,4,5,6,7,8,9,10,"y"],"q":1}`), nil)
 	want := `/: missing property "z"; /: additional properties "q" not allowed; /a/1: got number, want string; /a/2: got number, want string; ` +
 		`/a/3: got number, want string; /a/4: got number, want string; /a/5: got number, want string; /a/6: got number, want string; ` +
 		`/a/7: got number, want string; /a/8: got number, want string; /a/9: got number, want string; /a/10: got number, want string; /b: got number, want string`

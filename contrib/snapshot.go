@@ -80,12 +80,20 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 // InvokeIn is Invoke serving session (nil: the one ctx carries, if any): the
 // call's context carries it as WithSession would, without a context of its
 // own — the call's context, which every admitted call has, carries it.
+//
+// The arguments are decoded once, straight into the form the tool takes
+// them in (Tool.ArgsForm: a Starlark tool's are Starlark values).
 func (s *ToolSnapshot) InvokeIn(ctx context.Context, session SessionScope, name string, args json.RawMessage) Result {
-	value, res, ok := s.Check(name, args)
+	i, found := s.byName[name]
+	if !found {
+		return s.reg.unknownTool(name)
+	}
+	t := &s.tools[i]
+	value, res, ok := decodeArgs(t.schema, args, t.form)
 	if !ok {
 		return res
 	}
-	return s.invoke(ctx, session, name, value)
+	return s.invoke(ctx, session, name, toolArgs{raw: args, value: value, form: t.form, schema: t.schema})
 }
 
 // Check answers what Invoke answers before anything runs: unknown_tool for a
@@ -97,16 +105,55 @@ func (s *ToolSnapshot) Check(name string, args json.RawMessage) (value any, res 
 	if !found {
 		return nil, s.reg.unknownTool(name), false
 	}
-	return decodeArgs(s.tools[i].schema, args)
+	return decodeArgs(s.tools[i].schema, args, nil)
 }
 
 // InvokeChecked is Invoke with arguments Check accepted (value must be what
 // Check returned for name, unmodified).
 func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any) Result {
-	return s.invoke(ctx, nil, name, value)
+	var sch *Schema
+	if i, found := s.byName[name]; found {
+		sch = s.tools[i].schema
+	}
+	return s.invoke(ctx, nil, name, toolArgs{value: value, goValue: value, schema: sch})
 }
 
-func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, name string, value any) Result {
+// toolArgs are a call's checked arguments: value in form, checked against
+// schema, and what they were made from — the JSON text (Invoke) or the Go
+// form (InvokeChecked) — to build them again for another generation.
+type toolArgs struct {
+	raw     json.RawMessage
+	goValue any
+	value   any
+	form    JSONBuilder
+	schema  *Schema
+}
+
+// refit makes the arguments those of a tool whose schema or form differs
+// from theirs (a generation that replaced the one they were checked for).
+func (a *toolArgs) refit(sch *Schema, form JSONBuilder) (Result, bool) {
+	if a.raw != nil {
+		v, res, ok := decodeArgs(sch, a.raw, form)
+		if !ok {
+			return res, false
+		}
+		a.value = v
+	} else {
+		if sch != a.schema && sch != nil {
+			if err := sch.Validate(a.goValue); err != nil {
+				return Failure(ErrInvalidArguments, describeViolations(err)), false
+			}
+		}
+		a.value = a.goValue
+		if form != nil {
+			a.value = form.FromGo(a.goValue)
+		}
+	}
+	a.schema, a.form = sch, form
+	return Result{}, true
+}
+
+func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, name string, args toolArgs) Result {
 	i, found := s.byName[name]
 	if !found {
 		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
@@ -120,7 +167,7 @@ func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, name st
 		if session != nil {
 			run = WithSession(ctx, session)
 		}
-		return settle(ctx, guard(run, t.run, value), false)
+		return settle(ctx, guard(run, t.run, args.value), false)
 	}
 	// A gate closes between lookup and admission only when its generation
 	// was just replaced or stopped; the next view says which.
@@ -130,12 +177,13 @@ func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, name st
 		if tool == nil {
 			return unavailable(t.Name)
 		}
-		if sch != t.schema {
-			// The new generation's parameters decide.
-			if err := validateArgs(sch, value); err != nil {
-				return Failure(ErrInvalidArguments, describeViolations(err))
+		if sch != args.schema || tool.ArgsForm != args.form {
+			// The new generation's parameters decide, in its tool's form.
+			if res, ok := args.refit(sch, tool.ArgsForm); !ok {
+				return res
 			}
 		}
+		value := args.value
 		ran, interrupted := gate.call(ctx, session, func(ctx context.Context) { res = checkOutput(tool, guard(ctx, tool.Run, value)) })
 		if ran {
 			if res.Err != nil && res.Err.Cause == CauseWorkerFailed && s.reg.opts.Settle != nil {
@@ -189,7 +237,7 @@ func checkOutput(t *Tool, res Result) Result {
 	if res.Data == nil {
 		return Failure(ErrInvalidOutput, "the tool declares an output_schema but returned text, not a structured value")
 	}
-	v, err := parseJSON(res.Data)
+	v, _, err := parseJSON(res.Data, goForm, nil)
 	if err != nil { // a value the fast decoder declines
 		dec := json.NewDecoder(bytes.NewReader(res.Data))
 		dec.UseNumber()
@@ -227,20 +275,39 @@ func invalidUTF8At(data []byte) int {
 	return len(data)
 }
 
-// decodeArgs decodes raw JSON arguments and validates them (DC4).
-func decodeArgs(sch *Schema, raw json.RawMessage) (any, Result, bool) {
-	raw = Arguments(raw)
-	v, err := parseJSON(raw)
-	var bad *argError
-	if errors.As(err, &bad) {
+// decodeArgs decodes raw JSON arguments into form (nil: the Go form) and
+// validates them (DC4): with the flat check as the parser reads them when
+// the schema is flat, else — and whenever the flat check cannot prove them
+// valid — with the JSON Schema validator, which reads the Go form.
+func decodeArgs(sch *Schema, raw json.RawMessage, form JSONBuilder) (any, Result, bool) {
+	return decodeJSON(sch, Arguments(raw), form)
+}
+
+// decodeJSON is decodeArgs without the rule for missing arguments.
+func decodeJSON(sch *Schema, raw []byte, form JSONBuilder) (any, Result, bool) {
+	var flat *flatSchema
+	build := form
+	if sch != nil {
+		if flat = sch.flat; flat == nil {
+			build = nil
+		}
+	}
+	if build == nil {
+		build = goForm
+	}
+	v, proven, err := parseJSON(raw, build, flat)
+	if bad, ok := err.(*argError); ok {
 		return nil, Failure(ErrInvalidArguments, bad.Error()), false
 	}
 	if err != nil {
 		// Anything else the fast decoder declines is decoded (and, if
 		// invalid, explained) by encoding/json, then held to the same rules.
+		build = goForm
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
-		err = dec.Decode(&v)
+		var slow any
+		err = dec.Decode(&slow)
+		v = slow
 		if err == nil {
 			if _, next := dec.Token(); next != io.EOF {
 				err = errors.New("trailing data after the JSON value")
@@ -258,11 +325,18 @@ func decodeArgs(sch *Schema, raw json.RawMessage) (any, Result, bool) {
 	if err != nil {
 		return nil, Failure(ErrInvalidArguments, "arguments are not valid JSON: "+err.Error()), false
 	}
-	if sch == nil {
-		return v, Result{}, true
+	if sch != nil && !proven {
+		if build != goForm {
+			// The fast parser read them once, so it reads them again.
+			v, _, _ = parseJSON(raw, goForm, nil)
+			build = goForm
+		}
+		if err := sch.Validate(v); err != nil {
+			return nil, Failure(ErrInvalidArguments, describeViolations(err)), false
+		}
 	}
-	if err := validateArgs(sch, v); err != nil {
-		return nil, Failure(ErrInvalidArguments, describeViolations(err)), false
+	if form != nil && build != form {
+		v = form.FromGo(v)
 	}
 	return v, Result{}, true
 }

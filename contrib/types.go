@@ -188,6 +188,12 @@ type Tool struct {
 	// Run is the implementation; it never crosses a process boundary (a
 	// worker's contributions travel as this struct's JSON, contrib/wire).
 	Run ToolFunc `json:"-"`
+	// ArgsForm is the form Run takes its arguments in: nil for the Go form
+	// ToolFunc describes, or a builder of a plugin language's values (the
+	// arguments are decoded straight into them, issue 26 point 4). Run
+	// must also take the Go form, which a call converted on another path
+	// may still bring. Whoever replaces Run sets ArgsForm for the new Run.
+	ArgsForm JSONBuilder `json:"-"`
 
 	schema, outSchema *Schema
 }

@@ -42,6 +42,7 @@ type toolEntry struct {
 	index            int  // into the generation's Set.Tools
 	external         bool
 	schema           *Schema
+	form             JSONBuilder // the tool's ArgsForm
 	run              ToolFunc
 }
 
@@ -104,7 +105,7 @@ func (p *Published) toolEntries() []toolEntry {
 			t := &p.Set.Tools[i]
 			p.entries[i] = toolEntry{
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
-				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema,
+				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema, form: t.ArgsForm,
 				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: approvalRequired(t.ReadOnly, t.RequiresApproval),
 				Multimodal: t.Multimodal, Output: t.OutputSchema, Remote: t.Remote,
 			}

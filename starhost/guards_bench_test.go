@@ -52,6 +52,13 @@ contribute(tools = [
 ])
 `
 
+// guardsHost is a host running guardsSource as plugin bench.guards.
+func guardsHost(tb testing.TB) *starhost.Host {
+	dir := filepath.Join(tb.TempDir(), "guards")
+	testkit.Plugin{ID: "bench.guards", Source: guardsSource}.Write(tb, dir)
+	return startHost(tb, dir)
+}
+
 // rawJSONPair compares ToolSnapshot.Invoke of tool with what a program
 // using go.starlark.net alone does for the same call: decode the JSON
 // arguments with go.starlark.net's own json.decode, call the same function
@@ -117,9 +124,7 @@ func rawJSONPair(b *testing.B, h *starhost.Host, tool string, args map[string]an
 // its JSON decoding, in one run; the ratio sub-benchmark interleaves them.
 // Targets: at most 1.5× for LoopSum, StringBuild, ListAppend and Trivial.
 func BenchmarkH26_4_Guards(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "guards")
-	testkit.Plugin{ID: "bench.guards", Source: guardsSource}.Write(b, dir)
-	h := startHost(b, dir)
+	h := guardsHost(b)
 	b.Run("LoopSum", rawJSONPair(b, h, "loop_sum", map[string]any{"n": 2000}).run)
 	b.Run("StringBuild", rawJSONPair(b, h, "string_build", map[string]any{"n": 500}).run)
 	b.Run("ListAppend", rawJSONPair(b, h, "list_append", map[string]any{"n": 1000}).run)
