@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -93,6 +95,9 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 		}
 		for _, k := range l.md.Undecoded() {
 			code, msg := contrib.ConfigUnknownKey, "unknown config key "+k.String()+" is ignored"
+			if len(k) == 1 {
+				msg += contrib.DidYouMean(k[0], configKeys())
+			}
 			if strings.Contains(strings.ToLower(k.String()), "trust") {
 				code, msg = contrib.WorkspaceTrustIgnored, "config key "+k.String()+" is ignored: trust is granted only in the home trust file"
 			}
@@ -111,6 +116,26 @@ func loadConfig(home, workspace string, base Limits, note func(contrib.Diagnosti
 	}
 	return cfg
 }
+
+// configKeys are the top-level keys of a config.toml layer: the toml names
+// of fileLayer's fields, for the "did you mean" of a misspelled one.
+var configKeys = sync.OnceValue(func() []string {
+	var keys []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for f := range t.Fields() {
+			if f.Anonymous {
+				walk(f.Type)
+				continue
+			}
+			if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "" && name != "-" {
+				keys = append(keys, name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[fileLayer]())
+	return keys
+})
 
 // pos is where the layer writes key (dotted, as diagnostics print it).
 func (l *layer) pos(key string) contrib.Pos {

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/internal/tomlpos"
 )
 
 // fileLayer is one config.toml as decoded: Config plus the keys whose TOML
@@ -23,6 +24,9 @@ type pluginsKey struct {
 	Settings map[string]pluginSettings
 	Unknown  []string // keys of plugin tables this host does not know
 }
+
+// pluginKeys are the keys of a [plugins."id"] table (pluginSettings).
+var pluginKeys = []string{"isolation", "step_budget", "execute"}
 
 // pluginSettings are the settings of one [plugins."id"] table.
 type pluginSettings struct {
@@ -97,7 +101,8 @@ func mergeIsolation(dst *Config, l *layer, workspace bool, note func(contrib.Dia
 		note(contrib.Diag(code, "", l.pos(key), format, args...))
 	}
 	for _, k := range l.file.Plugins.Unknown {
-		bad(k, contrib.ConfigUnknownKey, "unknown config key %s is ignored", k)
+		parts := tomlpos.SplitKey(k)
+		bad(k, contrib.ConfigUnknownKey, "unknown config key %s is ignored%s", k, contrib.DidYouMean(parts[len(parts)-1], pluginKeys))
 	}
 	if l.md.IsDefined("isolation") {
 		m := l.file.Isolation

@@ -407,14 +407,24 @@ func runSetup(e *env, args []string) error {
 // claudeSetup is how Claude Code runs this crystal-star: its absolute path
 // and the global flags of this command line that say which plugins
 // (--home, --dev), made absolute. The hooks run crystal-star-hook, the
-// fast forwarder, when it is installed beside it.
+// fast forwarder, when it is installed beside it and this program is the
+// crystal-star it falls back to.
 func (e *env) claudeSetup() (claudecode.Setup, error) {
 	exe, err := selfPath()
 	if err != nil {
 		return claudecode.Setup{}, err
 	}
+	if goRunBuild(exe) {
+		return claudecode.Setup{}, &usageError{
+			msg:  fmt.Sprintf("setup: this crystal-star is go run's temporary build (%s), deleted when it exits: the agent host's hooks would run a program that is gone, and a hook that cannot start lets the tool call through", exe),
+			hint: "install it, then run the installed crystal-star's setup: go install ./cmd/crystal-star ./cmd/crystal-star-hook (docs/agent-hosts.md)",
+		}
+	}
 	s := claudecode.Setup{Launch: agenthosts.Launch{Exe: exe, HookExe: exe}}
-	if fast := filepath.Join(filepath.Dir(exe), "crystal-star-hook"); fileExists(fast) {
+	// The forwarder runs the crystal-star beside it: only this program
+	// when it has that name (a renamed copy would be served by another
+	// program, or by none, and then every tool call is denied).
+	if fast := filepath.Join(filepath.Dir(exe), "crystal-star-hook"); fileExists(fast) && strings.TrimSuffix(filepath.Base(exe), ".exe") == "crystal-star" {
 		s.HookExe = fast
 	}
 	s.ConfigDir, s.UserFile = claudecode.UserDirs()
@@ -427,6 +437,14 @@ func (e *env) claudeSetup() (claudecode.Setup, error) {
 		s.Args = append(s.Args, "--dev", a)
 	}
 	return s, nil
+}
+
+// goRunBuild reports whether exe is where `go run` puts the program it
+// builds, $TMPDIR/go-buildN/bN/exe/NAME, which it deletes when the program
+// exits.
+func goRunBuild(exe string) bool {
+	dir := filepath.Dir(exe)
+	return filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build")
 }
 
 func fileExists(p string) bool {

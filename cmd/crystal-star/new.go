@@ -133,7 +133,7 @@ const scaffoldModule = `"""TITLE: one contribution of each common kind.
 
 - the tool SHORT_greet greets someone by name; its parameters are a JSON schema;
 - the command /SHORT turns its arguments into this turn's input;
-- the placeholder {{SHORT_greeted}} binds to how many people were greeted;
+- the placeholder {{SHORT_greeted}} binds to how many people this session greeted;
 - the status field FIELD shows the same count on the status line.
 
 Test it with ` + "`crystal-star test`" + ` (testdata/*.txtar, docs/testing.md).
@@ -143,9 +143,12 @@ def greet(ctx, args):
     name = args["name"].strip()
     if not name:
         return error("empty_name", "name is empty")  # a stable code the model sees
-    count = ctx.store.get("greeted", 0) + 1  # per-generation state
-    ctx.store["greeted"] = count
-    ctx.status.set("FIELD", "%d greeted" % count)
+    # ctx.store is the generation's, shared by every session the host
+    # serves: a count of this session's is keyed by its id.
+    key = "greeted/" + ctx.session_id
+    count = ctx.store.get(key, 0) + 1
+    ctx.store[key] = count
+    ctx.status.set("FIELD", "%d greeted" % count)  # this session's line only
     return "Hello, %s!" % name
 
 def greet_command(ctx, inv):
@@ -155,7 +158,7 @@ def greet_command(ctx, inv):
     return "Greet %s warmly." % inv.args.strip()
 
 def greeted(ctx):
-    return str(ctx.store.get("greeted", 0))
+    return str(ctx.store.get("greeted/" + ctx.session_id, 0))
 
 def attach_status(ctx, status):
     status.set("FIELD", "nobody greeted yet")

@@ -14,7 +14,8 @@
 // Commands (fakemodel, json, waitmatch, exitcode), which the project's own
 // end-to-end scenarios use as well. docs/testing.md is the guide.
 //
-// The kit builds on internal/testkit, the project's own low-level test kit
-// (file trees, recorders), and otherwise uses only starhost's public API
-// (and testscript).
+// The kit uses only starhost's public API, lifecycle.ReadBundle (the copy
+// is the bundle the host reads) and testscript. `crystal-star test` links
+// it, so it imports nothing made for the project's own tests
+// (internal/testkit): TestH26_6_CLILinksNoTestCode keeps it so.
 package plugintest

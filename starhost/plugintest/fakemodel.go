@@ -102,10 +102,7 @@ func (m *FakeModel) Requests() []Request {
 }
 
 // Close shuts the server down, cancelling requests in flight.
-func (m *FakeModel) Close() {
-	m.srv.CloseClientConnections()
-	m.srv.Close()
-}
+func (m *FakeModel) Close() { m.srv.Close() }
 
 // providers is a providers.json naming this server as provider "fake"
 // (protocol openai) with one model, "fake".

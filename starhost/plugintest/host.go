@@ -9,10 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crystal-star/crystal-star/internal/layout"
-	"github.com/crystal-star/crystal-star/internal/testkit"
+	"github.com/crystal-star/crystal-star/lifecycle"
 	"github.com/crystal-star/crystal-star/starhost"
 )
 
@@ -53,7 +54,8 @@ var DefaultBuiltinTools = []string{"read", "write", "edit", "bash", "grep", "glo
 
 // Host is a started host over one plugin directory, for tests, in the
 // style of httptest.Server: home and workspace are fresh temporary
-// directories, the plugin is a copy (so a test can edit it and Reload)
+// directories, the plugin is a copy of its bundle — the files the host
+// reads, without .git or desktop/ — (so a test can edit it and Reload)
 // loaded as a development plugin, plugin timers run on a ManualClock, and
 // a FakeModel answers model calls when asked for. Its methods are safe for
 // concurrent use.
@@ -75,7 +77,8 @@ type Host struct {
 	Clock *starhost.ManualClock
 
 	tmp   string // removed by Close when Start made it
-	notes testkit.Log[starhost.Note]
+	mu    sync.Mutex
+	notes []starhost.Note // every note delivered, in order
 }
 
 // NewHost starts a host over the plugin in dir (Start) in t.TempDir() and
@@ -116,10 +119,14 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 	}
 	h := &Host{Dir: filepath.Join(tmp, "plugin", filepath.Base(src)), Home: filepath.Join(tmp, "home"),
 		Workspace: filepath.Join(tmp, "workspace"), Clock: starhost.NewManualClock()}
-	if err := testkit.CopyTree(src, h.Dir); err != nil {
+	b, err := lifecycle.ReadBundle(src)
+	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{h.Home, h.Workspace} {
+	if err := writeFiles(h.Dir, b.Files()); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{h.Dir, h.Home, h.Workspace} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -155,7 +162,9 @@ func start(tmp, dir string, opts Options) (*Host, error) {
 	}
 	notes := o.Notes
 	o.Notes = func(n starhost.Note) {
-		h.notes.Add(n)
+		h.mu.Lock()
+		h.notes = append(h.notes, n)
+		h.mu.Unlock()
 		if notes != nil {
 			notes(n)
 		}
@@ -258,7 +267,22 @@ func (h *Host) Advance(d time.Duration) int { return h.Clock.Advance(d) }
 
 // WriteFile writes a file of the plugin's copy (name relative to Dir).
 func (h *Host) WriteFile(name, content string) error {
-	return testkit.WriteFiles(h.Dir, map[string]string{name: content})
+	return writeFiles(h.Dir, map[string][]byte{name: []byte(content)})
+}
+
+// writeFiles writes files (slash paths relative to dir → contents) below
+// dir, creating directories as needed.
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Reload re-reads the plugin's copy and activates the new content. The
@@ -271,7 +295,9 @@ func (h *Host) Reload() error {
 
 // Notes returns every note the host delivered so far.
 func (h *Host) Notes() []starhost.Note {
-	return h.notes.All()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.notes)
 }
 
 // Close closes the host and the fake model; a host made by Start also

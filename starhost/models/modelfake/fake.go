@@ -38,8 +38,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -66,11 +66,20 @@ func (r Request) Auth() string {
 }
 
 // Server is the fake provider. Its zero value is not usable; call Start.
+//
+// It is a plain http.Server on 127.0.0.1, not an httptest.Server: the CLI
+// links this package (`crystal-star test`'s fake model), and httptest
+// would bring its test certificate and flags into every build of the CLI.
 type Server struct {
-	*httptest.Server
+	// URL is the server's base URL, such as http://127.0.0.1:40123.
+	URL string
 	// Key, when set, is the only API key accepted: any other answers 401.
 	Key      string
+	srv      *http.Server
+	listener net.Listener
+	active   sync.WaitGroup // requests being served
 	mu       sync.Mutex
+	closed   bool // Close was called: no request is served
 	requests []Request
 	seen     map[string]int // model → requests so far (busy-once)
 	extra    map[string]http.Handler
@@ -156,11 +165,31 @@ func (s *Server) Handle(prefix string, h http.Handler) {
 	s.extra[prefix] = h
 }
 
-// Start starts a server on a local port; Close stops it.
+// Start starts a server on a free port of 127.0.0.1; Close stops it. It
+// panics when it cannot listen, as httptest.NewServer does.
 func Start() *Server {
-	s := &Server{seen: map[string]int{}, extra: map[string]http.Handler{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic("modelfake: cannot listen on 127.0.0.1: " + err.Error())
+	}
+	s := &Server{URL: "http://" + l.Addr().String(), listener: l, seen: map[string]int{}, extra: map[string]http.Handler{}}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
+	go s.srv.Serve(l)
 	return s
+}
+
+// Close stops the server: it closes the listener and every connection,
+// which cancels the requests in flight, and waits until their handlers
+// have returned. It is idempotent.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	// Closed here too: Serve may not have taken the listener over yet,
+	// and a connection it never accepts would be reset, not refused.
+	s.listener.Close()
+	s.srv.Close()
+	s.active.Wait()
 }
 
 // Requests returns the requests received so far, in order.
@@ -200,6 +229,17 @@ func route(path string) (wire, bool) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	// Counted under mu, before Close marks the server closed, so Close's
+	// Wait sees every handler that runs.
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		http.Error(w, "modelfake: the server is closed", http.StatusServiceUnavailable)
+		return
+	}
+	s.active.Add(1)
+	s.mu.Unlock()
+	defer s.active.Done()
 	body, _ := io.ReadAll(r.Body)
 	wr, ok := route(r.URL.Path)
 	req := Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body}
