@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -52,8 +53,10 @@ type watched struct {
 type runWatchdog struct {
 	mu      sync.Mutex
 	running map[*runState]watched
+	armed   uint64 // runs armed so far, under mu
 	wake    chan struct{}
 	start   sync.Once
+	wakes   atomic.Int64 // the times the loop woke from sleep
 }
 
 var watchdog = &runWatchdog{running: map[*runState]watched{}, wake: make(chan struct{}, 1)}
@@ -77,6 +80,7 @@ func (w *runWatchdog) arm(ctx context.Context, th *starlark.Thread, st *runState
 	w.start.Do(func() { go w.loop() })
 	w.mu.Lock()
 	w.running[st] = r
+	w.armed++
 	first := len(w.running) == 1
 	w.mu.Unlock()
 	if first {
@@ -94,7 +98,11 @@ func (w *runWatchdog) disarm(st *runState) {
 	w.mu.Unlock()
 }
 
-// loop sleeps until a run starts, then samples the heap until none runs.
+// loop sleeps until a run starts, then samples the heap until a whole tick
+// passed in which none ran: calls that follow each other, each shorter
+// than a tick (a worker serving a stream of tool calls, issue 26 point 2),
+// keep it ticking instead of waking it once per call, each wake a
+// goroutine scheduled, a ticker made and the metrics read.
 // Each run's budget is measured from the host's live heap (as of the last
 // collection) when the watchdog first saw the run: what the run's plugin
 // code may add to it. A run that starts after the heap grew is judged from
@@ -104,7 +112,9 @@ func (w *runWatchdog) loop() {
 	var batch []watched
 	seen := map[*runState]uint64{} // each run's allocated at the previous tick
 	for range w.wake {
+		w.wakes.Add(1)
 		tick := time.NewTicker(watchInterval)
+		armed := w.armedSoFar() - 1 // the run that woke the loop counts
 		for {
 			metrics.Read(samples)
 			heap := sampleValue(samples[0])
@@ -112,8 +122,15 @@ func (w *runWatchdog) loop() {
 			batch = w.snapshot(batch[:0], sampleValue(samples[1]))
 			if len(batch) == 0 {
 				clear(seen) // hold no finished run: its owner pins its generation
-				break
+				now := w.armedSoFar()
+				if now == armed {
+					break // a tick without a run: sleep
+				}
+				armed = now
+				w.awaitTick(tick.C)
+				continue
 			}
+			armed = w.armedSoFar()
 			w.mu.Lock()
 			cancelLate(w, batch, time.Now())
 			w.mu.Unlock()
@@ -131,10 +148,27 @@ func (w *runWatchdog) loop() {
 			for _, r := range batch {
 				seen[r.st] = r.st.allocated.Load()
 			}
-			<-tick.C
+			w.awaitTick(tick.C)
 		}
 		tick.Stop()
 	}
+}
+
+// awaitTick waits for the next tick. A wake pending from a run armed
+// while the loop ticked is taken first: the loop is awake already.
+func (w *runWatchdog) awaitTick(ticks <-chan time.Time) {
+	select {
+	case <-w.wake:
+	default:
+	}
+	<-ticks
+}
+
+// armedSoFar is the number of runs armed so far.
+func (w *runWatchdog) armedSoFar() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.armed
 }
 
 // fits reports whether a run of inst may allocate size more bytes within

@@ -126,8 +126,8 @@ func BenchmarkIsolationInvoke(b *testing.B) {
 			// round trip over a pair of pipes to a second process
 			// (issue 26, point 2: the process call's p50 at most 2× this).
 			b.Run(w.name+"/pipe", func(b *testing.B) { pipeRoundTrip(b) })
-			// The same with the echo on one processor, as a worker runs
-			// (builtins/worker: GOMAXPROCS=1): the lower floor.
+			// The same with the echo on one processor, as a worker ran
+			// until it read in blocking mode on two (builtins/worker).
 			b.Run(w.name+"/pipe1", func(b *testing.B) { pipeRoundTrip(b, "GOMAXPROCS=1") })
 		}
 		globals, err := rawExec(files, "plugin.star", rawPredeclared())

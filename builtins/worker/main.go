@@ -11,6 +11,11 @@ import (
 	"github.com/crystal-star/crystal-star/contrib/wire"
 )
 
+// startProfile, set in a binary built with -tags workerprofile
+// (profile.go), starts profiling the worker and returns what writes the
+// profiles once it has served.
+var startProfile func() (stop func())
+
 // IsChild reports whether this process was started as a worker.
 func IsChild() bool { return os.Getenv(wire.EnvWorker) != "" }
 
@@ -20,7 +25,7 @@ func IsChild() bool { return os.Getenv(wire.EnvWorker) != "" }
 // its host). Plugin code never runs before the limit is in place.
 func Main() {
 	if v := os.Getenv(wire.EnvWorker); v != wire.Version {
-		fmt.Fprintf(os.Stderr, "crystal-star worker: protocol %q, want %q\n", v, wire.Version)
+		fmt.Fprintf(os.Stderr, "crystal-star worker: %s\n", wire.VersionMismatch("worker", v))
 		os.Exit(3)
 	}
 	hello := &wire.Hello{Version: wire.Version, PID: os.Getpid()}
@@ -46,11 +51,17 @@ func Main() {
 		os.Exit(3)
 	}
 	dropInitPages()
-	hello.Procs = oneProc()
-	if hello.Procs == 1 {
+	hello.Procs = fewProcs()
+	if hello.Procs < wideProcs {
 		widenWhenHeapGrows(wideProcs, heapThreshold(hello.Limit))
 	}
-	if err := serve(pollable(os.Stdin), out, hello); err != nil {
+	stop := func() {}
+	if startProfile != nil {
+		stop = startProfile()
+	}
+	err := serve(blocking(os.Stdin), out, hello)
+	stop()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "crystal-star worker: %v\n", err)
 		os.Exit(1)
 	}

@@ -6,17 +6,26 @@ import (
 	"runtime/metrics"
 )
 
-// oneProc runs the worker's Go code on one processor (GOMAXPROCS=1) unless
-// the operator set GOMAXPROCS, and returns the worker's GOMAXPROCS. A
-// worker serves one call after another on the channel, and with a second
-// processor idle every hand-off between its goroutines (the reader taking
-// over, the reply written) woke a second thread that found nothing to do:
-// half of a trivial call's CPU on both sides (docs/performance.md; issue
-// 26, point 2). Concurrent calls to one worker still interleave, on one
-// core; workers run in parallel with each other and with the host.
-func oneProc() int {
+// workerProcs is the processors a worker runs its Go code on unless the
+// operator set GOMAXPROCS: one for the goroutine that reads the channel,
+// which waits for the host in a blocking read (blocking, issue 26 point
+// 2), one for the call it serves and everything else.
+const workerProcs = 2
+
+// fewProcs runs the worker's Go code on workerProcs processors (fewer on a
+// machine with fewer cores) unless the operator set GOMAXPROCS, and
+// returns the worker's GOMAXPROCS. A worker serves its channel one frame
+// after another, on the goroutine that read it; every processor beyond
+// the two it needs is one more idle thread that a hand-off between its
+// goroutines (a timer, the reader taking over from a long call) may wake
+// for nothing (docs/performance.md; issue 26, point 2). With one
+// processor, the reader waiting in read would hold it: the runtime takes
+// it back only after 20 µs to 10 ms, and hands it back when the read
+// returns, which cost each call more than the poller did. Workers run in
+// parallel with each other and with the host.
+func fewProcs() int {
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
+		runtime.GOMAXPROCS(min(workerProcs, runtime.NumCPU()))
 	}
 	return runtime.GOMAXPROCS(0)
 }
@@ -32,10 +41,10 @@ func heapThreshold(limit int64) uint64 {
 
 // widenWhenHeapGrows gives the worker procs processors again, once, after
 // a garbage collection that leaves more than threshold bytes live. The
-// collector marks on a processor of its own when it has one; a worker on
-// one processor that allocates heavily (a memory bomb on its way to
+// collector marks on a quarter of the processors; a worker on few
+// processors that allocates heavily (a memory bomb on its way to
 // memory_limit, a plugin holding a large index) would otherwise mark and
-// run on one core. Small heaps, the common case, never pay for a check
+// run on them alone. Small heaps, the common case, never pay for a check
 // beyond one cleanup per collection.
 func widenWhenHeapGrows(procs int, threshold uint64) {
 	if procs <= 1 {

@@ -42,6 +42,16 @@ const handOffAfter = time.Millisecond
 // it reads it serves, then reads on — unless reading was handed over
 // meanwhile (readerAway was cleared: handOff).
 func (c *Conn) read() {
+	// One timer per reader, armed for each call it serves: a timer made
+	// and dropped per call cost each call an allocation and the timer
+	// heap's work twice. Once it fires, this reader ends and the timer
+	// with it.
+	t := time.AfterFunc(time.Hour, func() {
+		if c.takeReading() {
+			c.read() // on the timer's own goroutine
+		}
+	})
+	t.Stop()
 	for {
 		f, err := c.r.Read()
 		if err != nil {
@@ -55,11 +65,7 @@ func (c *Conn) read() {
 		c.mu.Lock()
 		c.readerAway = true
 		c.mu.Unlock()
-		t := time.AfterFunc(c.handOffAfter, func() {
-			if c.takeReading() {
-				c.read() // on the timer's own goroutine
-			}
-		})
+		t.Reset(c.handOffAfter)
 		c.serveCall(in)
 		t.Stop()
 		if !c.takeReading() {

@@ -11,10 +11,23 @@ import (
 // EnvWorker is the environment variable that turns a re-executed host binary
 // into a worker: its value is the protocol version. EnvMemoryLimit carries
 // the worker's memory limit in bytes.
+//
+// Version is the protocol's version. A host passes it in EnvWorker and a
+// worker answers it in its Hello; either side refuses the other's when they
+// differ, naming both (a worker started by another build of the host
+// binary: Options.Command, a binary replaced while the host runs). Bump it
+// with every change to frames or bodies: 2 is the bell's bit and the
+// compact tool call (issue 26).
 const (
 	EnvWorker      = "CRYSTAL_STAR_WORKER"
 	EnvMemoryLimit = "CRYSTAL_STAR_WORKER_MEMORY"
-	Version        = "1"
+	Version        = "2"
+	// EnvProfile, in a binary built with -tags workerprofile, makes each
+	// worker write its CPU and allocation profiles to files named by this
+	// prefix, its pid and .cpu or .allocs; the host then lets a worker it
+	// closes exit by itself instead of killing it, so the profiles are
+	// written (docs/isolation.md, "Profiling a worker").
+	EnvProfile = "CRYSTAL_STAR_WORKER_PROFILE"
 )
 
 // The methods the host calls on the worker.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -44,6 +45,18 @@ const MethodClose = "close"
 // the handshake. A process that never sends it is not serving as a worker
 // (its main does not call starhost.ServeWorkerIfChild first). Hello.
 const NotifyHello = "hello"
+
+// VersionMismatch is what side ("host" or "worker") says when its peer
+// speaks protocol theirs instead of Version: host and worker come from
+// different builds.
+func VersionMismatch(side, theirs string) string {
+	peer := "worker"
+	if side == peer {
+		peer = "host"
+	}
+	return fmt.Sprintf("protocol version mismatch: this %s speaks %q, the %s %q; the host and the worker come from different builds",
+		side, Version, peer, theirs)
+}
 
 // Hello is the worker's handshake.
 type Hello struct {

@@ -208,13 +208,14 @@ func selfCommand() (*exec.Cmd, error) {
 }
 
 // workerEnv keeps of the host's environment what the Go runtime reads
-// (GOMAXPROCS, GODEBUG, GOGC, GORACE, GOCOVERDIR, ...) and TMPDIR: the
+// (GOMAXPROCS, GODEBUG, GOGC, GORACE, GOCOVERDIR, ...), TMPDIR and
+// wire.EnvProfile: the
 // credentials an agent host keeps in its environment (API keys) never
 // enter a process that runs plugin code.
 func workerEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "GO") || strings.HasPrefix(kv, "TMPDIR=") {
+		if strings.HasPrefix(kv, "GO") || strings.HasPrefix(kv, "TMPDIR=") || strings.HasPrefix(kv, wire.EnvProfile+"=") {
 			out = append(out, kv)
 		}
 	}

@@ -226,7 +226,7 @@ func timeAfterMs(ms int) <-chan time.Time { return time.After(time.Duration(ms) 
 func TestH26_2_GroupCallMessageReadsOnce(t *testing.T) {
 	group := "; it served the isolation group acme.bomb, acme.p01: all 2 went down with it"
 	f := &Failure{Code: contrib.ResourceExhausted, Message: "memory_limit 64MiB exceeded: the worker was killed" + group, group: group}
-	got := (&process{}).blame(f, "tool boom2", context.Background())
+	got := (&process{}).blame(f, "tool boom2", &pausableDeadline{})
 	want := "tool boom2: the worker running this call was killed (memory_limit 64MiB exceeded; it served the isolation group acme.bomb, acme.p01: all 2 went down with it)"
 	if got.Message != want || got.Cause != contrib.CauseWorkerFailed {
 		t.Fatalf("blame = %q (%s), want %q (worker_failed)", got.Message, got.Cause, want)

@@ -29,8 +29,8 @@ type Failure struct {
 	Message string
 	// Cause is the contrib.Cause* of a tool call that failed with it.
 	Cause string
-	by    context.Context // the call whose own deadline killed the worker
-	group string          // the isolation group's suffix of Message ("; it served …")
+	by    *pausableDeadline // the call whose own deadline killed the worker
+	group string            // the isolation group's suffix of Message ("; it served …")
 }
 
 func (f *Failure) Error() string { return f.Message }
@@ -141,8 +141,20 @@ func (p *process) notify(ctx context.Context, m string, body []byte) {
 	method, n := wire.SplitSlot(m)
 	if method == wire.NotifyHello && n == 0 {
 		var h wire.Hello
-		if json.Unmarshal(body, &h) == nil && p.hello.CompareAndSwap(nil, &h) {
+		if json.Unmarshal(body, &h) != nil {
+			return
+		}
+		other := h.Version != wire.Version && h.Failed == ""
+		if other {
+			// Another build's worker: nothing it says can be trusted to
+			// mean what this host reads.
+			h.Failed = wire.VersionMismatch("host", h.Version)
+		}
+		if p.hello.CompareAndSwap(nil, &h) {
 			p.answered.Store(true)
+			if other {
+				p.die(&Failure{Code: contrib.WorkerFailed, Message: h.Failed})
+			}
 			p.ready.Store(h.Failed == "")
 			close(p.greeted)
 			if p.onHello != nil {
@@ -222,6 +234,7 @@ func (p *process) drop(n uint64) int {
 
 // caller calls slot n of the worker.
 func (p *process) caller(n uint64) Caller {
+	tool := wire.SlotMethod(wire.MethodTool, n) // the common call, spelt once
 	return func(ctx context.Context, what, method string, in, out any) error {
 		p.mu.Lock()
 		_, open := p.slots[n]
@@ -229,7 +242,12 @@ func (p *process) caller(n uint64) Caller {
 		if !open && !p.exited() {
 			return &Failure{Code: contrib.WorkerFailed, Message: "the worker was closed"}
 		}
-		return p.call(ctx, what, wire.SlotMethod(method, n), in, out)
+		if method == wire.MethodTool {
+			method = tool
+		} else {
+			method = wire.SlotMethod(method, n)
+		}
+		return p.call(ctx, what, method, in, out)
 	}
 }
 
@@ -330,37 +348,25 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	if err := p.awaitHello(ctx); err != nil {
 		return err
 	}
-	cctx := ctx
-	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimedOut) }
-	timeout := func() *Failure {
-		return &Failure{Code: contrib.CallbackTimeout, by: cctx,
-			Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed%s", what, p.timeout, p.notServing())}
-	}
+	var d *pausableDeadline
 	if p.timeout > 0 {
-		// The deadline stops while the call waits for a person (ctx.ask,
-		// served by the host within this call): callback_timeout bounds
-		// plugin code, ask_timeout the person.
-		var d *pausableDeadline
-		cctx, d = withPausableDeadline(ctx, p.timeout)
+		// At the deadline the worker is killed, even when the call is
+		// stuck writing to a worker that stopped reading; its channel
+		// ending ends the call. The deadline stops while the call waits
+		// for a person (ctx.ask, served by the host within this call):
+		// callback_timeout bounds plugin code, ask_timeout the person.
+		d = startDeadline(p.timeout, func(d *pausableDeadline) { p.die(p.timedOut(what, d)) })
 		defer d.stop()
-		cctx = contrib.WithWaitClock(cctx, d.pause)
-		// Kill at the deadline even when the call is stuck writing to a
-		// worker that stopped reading.
-		stop := context.AfterFunc(cctx, func() {
-			if timedOut() {
-				p.die(timeout())
-			}
-		})
-		defer stop()
+		ctx = contrib.WithWaitClock(ctx, d.pause)
 	}
-	err := p.conn.Call(cctx, method, in, out)
+	err := p.conn.Call(ctx, method, in, out)
 	var re *wire.RemoteError
 	var f *Failure
 	switch {
 	case err == nil || errors.As(err, &re):
 		return err
-	case timedOut():
-		f = p.die(timeout())
+	case d.passed() && ctx.Err() == nil:
+		f = p.die(p.timedOut(what, d))
 	case errors.Is(err, wire.ErrGarbage):
 		f = p.die(&Failure{Code: contrib.WorkerFailed, Message: fmt.Sprintf("the worker was killed: %v", err)})
 	case ctx.Err() != nil:
@@ -384,10 +390,16 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 	if f == nil {
 		return nil
 	}
-	return p.blame(f, what, cctx)
+	return p.blame(f, what, d)
 }
 
-// blame is the failure of the call what (its context cctx) that the
+// timedOut is the failure of the call what whose deadline d passed.
+func (p *process) timedOut(what string, d *pausableDeadline) *Failure {
+	return &Failure{Code: contrib.CallbackTimeout, by: d,
+		Message: fmt.Sprintf("%s: callback_timeout %s exceeded: the worker was killed%s", what, p.timeout, p.notServing())}
+}
+
+// blame is the failure of the call what (its deadline d) that the
 // worker's death f ended, with whose fault it was (issue 24, point 10): the
 // call whose own deadline killed the worker timed out; anything else — a
 // memory kill, another call's deadline, a crash, garbage — is the worker's
@@ -395,8 +407,8 @@ func (p *process) call(ctx context.Context, what, method string, in, out any) er
 // one call (the plugin's timers run there unseen), so a memory kill's
 // message says the worker was killed while the call ran rather than that
 // the call exceeded the limit. Every message names the callback.
-func (p *process) blame(f *Failure, what string, cctx context.Context) *Failure {
-	if f.by != nil && f.by == cctx {
+func (p *process) blame(f *Failure, what string, d *pausableDeadline) *Failure {
+	if d != nil && f.by == d {
 		return &Failure{Code: f.Code, Message: f.Message, Cause: contrib.CauseCallbackTimeout}
 	}
 	msg := strings.TrimSuffix(f.Message, f.group)
@@ -411,8 +423,6 @@ func (p *process) blame(f *Failure, what string, cctx context.Context) *Failure 
 	}
 	return &Failure{Code: f.Code, Message: msg, Cause: contrib.CauseWorkerFailed}
 }
-
-var errTimedOut = errors.New("callback timeout")
 
 // workerStartTimeout bounds how long a worker may take to answer the
 // handshake (exec and package initialisation, on a busy machine), apart
@@ -452,9 +462,30 @@ func (p *process) close() {
 	p.mu.Lock()
 	p.closing = true
 	p.mu.Unlock()
+	if profiled(p.cmd.Env) {
+		// A profiled worker writes its profiles once its channel ends:
+		// it is given time to exit by itself.
+		_ = p.stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(profileGrace):
+		}
+	}
 	p.die(&Failure{Code: contrib.WorkerFailed, Message: "the worker was closed"})
 	_ = p.stdin.Close()
 	<-p.done
+}
+
+// profileGrace is how long a profiled worker (wire.EnvProfile) is given to
+// write its profiles and exit when it is closed.
+const profileGrace = 5 * time.Second
+
+// profiled reports whether a worker's environment asks it to profile
+// itself.
+func profiled(env []string) bool {
+	return slices.ContainsFunc(env, func(kv string) bool {
+		return strings.HasPrefix(kv, wire.EnvProfile+"=") && len(kv) > len(wire.EnvProfile)+1
+	})
 }
 
 // watch kills the worker when its resident size passes the memory limit:

@@ -114,6 +114,9 @@ func fakeWorker(mode string) {
 		return nil, fmt.Errorf("unknown %s", method)
 	}, nil)
 	hello := wire.Hello{Version: wire.Version, PID: os.Getpid()}
+	if mode == "other-build" {
+		hello.Version = "1" // a worker of an earlier build
+	}
 	if mode == "clamped" {
 		hello.Clamped = "the inherited hard address-space limit is below memory_limit; workers run under it"
 	}
