@@ -128,7 +128,7 @@ func TestH26_4_WatchdogLeavesEndedRunsAlone(t *testing.T) {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	w.running[st] = watched{ctx: ended, th: th, st: st, start: time.Now().Add(-time.Hour), timeout: time.Millisecond, limit: 1}
-	batch := w.snapshot(nil, 0)
+	batch, _ := w.snapshot(nil, 0)
 	w.disarm(st)
 	w.mu.Lock()
 	cancelLate(w, batch, time.Now())

@@ -111,26 +111,24 @@ func (w *runWatchdog) loop() {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	var batch []watched
 	seen := map[*runState]uint64{} // each run's allocated at the previous tick
+	var armed uint64               // runs armed as of the previous tick
 	for range w.wake {
 		w.wakes.Add(1)
 		tick := time.NewTicker(watchInterval)
-		armed := w.armedSoFar() - 1 // the run that woke the loop counts
 		for {
 			metrics.Read(samples)
 			heap := sampleValue(samples[0])
 			clear(batch) // hold no finished run: it keeps its generation alive
-			batch = w.snapshot(batch[:0], sampleValue(samples[1]))
+			before := armed
+			batch, armed = w.snapshot(batch[:0], sampleValue(samples[1]))
 			if len(batch) == 0 {
 				clear(seen) // hold no finished run: its owner pins its generation
-				now := w.armedSoFar()
-				if now == armed {
+				if armed == before {
 					break // a tick without a run: sleep
 				}
-				armed = now
 				w.awaitTick(tick.C)
 				continue
 			}
-			armed = w.armedSoFar()
 			w.mu.Lock()
 			cancelLate(w, batch, time.Now())
 			w.mu.Unlock()
@@ -162,13 +160,6 @@ func (w *runWatchdog) awaitTick(ticks <-chan time.Time) {
 	default:
 	}
 	<-ticks
-}
-
-// armedSoFar is the number of runs armed so far.
-func (w *runWatchdog) armedSoFar() uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.armed
 }
 
 // fits reports whether a run of inst may allocate size more bytes within
@@ -239,8 +230,9 @@ func (w *runWatchdog) baseline(inst *instance, live uint64) (base, limit uint64,
 }
 
 // snapshot copies the running runs into into, giving each run seen for
-// the first time its baseline, live.
-func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
+// the first time its baseline, live, and returns them with the number of
+// runs armed so far.
+func (w *runWatchdog) snapshot(into []watched, live uint64) ([]watched, uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for k, r := range w.running {
@@ -250,7 +242,7 @@ func (w *runWatchdog) snapshot(into []watched, live uint64) []watched {
 		}
 		into = append(into, r)
 	}
-	return into
+	return into, w.armed
 }
 
 // over reports whether heap exceeds the run's budget.
