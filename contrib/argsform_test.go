@@ -127,3 +127,30 @@ func TestH26_4_ReplacedGenerationGetsItsOwnForm(t *testing.T) {
 		}
 	}
 }
+
+// TestH26_4_EmptyArgumentsFollowAReload: arguments left empty mean {} on
+// every path, also when the call follows its tool to a new generation whose
+// form or schema differs (they are decoded again from their JSON text, which
+// for empty arguments is {}).
+func TestH26_4_EmptyArgumentsFollowAReload(t *testing.T) {
+	const object = `{"type":"object"}`
+	r := NewRegistry(RegistryOptions{})
+	publish(r, "acme", "g0", 0, SourceDev, stage(t, "acme", formTool("t", testForm{}, object)))
+	snap := r.Tools(Work)
+	ctx := context.Background()
+	for i, next := range []struct {
+		form   JSONBuilder
+		schema string
+		want   string
+	}{
+		{nil, object, "map[string]interface {} map[]"},
+		{testForm{}, `{"type":"object","properties":{"n":{"type":"integer"}}}`, "contrib.formObject map[]"},
+	} {
+		publish(r, "acme", fmt.Sprintf("g%d", i+1), 0, SourceDev, stage(t, "acme", formTool("t", next.form, next.schema)))
+		for _, args := range []json.RawMessage{nil, json.RawMessage(" null ")} {
+			if res := snap.Invoke(ctx, "t", args); res.Text != next.want {
+				t.Errorf("reload %d: Invoke with %q: %+v, want %q", i+1, args, res, next.want)
+			}
+		}
+	}
+}

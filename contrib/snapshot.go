@@ -89,11 +89,12 @@ func (s *ToolSnapshot) InvokeIn(ctx context.Context, session SessionScope, name 
 		return s.reg.unknownTool(name)
 	}
 	t := &s.tools[i]
-	value, res, ok := decodeArgs(t.schema, args, t.form)
+	raw := Arguments(args) // what a generation that replaces t's decodes again
+	value, res, ok := decodeJSON(t.schema, raw, t.form)
 	if !ok {
 		return res
 	}
-	return s.invoke(ctx, session, name, toolArgs{raw: args, value: value, form: t.form, schema: t.schema})
+	return s.invoke(ctx, session, name, toolArgs{raw: raw, value: value, form: t.form, schema: t.schema})
 }
 
 // Check answers what Invoke answers before anything runs: unknown_tool for a
@@ -133,7 +134,7 @@ type toolArgs struct {
 // from theirs (a generation that replaced the one they were checked for).
 func (a *toolArgs) refit(sch *Schema, form JSONBuilder) (Result, bool) {
 	if a.raw != nil {
-		v, res, ok := decodeArgs(sch, a.raw, form)
+		v, res, ok := decodeJSON(sch, a.raw, form)
 		if !ok {
 			return res, false
 		}
