@@ -94,7 +94,7 @@ func (s *ToolSnapshot) InvokeIn(ctx context.Context, session SessionScope, name 
 	if !ok {
 		return res
 	}
-	return s.invoke(ctx, session, name, toolArgs{raw: raw, value: value, form: t.form, schema: t.schema})
+	return s.invoke(ctx, session, t, toolArgs{raw: raw, value: value, form: t.form, schema: t.schema})
 }
 
 // Check answers what Invoke answers before anything runs: unknown_tool for a
@@ -112,11 +112,12 @@ func (s *ToolSnapshot) Check(name string, args json.RawMessage) (value any, res 
 // InvokeChecked is Invoke with arguments Check accepted (value must be what
 // Check returned for name, unmodified).
 func (s *ToolSnapshot) InvokeChecked(ctx context.Context, name string, value any) Result {
-	var sch *Schema
-	if i, found := s.byName[name]; found {
-		sch = s.tools[i].schema
+	i, found := s.byName[name]
+	if !found {
+		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
 	}
-	return s.invoke(ctx, nil, name, toolArgs{value: value, goValue: value, schema: sch})
+	t := &s.tools[i]
+	return s.invoke(ctx, nil, t, toolArgs{value: value, goValue: value, schema: t.schema})
 }
 
 // toolArgs are a call's checked arguments: value in form, checked against
@@ -154,12 +155,8 @@ func (a *toolArgs) refit(sch *Schema, form JSONBuilder) (Result, bool) {
 	return Result{}, true
 }
 
-func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, name string, args toolArgs) Result {
-	i, found := s.byName[name]
-	if !found {
-		return Failure(ErrUnknownTool, fmt.Sprintf("no tool named %q in this snapshot", name))
-	}
-	t := &s.tools[i]
+// invoke runs t, one of s's tools, with args.
+func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, t *toolEntry, args toolArgs) Result {
 	if ctx.Err() != nil {
 		return Cancelled(ctx)
 	}
