@@ -1,9 +1,11 @@
 package worker
 
 import (
+	"context"
 	"testing"
 
 	"github.com/crystal-star/crystal-star/contrib"
+	"github.com/crystal-star/crystal-star/contrib/wire"
 )
 
 // countingForm is a JSONBuilder that builds the Go form and counts what
@@ -40,5 +42,26 @@ func TestH26_2_WorkerDecodesArgumentsInTheToolsForm(t *testing.T) {
 	}
 	if v, err := toolArgs(nil, countingForm{&n}); v != nil || err != nil {
 		t.Fatalf("empty arguments = %#v, %v; want nil", v, err)
+	}
+}
+
+// A tool call the worker serves reaches the tool's Run in the tool's own
+// form: the serving path decodes with the tool's ArgsForm, not only
+// toolArgs on its own (issue 26, point 2).
+func TestH26_2_WorkerToolRunGetsItsForm(t *testing.T) {
+	n := 0
+	var got any
+	tool := contrib.Tool{Name: "t", ArgsForm: countingForm{&n}, Run: func(_ context.Context, args any) contrib.Result {
+		got = args
+		return contrib.Result{Text: "ok"}
+	}}
+	s := &server{svc: &remoteServices{}, set: &contrib.Set{Tools: []contrib.Tool{tool}}}
+	body := wire.AppendToolInvoke(nil, wire.Invoke{Args: []byte(`{"n": 2}`)})
+	if _, err := s.invoke(context.Background(), wire.MethodTool, body); err != nil {
+		t.Fatal(err)
+	}
+	// The form gives a number as its text; the Go form as a json.Number.
+	if m, ok := got.(map[string]any); !ok || m["n"] != "2" || n != 2 {
+		t.Fatalf("Run got %#v after %d builds, want the form's map with n as the text \"2\" (2 builds)", got, n)
 	}
 }
