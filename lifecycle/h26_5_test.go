@@ -127,3 +127,28 @@ func TestH26_5_AnswerFromAheadMakesNoTimer(t *testing.T) {
 		t.Errorf("an activation that runs now ended with %v, want its deadline", err)
 	}
 }
+
+// TestH26_5_UnreadListingIsDropped: a candidate that Start does not
+// activate (here the second of two plugins with one id, shadowed) holds
+// no listing of its directory afterwards either: each plugin's listing is
+// taken by its snapshot or dropped, never kept for a later one.
+func TestH26_5_UnreadListingIsDropped(t *testing.T) {
+	h := newHarness(t)
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("one"))
+	testkit.Plugin{ID: "acme.x"}.Write(t, h.dir("two"))
+	h.m.Start(context.Background())
+	h.m.mu.RLock()
+	defer h.m.mu.RUnlock()
+	shadowed := 0
+	for _, p := range h.m.plugins {
+		if p.cand.Shadowed {
+			shadowed++
+		}
+		if p.cand.top != nil {
+			t.Errorf("%s (shadowed %v) still holds discovery's listing after Start", p.cand.Dir, p.cand.Shadowed)
+		}
+	}
+	if shadowed != 1 {
+		t.Fatalf("%d shadowed plugins, want 1", shadowed)
+	}
+}

@@ -230,11 +230,12 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 	forEachWidth(m.width(), len(ps), func(i int) {
 		p := ps[i]
 		c := p.cand
+		top := c.top
+		c.top = nil // read once, or not at all: a later snapshot lists the directory again
 		if !m.mayActivate(p) {
 			return
 		}
-		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed, c.top)
-		c.top = nil // read once: a later snapshot lists the directory again
+		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed, top)
 		if err != nil {
 			return
 		}
