@@ -38,9 +38,9 @@ func (m *Manager) preflight(p *plugin) []Blocker {
 }
 
 // admit runs the trust seam.
-func (m *Manager) admit(c *Candidate, fp string) []Blocker {
+func (m *Manager) admit(c *Candidate, fp contentFP) []Blocker {
 	if m.opts.Admit != nil {
-		return m.opts.Admit(c, fp)
+		return m.opts.Admit(c, fp.String)
 	}
 	if c.Source == contrib.SourceDev {
 		return nil
@@ -59,6 +59,22 @@ func Fingerprint(m *Manifest, b *Bundle) string {
 			Capabilities: m.Capabilities, Exports: m.Exports, Dependencies: m.Dependencies,
 		}, b.Files())
 	})
+}
+
+// contentFP is the fingerprint of a snapshot under a manifest, computed on
+// first use (and then remembered by the snapshot): a dev plugin's start
+// never needs it, a status, a grant or a reload's comparison does. The
+// zero value is the fingerprint of no bundle read yet, "".
+type contentFP struct {
+	m *Manifest
+	b *Bundle
+}
+
+func (f contentFP) String() string {
+	if f.b == nil || f.m == nil {
+		return ""
+	}
+	return Fingerprint(f.m, f.b)
 }
 
 func (m *Manager) request(p *plugin, b *Bundle, gen string) contrib.ActivationRequest {
@@ -118,14 +134,14 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) error 
 			return m.attemptFailed(p, []contrib.Diagnostic{contrib.Diag(contrib.ExecutionFailed, id, contrib.Pos{File: c.Display}, "cannot read the plugin bundle: %v", err)})
 		}
 	}
-	fp := Fingerprint(c.Manifest, b)
+	fp := contentFP{c.Manifest, b}
 	m.mu.Lock()
 	p.fingerprint = fp
 	m.mu.Unlock()
 	if bs := m.admit(c, fp); len(bs) > 0 {
 		return m.block(p, bs) // DC17: changed bytes without a grant stop what ran
 	}
-	if prev != nil && prev.fp == fp && p.state == Active && !p.stale {
+	if prev != nil && prev.fp.String() == fp.String() && p.state == Active && !p.stale {
 		// The running bytes again: diagnostics of a source in between go.
 		m.mu.Lock()
 		p.diags = append(slices.Clone(c.Diagnostics), prev.pub.Set.Diagnostics...)
@@ -145,11 +161,7 @@ func (m *Manager) activate(ctx context.Context, p *plugin, force *Bundle) error 
 		p.state, p.blockers, p.stopReason, p.diags = activating, nil, nil, slices.Clone(c.Diagnostics)
 		m.mu.Unlock()
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.ActivationTimeout)
-	stop := context.AfterFunc(ctx, cancel)
-	inst, err := m.opts.Activator.Activate(actx, req)
-	stop()
-	cancel()
+	inst, err := m.ahead().activateWithin(ctx, req, m.opts.ActivationTimeout)
 	if err != nil {
 		m.recordDeclared(p, b)
 		return m.attemptFailed(p, activationDiagnostics(p, err, contrib.ExecutionFailed))

@@ -68,7 +68,7 @@ func TestAT1_RevokeDuringActivationAborts(t *testing.T) {
 	reg := contrib.NewRegistry(contrib.RegistryOptions{})
 	m := NewManager(Options{
 		Roots: []Root{{Dir: filepath.Dir(dir), Source: contrib.SourceHome}}, Activator: a, Registry: reg,
-		Admit: func(c *Candidate, fp string) []Blocker {
+		Admit: func(c *Candidate, fp func() string) []Blocker {
 			if granted.Load() {
 				return nil
 			}

@@ -50,14 +50,15 @@ func (b *Bundle) fingerprint(m *Manifest, compute func() string) string {
 // ReadBundle reads every regular file below dir, except the desktop/ tree
 // and the .builtin marker, which are not part of the fingerprint. Symbolic links are not
 // followed; a bundle larger than maxBundleBytes is an error.
-func ReadBundle(dir string) (*Bundle, error) { return readBundle(dir, "", nil, false) }
+func ReadBundle(dir string) (*Bundle, error) { return readBundle(dir, "", nil, false, nil) }
 
 // readBundle is ReadBundle where the top-level file named known, when the
 // directory still lists it, takes the bytes given instead of being read
 // again (discovery has just read plugin.toml; the snapshot then holds
-// exactly the manifest that was parsed).
-func readBundle(dir, known string, data []byte, notLink bool) (*Bundle, error) {
-	r := &bundleReader{b: &Bundle{files: map[string][]byte{}}, known: known, data: data}
+// exactly the manifest that was parsed). top, when not nil, is discovery's
+// listing of dir, taken instead of listing it again.
+func readBundle(dir, known string, data []byte, notLink bool, top []os.DirEntry) (*Bundle, error) {
+	r := &bundleReader{b: &Bundle{files: map[string][]byte{}}, known: known, data: data, top: top}
 	// The plugin directory itself may be a link (a dev root); links inside
 	// it are not followed. One Lstat tells; resolving every component of
 	// every plugin's path was a good part of starting many plugins; notLink
@@ -86,15 +87,19 @@ type bundleReader struct {
 	dir   string
 	known string // a top-level file already read, and its bytes
 	data  []byte
+	top   []os.DirEntry // dir's listing, when discovery has it
 	total int
 }
 
 // read adds the regular files below dir/rel to the bundle, in name order.
 func (r *bundleReader) read(rel string) error {
 	dir := r.dir
-	entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel)))
-	if err != nil {
-		return err
+	entries := r.top
+	if rel != "" || entries == nil {
+		var err error
+		if entries, err = os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+			return err
+		}
 	}
 	for _, e := range entries {
 		name := path.Join(rel, e.Name())

@@ -125,7 +125,7 @@ func TestDC23_SymlinkedPluginDirIsRead(t *testing.T) {
 func TestDC23_StartSnapshotHoldsTheParsedManifest(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteTree(t, dir, map[string]string{ManifestName: "on disk", "plugin.star": "src", "lib/" + ManifestName: "nested"})
-	b, err := readBundle(dir, ManifestName, []byte("parsed"), false)
+	b, err := readBundle(dir, ManifestName, []byte("parsed"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

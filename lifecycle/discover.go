@@ -2,9 +2,11 @@ package lifecycle
 
 import (
 	"github.com/BurntSushi/toml"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/crystal-star/crystal-star/contrib"
 	"github.com/crystal-star/crystal-star/internal/tomlpos"
@@ -42,6 +44,10 @@ type Candidate struct {
 	// listed is set when Dir came from its root's listing as a directory,
 	// not a link: reading the bundle need not Lstat it again.
 	listed bool
+	// top is the listing of Dir that found the entry file: reading the
+	// bundle right after discovery (Start, Rescan) takes it instead of
+	// listing the directory again.
+	top []os.DirEntry
 }
 
 // ID returns the manifest id or, when the manifest is unusable, the id it
@@ -140,13 +146,35 @@ func (c *Candidate) load() {
 		}
 		return
 	}
-	if st, err := os.Stat(filepath.Join(c.Dir, filepath.FromSlash(m.Entry))); err != nil || st.IsDir() {
+	if !c.entryExists(m.Entry) {
 		line, col := tomlpos.Position(data, []string{"entry"})
 		c.Diagnostics = append(c.Diagnostics, contrib.Diag(contrib.EntryMissing, m.ID, contrib.Pos{File: file, Line: line, Col: col},
 			"entry file %s does not exist", m.Entry))
 		return
 	}
 	c.Manifest = m
+}
+
+// entryExists reports whether the entry file exists and is not a
+// directory. A top-level entry is looked up in a listing of the plugin
+// directory, which the bundle snapshot then reuses (one system call per
+// plugin fewer than a stat and a second listing); a nested entry, an entry
+// that is a link and an unreadable directory take the stat as before.
+func (c *Candidate) entryExists(entry string) bool {
+	if !strings.Contains(entry, "/") {
+		if top, err := os.ReadDir(c.Dir); err == nil {
+			c.top = top
+			i, found := slices.BinarySearchFunc(top, entry, func(e os.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+			if !found {
+				return false
+			}
+			if t := top[i].Type(); t&fs.ModeSymlink == 0 {
+				return !t.IsDir()
+			}
+		}
+	}
+	st, err := os.Stat(filepath.Join(c.Dir, filepath.FromSlash(entry)))
+	return err == nil && !st.IsDir()
 }
 
 func unwrapPath(err error) error {

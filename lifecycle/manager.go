@@ -21,8 +21,10 @@ const (
 
 // AdmitFunc decides whether a candidate with the given fingerprint may run.
 // It returns the blockers; none means admitted. It is asked before any code
-// runs and again just before publishing (AT1).
-type AdmitFunc func(c *Candidate, fingerprint string) []Blocker
+// runs and again just before publishing (AT1). fingerprint computes the
+// content fingerprint (remembered by the snapshot): a decision that does
+// not depend on it (a dev plugin) leaves it uncomputed.
+type AdmitFunc func(c *Candidate, fingerprint func() string) []Blocker
 
 // Event reports a lifecycle change to the embedder.
 type Event struct {
@@ -108,7 +110,7 @@ type plugin struct {
 	blockers    []Blocker
 	stopReason  *Blocker // why a stopped plugin is off (MC5); stopped.go
 	diags       []contrib.Diagnostic
-	fingerprint string
+	fingerprint contentFP
 	teardown    bool   // teardown pending (DC26)
 	deferred    bool   // an activation waits for the teardown to finish
 	stale       bool   // a provider was replaced: rebuild even if unchanged (DC13)
@@ -120,7 +122,7 @@ type generation struct {
 	inst    contrib.Instance
 	pub     *contrib.Published
 	bundle  *Bundle
-	fp      string
+	fp      contentFP
 	exports map[string]any
 	cand    *Candidate // the manifest and place this generation came from
 	staged  bool       // its attach stages ran before publication (AT2)
@@ -240,7 +242,7 @@ func (m *Manager) Plugins() []Projection {
 func (m *Manager) project(p *plugin, view *contrib.View) Projection {
 	c := p.cand
 	pr := Projection{ID: c.ID(), Directory: c.Display, Source: c.Source, State: p.state,
-		Fingerprint: p.fingerprint, Blockers: slices.Clone(p.blockers), Diagnostics: slices.Clone(p.diags),
+		Fingerprint: p.fingerprint.String(), Blockers: slices.Clone(p.blockers), Diagnostics: slices.Clone(p.diags),
 		TeardownPending: p.teardown}
 	if p.state == Stopped || p.state == Deactivating || p.state == Reclaiming {
 		pr.StopReason = p.stopReason

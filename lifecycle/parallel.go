@@ -94,6 +94,37 @@ func (a *aheadActivator) Compile(req contrib.ActivationRequest) error {
 // Activate answers from a matching execution done ahead — delivering the
 // notes it held, now that it is this plugin's turn — else activates.
 func (a *aheadActivator) Activate(ctx context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
+	if r := a.take(req); r != nil {
+		return r.answer(req)
+	}
+	return a.Activator.Activate(ctx, req)
+}
+
+// activateWithin is Activate where an execution that runs now has timeout
+// and ends when ctx does. An answer from ahead needs no context, so none is
+// made: on a start of many plugins that was a timer per plugin on the one
+// goroutine that publishes them.
+func (a *aheadActivator) activateWithin(ctx context.Context, req contrib.ActivationRequest, timeout time.Duration) (inst contrib.Instance, err error) {
+	if r := a.take(req); r != nil {
+		return r.answer(req)
+	}
+	withTimeout(ctx, timeout, func(actx context.Context) { inst, err = a.Activator.Activate(actx, req) })
+	return inst, err
+}
+
+// withTimeout calls f with a context that ends after timeout or when ctx ends,
+// whichever comes first, and not before f returns: an activation's own
+// deadline, which a caller giving up still cuts short.
+func withTimeout(ctx context.Context, timeout time.Duration, f func(context.Context)) {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	stop := context.AfterFunc(ctx, cancel)
+	f(actx)
+	stop()
+	cancel()
+}
+
+// take removes and returns the execution done ahead for req, or nil.
+func (a *aheadActivator) take(req contrib.ActivationRequest) *aheadResult {
 	a.mu.Lock()
 	r := a.done[req.Plugin]
 	if r != nil && r.executed && r.matches(req) && r.req.Generation == req.Generation {
@@ -106,9 +137,11 @@ func (a *aheadActivator) Activate(ctx context.Context, req contrib.ActivationReq
 		r = nil
 	}
 	a.mu.Unlock()
-	if r == nil {
-		return a.Activator.Activate(ctx, req)
-	}
+	return r
+}
+
+// answer delivers the notes r held and returns its outcome.
+func (r *aheadResult) answer(req contrib.ActivationRequest) (contrib.Instance, error) {
 	for _, d := range r.notes {
 		if req.Services != nil {
 			req.Services.Note(d)
@@ -137,11 +170,7 @@ func (a *aheadActivator) run(ctx context.Context, req contrib.ActivationRequest,
 		// so the generation's own set), or keeping it would pin it.
 		held := &[]contrib.Diagnostic{}
 		req.HoldNotes = func(d contrib.Diagnostic) { *held = append(*held, d) } // one goroutine
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-		stop := context.AfterFunc(ctx, cancel)
-		r.inst, r.err = a.Activator.Activate(actx, req)
-		stop()
-		cancel()
+		withTimeout(ctx, timeout, func(actx context.Context) { r.inst, r.err = a.Activator.Activate(actx, req) })
 		r.executed, r.notes = true, *held
 	}
 	r.took = time.Since(start)
@@ -204,12 +233,13 @@ func (m *Manager) prepare(ctx context.Context, ps []*plugin, execute bool) []*Bu
 		if !m.mayActivate(p) {
 			return
 		}
-		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed)
+		b, err := readBundle(c.Dir, ManifestName, c.manifestData, c.listed, c.top)
+		c.top = nil // read once: a later snapshot lists the directory again
 		if err != nil {
 			return
 		}
 		bundles[i] = b
-		if len(c.Manifest.Dependencies) > 0 || len(m.preflight(p)) > 0 || len(m.admit(c, Fingerprint(c.Manifest, b))) > 0 {
+		if len(c.Manifest.Dependencies) > 0 || len(m.preflight(p)) > 0 || len(m.admit(c, contentFP{c.Manifest, b})) > 0 {
 			return
 		}
 		if execute {

@@ -58,9 +58,9 @@ func (m *Manager) Rescan(ctx context.Context) {
 
 // unchanged reports whether candidate c has the content p last had.
 func unchanged(p *plugin, c *Candidate) bool {
-	if c.Manifest == nil || p.fingerprint == "" {
+	if c.Manifest == nil || p.fingerprint.b == nil {
 		return false
 	}
 	b, err := ReadBundle(c.Dir)
-	return err == nil && Fingerprint(c.Manifest, b) == p.fingerprint
+	return err == nil && Fingerprint(c.Manifest, b) == p.fingerprint.String()
 }

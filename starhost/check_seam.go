@@ -23,7 +23,7 @@ type checkSandbox struct{ h *Host }
 
 func (s checkSandbox) Roots() []lifecycle.Root { return s.h.roots() }
 func (s checkSandbox) HostVersion() string     { return s.h.opts.HostVersion }
-func (s checkSandbox) Admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
+func (s checkSandbox) Admit(c *lifecycle.Candidate, fp func() string) []lifecycle.Blocker {
 	return s.h.admit(c, fp)
 }
 func (s checkSandbox) AdmitStatusFields(plugin string, set *contrib.Set) []contrib.Diagnostic {

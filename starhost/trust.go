@@ -25,8 +25,9 @@ func (h *Host) trustStore() *trust.Store { return trust.NewStore(h.trustFile()) 
 // admit is the trust seam of the lifecycle (DC17, DC20, DC22). A dev plugin
 // is eligible in-process for its exact current fingerprint and nothing is
 // written; an installed plugin runs only when (id, fingerprint) is granted.
-// The .builtin marker grants nothing.
-func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
+// The .builtin marker grants nothing. The fingerprint is computed only for
+// an installed plugin: a dev plugin's start never hashes its bundle.
+func (h *Host) admit(c *lifecycle.Candidate, fingerprint func() string) []lifecycle.Blocker {
 	if c.Source == contrib.SourceDev {
 		return nil
 	}
@@ -36,6 +37,7 @@ func (h *Host) admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker {
 		return []lifecycle.Blocker{{Code: contrib.TrustFileUnreadable, Message: err.Error(),
 			Remedy: "fix or remove " + h.trustFile() + " by hand, then grant " + id + " again", Action: lifecycle.ActionGrant}}
 	}
+	fp := fingerprint()
 	switch f.Verdict(id, fp) {
 	case trust.Trusted:
 		return nil

@@ -313,7 +313,7 @@ func (ck *runner) dryRun(ctx context.Context, p *checkPlugin, problems []contrib
 	// DC22: an installed plugin the operator has not trusted for these exact
 	// bytes never runs a line, not even in the sandbox: it is only compiled.
 	// Plugins named on the command line are the author's own, like --dev.
-	if c.Source.Installed() && len(ck.host.Admit(c, lifecycle.Fingerprint(mf, lifecycle.NewBundle(p.files)))) > 0 {
+	if c.Source.Installed() && len(ck.host.Admit(c, func() string { return lifecycle.Fingerprint(mf, lifecycle.NewBundle(p.files)) })) > 0 {
 		ck.addFailure(p, ck.compile(p, req))
 		return nil
 	}

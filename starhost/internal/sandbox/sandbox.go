@@ -26,8 +26,9 @@ type Host interface {
 	// HostVersion is the version plugins' min_host_version is held against.
 	HostVersion() string
 	// Admit is the host's trust seam: the blockers of candidate c with
-	// fingerprint fp (none for a dev plugin or a granted one).
-	Admit(c *lifecycle.Candidate, fp string) []lifecycle.Blocker
+	// fingerprint fp, computed only when the decision needs it (none for a
+	// dev plugin or a granted one).
+	Admit(c *lifecycle.Candidate, fp func() string) []lifecycle.Blocker
 	// AdmitStatusFields declares the status fields of set on the host's
 	// board and returns the diagnostics of those it leaves out.
 	AdmitStatusFields(plugin string, set *contrib.Set) []contrib.Diagnostic
