@@ -55,7 +55,10 @@ type Conn struct {
 	// origins holds the contexts of this side's calls in flight: a call the
 	// other side makes while serving one (kindCallWithin) is served with
 	// its values, and so is a notification sent within one (NotifyWithin:
-	// a progress report reaches the receiver its context carries).
+	// a progress report reaches the receiver its context carries). Reading
+	// on demand, an abandoned call's origin stays until its late answer is
+	// read (take) or the channel closes: what the other side sends within
+	// it until then still belongs to that caller's session.
 	origins map[uint64]context.Context
 	closed  error
 	// readerAway: the goroutine reading serves a call it read (Serve).
@@ -116,6 +119,12 @@ func (c *Conn) Close(err error) {
 		err = errors.New("worker channel closed")
 	}
 	c.closed = err
+	if d := c.demand; d != nil {
+		for id := range d.abandoned { // no late answer comes any more
+			delete(c.origins, id)
+		}
+		clear(d.abandoned)
+	}
 	for id, w := range c.pending {
 		select {
 		case w.ch <- frame{}: // kind 0: failed by Close
@@ -253,9 +262,14 @@ func (c *Conn) forget(w *waiter) {
 	}
 }
 
+// forgetOrigin forgets the origin of the call id once Call returns, unless
+// the call was abandoned while reading on demand: then take forgets it when
+// the late answer is read, or Close does.
 func (c *Conn) forgetOrigin(id uint64) {
 	c.mu.Lock()
-	delete(c.origins, id)
+	if d := c.demand; d == nil || !d.abandoned[id] {
+		delete(c.origins, id)
+	}
 	c.mu.Unlock()
 }
 
@@ -268,9 +282,11 @@ func (c *Conn) Notify(method string, in any) error {
 // ctx serves (a ctx a Handler got, or one derived from it): the other side
 // handles it with the values of the context it made that call with (the
 // session the call serves). The frame's id, unused by notifications, names
-// the call. A message sent within a call that has ended by the time it
-// arrives is dropped, as a progress report is: what it said concerned that
-// call. Outside any call it is Notify.
+// the call. A message sent within a call whose caller gave up still
+// reaches the other side with that caller's values while it reads on
+// demand (until the call's late answer); a progress report is dropped
+// then, and any message within a call whose answer was read: what it said
+// concerned that call. Outside any call it is Notify.
 func (c *Conn) NotifyWithin(ctx context.Context, method string, in any) error {
 	body, err := marshal(in)
 	if err != nil {
@@ -283,20 +299,22 @@ func (c *Conn) NotifyWithin(ctx context.Context, method string, in any) error {
 // within returns the context a notification sent within this side's call
 // id is handled with: the values of the call's context (id 0, no call:
 // context.Background()). live is false when the call is no longer in
-// flight. The call is still in flight for every notification its callee
+// flight; abandoned, when its caller gave up and its late answer is still
+// to come. The call is still in flight for every notification its callee
 // sent before answering it, because notifications are handled on the
 // reading goroutine before the next frame (the reply) is read.
-func (c *Conn) within(id uint64) (ctx context.Context, live bool) {
+func (c *Conn) within(id uint64) (ctx context.Context, live, abandoned bool) {
 	if id == 0 {
-		return context.Background(), true
+		return context.Background(), true, false
 	}
 	c.mu.Lock()
 	origin := c.origins[id]
+	abandoned = c.demand != nil && c.demand.abandoned[id]
 	c.mu.Unlock()
 	if origin == nil {
-		return nil, false
+		return nil, false, false
 	}
-	return context.WithoutCancel(origin), true
+	return context.WithoutCancel(origin), true, abandoned
 }
 
 // write sends f; answer says it answers a call of the other side.

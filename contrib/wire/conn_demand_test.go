@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crystal-star/crystal-star/contrib"
 )
 
 // A worker channel as the host and a worker hold it (issue 26, point 2):
@@ -28,9 +30,13 @@ type noteList struct {
 	seen  chan string
 }
 
-func (n *noteList) add(_ context.Context, method string, body []byte) {
+func (n *noteList) add(ctx context.Context, method string, body []byte) {
 	n.mu.Lock()
-	n.notes = append(n.notes, method+" "+string(body))
+	note := method + " " + string(body)
+	if v, ok := ctx.Value(originKey{}).(string); ok {
+		note += " @" + v // the caller's values it was handled with
+	}
+	n.notes = append(n.notes, note)
 	n.mu.Unlock()
 	select {
 	case n.seen <- method:
@@ -450,5 +456,70 @@ func TestH26_2_AFailedCallHandsTheReadSideOn(t *testing.T) {
 	send(frame{Kind: kindReply, ID: 3})
 	if err := <-c; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestH26_2_LateFramesOfAnAbandonedCallKeepTheCallersValues: what the
+// worker sends within a call after its caller gave up (before it saw the
+// cancel) is handled with that caller's values, as in process: a
+// notification (a status update) reaches the notifier with them and a call
+// back runs with them; a progress report is dropped (its receiver's call has
+// returned). Once the late answer is read the call's origin is forgotten.
+func TestH26_2_LateFramesOfAnAbandonedCallKeepTheCallersValues(t *testing.T) {
+	proceed := make(chan struct{})
+	backFrom := make(chan string, 1)
+	var p *pair
+	p = newPair(t, func(ctx context.Context, method string, body []byte) (any, error) {
+		v, _ := ctx.Value(originKey{}).(string)
+		backFrom <- v
+		return "back", nil
+	}, func(ctx context.Context, method string, body []byte) (any, error) {
+		<-proceed // the host's call has returned
+		_ = p.worker.NotifyWithin(ctx, "status", "late")
+		p.worker.Progress(ctx)(1, 2, "late")
+		// The worker has not seen the cancel yet: its call back is made
+		// within the call still.
+		if err := p.worker.Call(context.WithoutCancel(ctx), "back", nil, nil); err != nil {
+			t.Errorf("the call back within the abandoned call: %v", err)
+		}
+		return "too late", nil
+	})
+	progressed := make(chan string, 1)
+	ctx := context.WithValue(context.Background(), originKey{}, "session a")
+	ctx = contrib.WithProgress(ctx, func(_, _ float64, msg string) { progressed <- msg })
+	ctx, cancel := context.WithCancel(ctx)
+	errc := make(chan error)
+	go func() { errc <- p.host.Call(ctx, "tool", nil, nil) }()
+	for {
+		p.host.mu.Lock()
+		n := len(p.host.pending)
+		p.host.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call returned %v", err)
+	}
+	close(proceed)
+	if v := <-backFrom; v != "session a" {
+		t.Errorf("the call back within the abandoned call ran with origin %q, want the caller's", v)
+	}
+	p.idle(t)
+	if !p.notes.has(`status "late" @session a`) {
+		t.Errorf("notes %q: the late status update was not handled with the caller's values", p.notes.notes)
+	}
+	select {
+	case m := <-progressed:
+		t.Errorf("a progress report %q reached a caller that gave up", m)
+	default:
+	}
+	p.host.mu.Lock()
+	n, a := len(p.host.origins), len(p.host.demand.abandoned)
+	p.host.mu.Unlock()
+	if n != 0 || a != 0 {
+		t.Errorf("after the late answer: %d origins and %d abandoned calls kept, want none", n, a)
 	}
 }

@@ -134,8 +134,10 @@ func (c *Conn) take(f frame, self *waiter) (in *incoming, own bool) {
 		c.mu.Lock()
 		w := c.pending[f.ID]
 		delete(c.pending, f.ID)
-		if w == nil && c.demand != nil {
+		if w == nil && c.demand != nil && c.demand.abandoned[f.ID] {
+			// The late answer: nothing comes within the call after it.
 			delete(c.demand.abandoned, f.ID)
+			delete(c.origins, f.ID)
 		}
 		c.mu.Unlock()
 		if w == nil {
@@ -155,9 +157,11 @@ func (c *Conn) take(f frame, self *waiter) (in *incoming, own bool) {
 			cancel()
 		}
 	case kindNotify:
-		ctx, live := c.within(f.ID)
+		ctx, live, abandoned := c.within(f.ID)
 		switch {
 		case !live:
+		case f.Method == notifyProgress && abandoned:
+			// Its receiver's call has returned.
 		case f.Method == notifyProgress:
 			c.deliverProgress(ctx, f.Body)
 		case c.notify != nil:
