@@ -141,11 +141,11 @@ func (inst *instance) stageList(l listKind, list *starlark.List, pos contrib.Pos
 
 func stageTool(inst *instance, e *entry, st *contrib.Staging) {
 	t := e.tool
-	t.Run = inst.toolFunc(e.name, e.pos, e.fn)
-	t.ArgsForm = starlarkArgs
+	run := inst.toolFunc(e.name, e.pos, e.fn)
 	if !t.Multimodal {
-		t.Run = inst.multimodalOnly(e.name, e.pos, t.Run) // MC1: parts need the declaration
+		run = inst.multimodalOnly(e.name, e.pos, run) // MC1: parts need the declaration
 	}
+	t.Run = contrib.WithArgsForm(run, starlarkArgs) // the form travels with the Run
 	st.AddTool(t)
 }
 

@@ -184,7 +184,7 @@ func numberValue(text string) starlark.Value {
 type starlarkJSON struct{}
 
 // starlarkArgs is the form a Starlark tool takes its arguments in
-// (contrib.Tool.ArgsForm).
+// (a contrib.FormRunner's ArgsForm: stageTool's Run brings it).
 var starlarkArgs contrib.JSONBuilder = starlarkJSON{}
 
 func (starlarkJSON) Null() any              { return starlark.None }

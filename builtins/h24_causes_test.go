@@ -67,9 +67,9 @@ contribute(tools = [tool(name = "grow", catalogs = "work", run = grow)])
 `)
 	runtime.GC() // both runs are judged from the same live heap
 	done := make(chan contrib.Result)
-	go func() { done <- innocent.Run(context.Background(), map[string]any{}) }()
+	go func() { done <- innocent.Run.Run(context.Background(), map[string]any{}) }()
 	<-c.started
-	grown := culprit.Run(context.Background(), map[string]any{})
+	grown := culprit.Run.Run(context.Background(), map[string]any{})
 	close(c.release)
 	waited := <-done
 

@@ -56,7 +56,7 @@ contribute(tools = [
 	}
 	done := make(chan contrib.Result, 2)
 	call := func(name string) {
-		go func() { done <- tools[name].Run(context.Background(), map[string]any{}) }()
+		go func() { done <- tools[name].Run.Run(context.Background(), map[string]any{}) }()
 		<-c.started // the run is in progress, parked in its model call
 	}
 	call("idle")

@@ -36,7 +36,7 @@ func TestH26_5_PredeclaredCopiedOnlyForBoundGuards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := inst.Set().Tools[0].Run(context.Background(), map[string]any{})
+	res := inst.Set().Tools[0].Run.Run(context.Background(), map[string]any{})
 	if res.Err == nil || !strings.HasPrefix(res.Err.Message, "memory_limit 64MiB exceeded at lib.star:4:") {
 		t.Errorf("result %+v; want memory_limit 64MiB exceeded at lib.star:4:…", res.Err)
 	}
@@ -44,7 +44,7 @@ func TestH26_5_PredeclaredCopiedOnlyForBoundGuards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := inst.Set().Tools[0].Run(context.Background(), map[string]any{"text": "hi"}); res.Err != nil {
+	if res := inst.Set().Tools[0].Run.Run(context.Background(), map[string]any{"text": "hi"}); res.Err != nil {
 		t.Errorf("plain echo: %+v", res.Err)
 	}
 }

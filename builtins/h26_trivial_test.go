@@ -54,7 +54,7 @@ contribute(tools = [tool(name = "echo", catalogs = "work", run = echo)])
 	args := map[string]any{"text": "hello"}
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(200, func() {
-		if res := run(ctx, args); res.Err != nil || res.Text != "hello" {
+		if res := run.Run(ctx, args); res.Err != nil || res.Text != "hello" {
 			t.Fatalf("result %+v", res)
 		}
 	})
@@ -83,7 +83,7 @@ contribute(tools = [tool(name = "work", catalogs = "work", run = work)])
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := inst.Set().Tools[0].Run
+	work := inst.Set().Tools[0].Run.Run
 	ok := func(step string) {
 		t.Helper()
 		// 1,000 iterations exceed the budget, so 500 take more than

@@ -109,7 +109,7 @@ func callToolCtx(t *testing.T, ctx context.Context, inst *instance, name string)
 	t.Helper()
 	for _, tool := range inst.Set().Tools {
 		if tool.Name == name {
-			res := tool.Run(ctx, map[string]any{})
+			res := tool.Run.Run(ctx, map[string]any{})
 			if res.Err != nil {
 				return "error: " + res.Err.Code
 			}

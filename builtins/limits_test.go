@@ -30,7 +30,7 @@ func runTool(t *testing.T, opts Options, src string) (contrib.Result, *noteLog) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return inst.Set().Tools[0].Run(context.Background(), map[string]any{}), log
+	return inst.Set().Tools[0].Run.Run(context.Background(), map[string]any{}), log
 }
 
 // A repeat larger than the memory budget is refused before it allocates:

@@ -37,16 +37,49 @@ func (testForm) FromGo(v any) any {
 	return v
 }
 
-// formTool is a tool taking its arguments in form, with schema, whose
-// result says what it received.
+// sayArgs is a Run whose result says what it received.
+func sayArgs(_ context.Context, args any) Result {
+	return Result{Text: fmt.Sprintf("%T %v", args, args)}
+}
+
+// formTool is a tool taking its arguments in form (nil: the Go form), with
+// schema, whose result says what it received.
 func formTool(name string, form JSONBuilder, schema string) Tool {
 	t := okTool(name)
-	t.ArgsForm = form
 	if schema != "" {
 		t.Parameters = json.RawMessage(schema)
 	}
-	t.Run = func(_ context.Context, args any) Result { return Result{Text: fmt.Sprintf("%T %v", args, args)} }
+	t.Run = WithArgsForm(sayArgs, form)
 	return t
+}
+
+// TestH26_4_ReplacedRunBringsItsForm: a Tool is a struct that gets copied,
+// and whoever replaces its Run (a worker stub, a remote executor's call, a
+// wrapper) replaces the form with it: a copy of a tool taking another form
+// whose Run is replaced by a Go-form function receives the Go form — with
+// one assignment, nothing else to reset — and a Run replaced by one taking
+// another form receives that form.
+func TestH26_4_ReplacedRunBringsItsForm(t *testing.T) {
+	orig := formTool("orig", testForm{}, `{"type":"object","properties":{"n":{"type":"integer"}}}`)
+	gocopy := orig
+	gocopy.Name = "gocopy"
+	gocopy.Run = ToolFunc(sayArgs)
+	formcopy := formTool("formcopy", nil, `{"type":"object","properties":{"n":{"type":"integer"}}}`)
+	formcopy.Run = orig.Run
+	r := NewRegistry(RegistryOptions{})
+	publish(r, "acme", "g0", 0, SourceDev, stage(t, "acme", orig, gocopy, formcopy))
+	snap := r.Tools(Work)
+	for tool, want := range map[string]string{
+		"orig": "contrib.formObject map[n:2]", "gocopy": "map[string]interface {} map[n:2]",
+		"formcopy": "contrib.formObject map[n:2]",
+	} {
+		if res := snap.Invoke(context.Background(), tool, json.RawMessage(`{"n":2}`)); res.Text != want {
+			t.Errorf("Invoke %s: %+v, want %q", tool, res, want)
+		}
+	}
+	if ArgsFormOf(ToolFunc(sayArgs)) != nil || ArgsFormOf(orig.Run) != (testForm{}) {
+		t.Errorf("ArgsFormOf: %v for a ToolFunc, %v for a form runner", ArgsFormOf(ToolFunc(sayArgs)), ArgsFormOf(orig.Run))
+	}
 }
 
 // TestH26_4_ToolTakesArgumentsInItsForm: Invoke decodes the arguments

@@ -9,11 +9,11 @@ import (
 // blockingTool blocks until its context ends, then fails as a tool that
 // noticed would; entered is closed once it runs.
 func blockingTool(entered chan struct{}) Tool {
-	return Tool{Name: "wait", Catalogs: Work, Run: func(ctx context.Context, _ any) Result {
+	return Tool{Name: "wait", Catalogs: Work, Run: ToolFunc(func(ctx context.Context, _ any) Result {
 		close(entered)
 		<-ctx.Done()
 		return Failure(ErrToolFailed, "stopped")
-	}}
+	})}
 }
 
 // TestDC26_CallCodesTellWhatHappened: a host can tell a call that never
@@ -22,10 +22,10 @@ func blockingTool(entered chan struct{}) Tool {
 // the cleanup timeout (tool_interrupted, which may have had effects).
 func TestDC26_CallCodesTellWhatHappened(t *testing.T) {
 	var runs atomic.Int32
-	counting := Tool{Name: "count", Catalogs: Work, Run: func(context.Context, any) Result {
+	counting := Tool{Name: "count", Catalogs: Work, Run: ToolFunc(func(context.Context, any) Result {
 		runs.Add(1)
 		return Result{Text: "ran"}
-	}}
+	})}
 
 	// Cancelled before: nothing runs.
 	r := NewRegistry(RegistryOptions{})

@@ -18,7 +18,7 @@ var errSlowPath = errors.New("json: slow path")
 
 // A JSONBuilder makes the values the argument decoder produces, so one
 // parser builds either Go values or a plugin language's own values, with no
-// conversion between the two (issue 26, point 4). A Tool's ArgsForm is one;
+// conversion between the two (issue 26, point 4). A FormRunner's ArgsForm is one;
 // nil means the Go form: map[string]any, []any, string, json.Number, bool
 // and nil, as encoding/json with UseNumber decodes.
 type JSONBuilder interface {

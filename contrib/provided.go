@@ -37,7 +37,7 @@ func (s *ToolSnapshot) With(plugin, gen string, tools []Tool, c Catalog, note fu
 		}
 		taken[fold(t.Name)] = true
 		out.tools = append(out.tools, toolEntry{Name: t.Name, Plugin: plugin, Generation: gen, Description: t.Description,
-			Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, schema: t.schema, run: t.Run, index: -1,
+			Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, schema: t.schema, run: t.Run, form: ArgsFormOf(t.Run), index: -1,
 			Namespace: cmpOr(t.Namespace, plugin), RequiresApproval: approvalRequired(t.ReadOnly, t.RequiresApproval),
 			Multimodal: t.Multimodal})
 	}

@@ -16,7 +16,7 @@ func BenchmarkRegistryRepublish(b *testing.B) {
 				st := NewStaging(fmt.Sprintf("p%05d", i), Rules{})
 				st.AddTool(Tool{Name: fmt.Sprintf("echo_%d", i), Catalogs: Work,
 					Parameters: []byte(`{"type": "object"}`),
-					Run:        func(context.Context, any) Result { return Result{} }})
+					Run:        ToolFunc(func(context.Context, any) Result { return Result{} })})
 				return st.Set()
 			}
 			done := r.Defer()

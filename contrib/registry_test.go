@@ -266,7 +266,7 @@ func TestCC6_DeferredPublishRebuildsOnce(t *testing.T) {
 	r := NewRegistry(RegistryOptions{})
 	mk := func(id string) *Published {
 		st := NewStaging(id, Rules{})
-		st.AddTool(Tool{Name: "t_" + id, Catalogs: Work, Run: func(context.Context, any) Result { return Result{Text: id} }})
+		st.AddTool(Tool{Name: "t_" + id, Catalogs: Work, Run: ToolFunc(func(context.Context, any) Result { return Result{Text: id} })})
 		return &Published{Plugin: id, Generation: "g1", Set: st.Set(), Gate: NewGate()}
 	}
 	done := r.Defer()

@@ -82,7 +82,7 @@ func (s *ToolSnapshot) Invoke(ctx context.Context, name string, args json.RawMes
 // own — the call's context, which every admitted call has, carries it.
 //
 // The arguments are decoded once, straight into the form the tool takes
-// them in (Tool.ArgsForm: a Starlark tool's are Starlark values).
+// them in (ArgsFormOf the tool's Run: a Starlark tool's are Starlark values).
 func (s *ToolSnapshot) InvokeIn(ctx context.Context, session SessionScope, name string, args json.RawMessage) Result {
 	i, found := s.byName[name]
 	if !found {
@@ -175,9 +175,9 @@ func (s *ToolSnapshot) invoke(ctx context.Context, session SessionScope, t *tool
 		if tool == nil {
 			return unavailable(t.Name)
 		}
-		if sch != args.schema || tool.ArgsForm != args.form {
+		if form := ArgsFormOf(tool.Run); sch != args.schema || form != args.form {
 			// The new generation's parameters decide, in its tool's form.
-			if res, ok := args.refit(sch, tool.ArgsForm); !ok {
+			if res, ok := args.refit(sch, form); !ok {
 				return res
 			}
 		}
@@ -251,13 +251,13 @@ func checkOutput(t *Tool, res Result) Result {
 }
 
 // guard runs fn, turning a panic into tool_failed.
-func guard(ctx context.Context, fn ToolFunc, args any) (res Result) {
+func guard(ctx context.Context, fn ToolRunner, args any) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = Failure(ErrToolFailed, "the tool failed")
 		}
 	}()
-	return fn(ctx, args)
+	return fn.Run(ctx, args)
 }
 
 // invalidUTF8At returns the offset of the first byte of data that is not

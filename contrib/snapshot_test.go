@@ -17,7 +17,7 @@ import (
 func TestDC4_RevokedSnapshotYieldsToolUnavailable(t *testing.T) {
 	var calls atomic.Int32
 	tool := okTool("echo")
-	tool.Run = func(context.Context, any) Result { calls.Add(1); return Result{Text: "hi"} }
+	tool.Run = ToolFunc(func(context.Context, any) Result { calls.Add(1); return Result{Text: "hi"} })
 	r := NewRegistry(RegistryOptions{})
 	publish(r, "acme", "g1", 0, SourceDev, stage(t, "acme", tool))
 
@@ -59,7 +59,7 @@ func TestDC26_ClosedGateYieldsToolUnavailable(t *testing.T) {
 
 func TestDC4_UnknownToolAndPanic(t *testing.T) {
 	boom := okTool("boom")
-	boom.Run = func(context.Context, any) Result { panic("secret detail") }
+	boom.Run = ToolFunc(func(context.Context, any) Result { panic("secret detail") })
 	r := NewRegistry(RegistryOptions{})
 	publish(r, "acme", "g1", 0, SourceDev, stage(t, "acme", boom))
 	snap := r.Tools(Work)
@@ -85,11 +85,11 @@ func TestDC4_ArgumentsValidatedBeforeTheCall(t *testing.T) {
 		"required": ["query"],
 		"additionalProperties": false
 	}`)
-	tool.Run = func(_ context.Context, args any) Result {
+	tool.Run = ToolFunc(func(_ context.Context, args any) Result {
 		calls.Add(1)
 		gotArgs = args
 		return Result{Text: "ok"}
-	}
+	})
 	r := NewRegistry(RegistryOptions{})
 	publish(r, "acme", "g1", 0, SourceDev, stage(t, "acme", tool))
 	snap := r.Tools(Plan)
@@ -156,7 +156,7 @@ func TestDC4_InvalidArgumentsOfRevokedTool(t *testing.T) {
 func TestDC6_TrailingCloserIsNotJSON(t *testing.T) {
 	var calls atomic.Int32
 	tool := okTool("search")
-	tool.Run = func(context.Context, any) Result { calls.Add(1); return Result{Text: "ok"} }
+	tool.Run = ToolFunc(func(context.Context, any) Result { calls.Add(1); return Result{Text: "ok"} })
 	r := NewRegistry(RegistryOptions{})
 	publish(r, "acme", "g1", 0, SourceDev, stage(t, "acme", tool))
 	for _, args := range []string{`{"q":"x"}}`, `{}]`} {
@@ -198,9 +198,9 @@ func TestDC4_ConcurrentInvokeWhilePublishing(t *testing.T) {
 	r := NewRegistry(RegistryOptions{})
 	tool := okTool("echo")
 	tool.Parameters = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
-	tool.Run = func(ctx context.Context, args any) Result {
+	tool.Run = ToolFunc(func(ctx context.Context, args any) Result {
 		return Result{Text: fmt.Sprint(args.(map[string]any)["n"])}
-	}
+	})
 	set := stage(t, "acme", tool)
 	first := publish(r, "acme", "g0", 0, SourceDev, set)
 	early := r.Tools(Work) // an old snapshot, revoked during the test

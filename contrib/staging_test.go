@@ -9,7 +9,7 @@ import (
 
 func okTool(name string) Tool {
 	return Tool{Name: name, Catalogs: PlanAndWork, Pos: Pos{File: "plugin.star", Line: 3, Col: 5},
-		Run: func(context.Context, any) Result { return Result{Text: name} }}
+		Run: ToolFunc(func(context.Context, any) Result { return Result{Text: name} })}
 }
 
 func codes(ds []Diagnostic) []Code {
@@ -47,7 +47,7 @@ func TestDC5_DuplicateToolInPluginIsDiagnostic(t *testing.T) {
 		t.Errorf("diagnostic = %+v, want ToolDuplicate for acme at %v", d, dup.Pos)
 	}
 	// A diagnostic, not an activation failure: the first tool still runs.
-	if res := set.Tools[0].Run(context.Background(), nil); res.Text != "echo" {
+	if res := set.Tools[0].Run.Run(context.Background(), nil); res.Text != "echo" {
 		t.Errorf("first echo ran as %q", res.Text)
 	}
 }

@@ -164,6 +164,52 @@ func Failure(code, message string) Result {
 // concurrent use; it returns expected failures as a Result, never a panic.
 type ToolFunc func(ctx context.Context, args any) Result
 
+// Run calls f: a ToolFunc is the ToolRunner of the Go form.
+func (f ToolFunc) Run(ctx context.Context, args any) Result { return f(ctx, args) }
+
+// ToolRunner is a tool's implementation (Tool.Run). It follows the ToolFunc
+// rules; a ToolFunc is one. A runner that takes its arguments in another
+// form says so itself with an ArgsForm method (FormRunner), so the form
+// travels with the function that needs it: whoever replaces a Tool's Run
+// replaces its form too.
+type ToolRunner interface {
+	Run(ctx context.Context, args any) Result
+}
+
+// FormRunner is a ToolRunner whose arguments are decoded straight into a
+// plugin language's values (issue 26, point 4): ArgsForm builds them. Run
+// must still take the Go form too, which a call converted on another path
+// (a Check done for Dispatch) may bring.
+type FormRunner interface {
+	ToolRunner
+	ArgsForm() JSONBuilder
+}
+
+// WithArgsForm is run taking its arguments in form (nil: the Go form, run
+// itself): a FormRunner for a Tool's Run.
+func WithArgsForm(run ToolFunc, form JSONBuilder) ToolRunner {
+	if form == nil {
+		return run
+	}
+	return formFunc{run, form}
+}
+
+// formFunc is WithArgsForm's FormRunner.
+type formFunc struct {
+	ToolFunc
+	form JSONBuilder
+}
+
+func (f formFunc) ArgsForm() JSONBuilder { return f.form }
+
+// ArgsFormOf returns the form r takes its arguments in: nil for the Go form.
+func ArgsFormOf(r ToolRunner) JSONBuilder {
+	if f, ok := r.(FormRunner); ok {
+		return f.ArgsForm()
+	}
+	return nil
+}
+
 // Tool is one tool contribution (CC4, DC4).
 type Tool struct {
 	Name        string          `json:"name"`
@@ -187,13 +233,8 @@ type Tool struct {
 	Pos    Pos  `json:"pos"`
 	// Run is the implementation; it never crosses a process boundary (a
 	// worker's contributions travel as this struct's JSON, contrib/wire).
-	Run ToolFunc `json:"-"`
-	// ArgsForm is the form Run takes its arguments in: nil for the Go form
-	// ToolFunc describes, or a builder of a plugin language's values (the
-	// arguments are decoded straight into them, issue 26 point 4). Run
-	// must also take the Go form, which a call converted on another path
-	// may still bring. Whoever replaces Run sets ArgsForm for the new Run.
-	ArgsForm JSONBuilder `json:"-"`
+	// Its form (ArgsFormOf) comes with it.
+	Run ToolRunner `json:"-"`
 
 	schema, outSchema *Schema
 }

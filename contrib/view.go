@@ -42,8 +42,8 @@ type toolEntry struct {
 	index            int  // into the generation's Set.Tools
 	external         bool
 	schema           *Schema
-	form             JSONBuilder // the tool's ArgsForm
-	run              ToolFunc
+	form             JSONBuilder // ArgsFormOf(run)
+	run              ToolRunner
 }
 
 func (v *View) addConflict(d Diagnostic) {
@@ -105,7 +105,7 @@ func (p *Published) toolEntries() []toolEntry {
 			t := &p.Set.Tools[i]
 			p.entries[i] = toolEntry{
 				Name: t.Name, Plugin: p.Plugin, Generation: p.Generation, Description: t.Description,
-				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema, form: t.ArgsForm,
+				Catalogs: t.Catalogs, Parameters: t.Parameters, ReadOnly: t.ReadOnly, index: i, schema: t.schema, form: ArgsFormOf(t.Run),
 				Namespace: cmp.Or(t.Namespace, p.Plugin), RequiresApproval: approvalRequired(t.ReadOnly, t.RequiresApproval),
 				Multimodal: t.Multimodal, Output: t.OutputSchema, Remote: t.Remote,
 			}

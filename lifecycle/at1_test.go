@@ -42,7 +42,7 @@ func (a *gatedActivator) Activate(ctx context.Context, req contrib.ActivationReq
 		<-a.proceed
 	}
 	st := contrib.NewStaging(req.Plugin, contrib.Rules{})
-	st.AddTool(contrib.Tool{Name: "t", Catalogs: contrib.Work, Run: func(context.Context, any) contrib.Result { return contrib.Result{Text: "ok"} }})
+	st.AddTool(contrib.Tool{Name: "t", Catalogs: contrib.Work, Run: contrib.ToolFunc(func(context.Context, any) contrib.Result { return contrib.Result{Text: "ok"} })})
 	return &gatedInstance{a: a, set: st.Set()}, nil
 }
 

@@ -34,11 +34,11 @@ func (a *drainActivator) Compile(contrib.ActivationRequest) error { return nil }
 
 func (a *drainActivator) Activate(_ context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
 	st := contrib.NewStaging(req.Plugin, contrib.Rules{})
-	st.AddTool(contrib.Tool{Name: "work", Catalogs: contrib.Work, Run: func(ctx context.Context, _ any) contrib.Result {
+	st.AddTool(contrib.Tool{Name: "work", Catalogs: contrib.Work, Run: contrib.ToolFunc(func(ctx context.Context, _ any) contrib.Result {
 		a.entered <- struct{}{}
 		<-a.release // ignores ctx on purpose
 		return contrib.Result{Text: "done"}
-	}})
+	})})
 	return &drainInstance{a: a, set: st.Set()}, nil
 }
 

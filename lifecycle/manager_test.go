@@ -76,7 +76,7 @@ func (a *fakeActivator) Activate(ctx context.Context, req contrib.ActivationRequ
 	st := contrib.NewStaging(req.Plugin, req.Rules)
 	gen := req.Generation
 	st.AddTool(contrib.Tool{Name: toolName(req.Plugin), Catalogs: contrib.PlanAndWork,
-		Run: func(context.Context, any) contrib.Result { return contrib.Result{Text: gen} }})
+		Run: contrib.ToolFunc(func(context.Context, any) contrib.Result { return contrib.Result{Text: gen} })})
 	exports := map[string]any{}
 	for _, e := range req.Exports {
 		exports[e] = e + "@" + gen

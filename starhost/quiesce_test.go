@@ -26,11 +26,11 @@ type stuckInstance struct{ set *contrib.Set }
 func (a *stuckActivator) Compile(contrib.ActivationRequest) error { return nil }
 func (a *stuckActivator) Activate(_ context.Context, req contrib.ActivationRequest) (contrib.Instance, error) {
 	st := contrib.NewStaging(req.Plugin, contrib.Rules{})
-	st.AddTool(contrib.Tool{Name: "stuck", Catalogs: contrib.Work, Run: func(context.Context, any) contrib.Result {
+	st.AddTool(contrib.Tool{Name: "stuck", Catalogs: contrib.Work, Run: contrib.ToolFunc(func(context.Context, any) contrib.Result {
 		a.entered <- struct{}{}
 		<-a.release
 		return contrib.Result{Text: "done"}
-	}})
+	})})
 	return &stuckInstance{set: st.Set()}, nil
 }
 func (i *stuckInstance) Set() *contrib.Set                                         { return i.set }

@@ -87,14 +87,13 @@ func (h *Host) routeRemote(ctx context.Context, req contrib.ActivationRequest, i
 	for i := range set.Tools {
 		if t := &set.Tools[i]; t.Remote {
 			name := t.Name
-			t.ArgsForm = nil // this Run takes the Go form
-			t.Run = func(ctx context.Context, args any) contrib.Result {
+			t.Run = contrib.ToolFunc(func(ctx context.Context, args any) contrib.Result {
 				raw, err := json.Marshal(args)
 				if err != nil {
 					return contrib.Failure(contrib.ErrInvalidArguments, err.Error())
 				}
 				return toResult(route.Call(ctx, name, raw))
-			}
+			})
 		}
 	}
 	return &remoteInstance{Instance: inst, route: route}

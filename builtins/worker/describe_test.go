@@ -10,8 +10,8 @@ import (
 )
 
 // fill sets every exported field of the struct v points to to a non-zero
-// value, functions and a tool's ArgsForm excepted (they stay in the worker:
-// the host's stub of a tool takes the Go form). A field of a kind
+// value, functions and a tool's Run excepted (they stay in the worker: the
+// host's stub of a tool takes the Go form). A field of a kind
 // it does not know fails the test, so a new kind of field is looked at.
 func fill(t *testing.T, v reflect.Value) {
 	t.Helper()
@@ -21,7 +21,7 @@ func fill(t *testing.T, v reflect.Value) {
 			continue
 		}
 		switch {
-		case f.Kind() == reflect.Func, f.Type() == reflect.TypeFor[contrib.JSONBuilder]():
+		case f.Kind() == reflect.Func, f.Type() == reflect.TypeFor[contrib.ToolRunner]():
 		case f.Type() == reflect.TypeFor[json.RawMessage]():
 			f.SetBytes([]byte(`{"field":"` + sf.Name + `"}`))
 		case f.Kind() == reflect.String:

@@ -28,7 +28,7 @@ func (f countingForm) Object(ms []contrib.JSONMember) any {
 }
 
 // A worker decodes a tool's arguments straight into the tool's own form
-// (its ArgsForm), as the host does in process, instead of into Go values
+// (its Run's ArgsForm), as the host does in process, instead of into Go values
 // first (issue 26, point 2); empty arguments stay nil.
 func TestH26_2_WorkerDecodesArgumentsInTheToolsForm(t *testing.T) {
 	n := 0
@@ -46,15 +46,15 @@ func TestH26_2_WorkerDecodesArgumentsInTheToolsForm(t *testing.T) {
 }
 
 // A tool call the worker serves reaches the tool's Run in the tool's own
-// form: the serving path decodes with the tool's ArgsForm, not only
+// form: the serving path decodes with the tool's Run's ArgsForm, not only
 // toolArgs on its own (issue 26, point 2).
 func TestH26_2_WorkerToolRunGetsItsForm(t *testing.T) {
 	n := 0
 	var got any
-	tool := contrib.Tool{Name: "t", ArgsForm: countingForm{&n}, Run: func(_ context.Context, args any) contrib.Result {
+	tool := contrib.Tool{Name: "t", Run: contrib.WithArgsForm(func(_ context.Context, args any) contrib.Result {
 		got = args
 		return contrib.Result{Text: "ok"}
-	}}
+	}, countingForm{&n})}
 	s := &server{svc: &remoteServices{}, set: &contrib.Set{Tools: []contrib.Tool{tool}}}
 	body := wire.AppendToolInvoke(nil, wire.Invoke{Args: []byte(`{"n": 2}`)})
 	if _, err := s.invoke(context.Background(), wire.MethodTool, body); err != nil {

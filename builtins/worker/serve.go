@@ -345,14 +345,14 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 		if err != nil {
 			return nil, err
 		}
-		args, err := toolArgs(in.Args, t.ArgsForm)
+		args, err := toolArgs(in.Args, contrib.ArgsFormOf(t.Run))
 		if err != nil {
 			return nil, err
 		}
 		if in.Progress {
 			ctx = contrib.WithProgress(ctx, s.conn.Progress(ctx))
 		}
-		return wire.AppendResult(nil, t.Run(ctx, args))
+		return wire.AppendResult(nil, t.Run.Run(ctx, args))
 	case wire.MethodCommand:
 		c, err := at(set.Commands, in.Index, "command")
 		if err != nil {
@@ -400,8 +400,8 @@ func (s *server) invoke(ctx context.Context, method string, body []byte) (any, e
 }
 
 // toolArgs decodes a tool call's arguments straight into the form the tool
-// takes them in (contrib.Tool.ArgsForm: a Starlark tool's are Starlark
-// values), as the host does in process (issue 26, point 4): a
+// takes them in (contrib.ArgsFormOf the tool's Run: a Starlark tool's are
+// Starlark values), as the host does in process (issue 26, point 4): a
 // json.Decoder into Go values and their conversion were a tenth of a
 // worker's CPU in a trivial call (point 2). The host checked them against
 // the same refusals already. Empty arguments are nil.

@@ -90,13 +90,13 @@ func TestProvidedToolsRunInTheWorker(t *testing.T) {
 	if err != nil || len(tools) != 1 || tools[0].Namespace != "acme.x" || !tools[0].ReadOnly {
 		t.Fatalf("provided = %+v, %v", v, err)
 	}
-	if res := tools[0].Run(context.Background(), map[string]any{}); res.Text != "offered for work" {
+	if res := tools[0].Run.Run(context.Background(), map[string]any{}); res.Text != "offered for work" {
 		t.Fatalf("provided tool = %+v", res)
 	}
 	if err := conn.Call(context.Background(), wire.MethodReleaseTools, out.Provided.Group, nil); err != nil {
 		t.Fatal(err)
 	}
-	if res := tools[0].Run(context.Background(), map[string]any{}); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {
+	if res := tools[0].Run.Run(context.Background(), map[string]any{}); res.Err == nil || res.Err.Code != contrib.ErrToolUnavailable {
 		t.Fatalf("after release = %+v, want tool_unavailable", res)
 	}
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"runtime"
 	"testing"
@@ -40,4 +41,33 @@ func TestProvidedToolsReleasedWhenDropped(t *testing.T) {
 		}
 	}
 	t.Fatal("the worker was never told to release the dropped tools")
+}
+
+// starlarkish is a form other than the Go one; the stub never builds with it.
+type starlarkish struct{ contrib.JSONBuilder }
+
+// TestH26_4_StubTakesTheGoForm: a tool whose Run took another form gets,
+// as a worker stub, the stub's form — the Go form, which it sends as JSON —
+// by the one assignment of its Run: nothing else to reset.
+func TestH26_4_StubTakesTheGoForm(t *testing.T) {
+	var sent []byte
+	call := func(_ context.Context, _, method string, in, _ any) error {
+		if method == MethodTool {
+			sent = append([]byte(nil), in.([]byte)...)
+		}
+		return nil
+	}
+	inWorker := contrib.WithArgsForm(func(context.Context, any) contrib.Result { return contrib.Result{} }, starlarkish{})
+	p := &Provided{Group: 1, Tools: []contrib.Tool{{Name: "t", Catalogs: contrib.Work, Parameters: []byte("{}"), Run: inWorker}}}
+	tools := p.HostTools("acme.p", contrib.Rules{}, call, func(context.Context) contrib.Facts { return contrib.Facts{} })
+	if len(tools) != 1 || contrib.ArgsFormOf(p.Tools[0].Run) == nil {
+		t.Fatalf("tools = %+v", tools)
+	}
+	if form := contrib.ArgsFormOf(tools[0].Run); form != nil {
+		t.Fatalf("the stub takes %T, want the Go form", form)
+	}
+	tools[0].Run.Run(context.Background(), map[string]any{"n": 2})
+	if !bytes.Contains(sent, []byte(`{"n":2}`)) {
+		t.Fatalf("the stub sent %q, want the arguments as JSON", sent)
+	}
 }

@@ -65,7 +65,7 @@ func BenchmarkH26CallBreakdown(b *testing.B) {
 	args := map[string]any{"do": "x"}
 	b.Run("Tool", func(b *testing.B) {
 		latency(b, func() {
-			if res := run(context.Background(), args); res.Err != nil {
+			if res := run.Run(context.Background(), args); res.Err != nil {
 				b.Fatal(res.Err)
 			}
 		})

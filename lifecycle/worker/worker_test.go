@@ -140,7 +140,7 @@ func fakeHost() {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	res := inst.Set().Tools[0].Run(context.Background(), map[string]any{"do": "pid"})
+	res := inst.Set().Tools[0].Run.Run(context.Background(), map[string]any{"do": "pid"})
 	fmt.Println(res.Text)
 	select {}
 }
@@ -201,7 +201,7 @@ func activate(t *testing.T, mode string, timeout time.Duration) (contrib.Instanc
 }
 
 func call(inst contrib.Instance, do string) contrib.Result {
-	return inst.Set().Tools[0].Run(context.Background(), map[string]any{"do": do})
+	return inst.Set().Tools[0].Run.Run(context.Background(), map[string]any{"do": do})
 }
 
 // wantFault checks the one fault a dead worker reports and the message of
