@@ -123,7 +123,9 @@ type frameReader struct {
 const readerSize = 64 << 10
 
 // newReader returns a frame reader over r.
-func newReader(r io.Reader) *frameReader { return &frameReader{r: r, buf: make([]byte, readerSize)} }
+func newReader(r io.Reader) *frameReader {
+	return &frameReader{r: spinning(r), buf: make([]byte, readerSize)}
+}
 
 // Read returns the next frame. Its Body is valid until the next Read. At a
 // clean end of stream it returns io.EOF; a stream cut inside a frame is
