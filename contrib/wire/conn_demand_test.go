@@ -97,6 +97,32 @@ func newPair(t *testing.T, hostHandle, workerHandle Handler) *pair {
 	return p
 }
 
+// cancelInFlight calls method on c with ctx, cancels the call once it is
+// in flight, and requires it to return the cancellation.
+func cancelInFlight(t *testing.T, c *Conn, ctx context.Context, cancel context.CancelFunc, method string) {
+	t.Helper()
+	errc := make(chan error)
+	go func() { errc <- c.Call(ctx, method, nil, nil) }()
+	waitInFlight(c, 1)
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call returned %v", err)
+	}
+}
+
+// waitInFlight waits until n calls of c are in flight.
+func waitInFlight(c *Conn, n int) {
+	for {
+		c.mu.Lock()
+		m := len(c.pending)
+		c.mu.Unlock()
+		if m == n {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
 // idle waits until nobody reads the host's stream (a drain of an
 // abandoned answer may still run just after a call returns).
 func (p *pair) idle(t *testing.T) {
@@ -190,21 +216,7 @@ func TestH26_2_CancelWhileReading(t *testing.T) {
 		return "ok", nil
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error)
-	go func() { errc <- p.host.Call(ctx, "hang", nil, nil) }()
-	for {
-		p.host.mu.Lock()
-		n := len(p.host.pending)
-		p.host.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		runtime.Gosched()
-	}
-	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Fatalf("the cancelled call returned %v", err)
-	}
+	cancelInFlight(t, p.host, ctx, cancel, "hang")
 	<-cancelled // the worker's call saw the cancel
 	var got string
 	if err := p.host.Call(context.Background(), "tool", nil, &got); err != nil || got != "ok" {
@@ -488,21 +500,7 @@ func TestH26_2_LateFramesOfAnAbandonedCallKeepTheCallersValues(t *testing.T) {
 	ctx := context.WithValue(context.Background(), originKey{}, "session a")
 	ctx = contrib.WithProgress(ctx, func(_, _ float64, msg string) { progressed <- msg })
 	ctx, cancel := context.WithCancel(ctx)
-	errc := make(chan error)
-	go func() { errc <- p.host.Call(ctx, "tool", nil, nil) }()
-	for {
-		p.host.mu.Lock()
-		n := len(p.host.pending)
-		p.host.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		runtime.Gosched()
-	}
-	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Fatalf("the cancelled call returned %v", err)
-	}
+	cancelInFlight(t, p.host, ctx, cancel, "tool")
 	close(proceed)
 	if v := <-backFrom; v != "session a" {
 		t.Errorf("the call back within the abandoned call ran with origin %q, want the caller's", v)

@@ -95,14 +95,7 @@ func TestConnCallsBothWays(t *testing.T) {
 	cause := errors.New("the worker died")
 	done := make(chan error)
 	go func() { done <- a.Call(context.Background(), "hang", nil, nil) }()
-	for {
-		a.mu.Lock()
-		n := len(a.pending)
-		a.mu.Unlock()
-		if n == 1 {
-			break
-		}
-	}
+	waitInFlight(a, 1)
 	a.Close(cause)
 	if err := <-done; err != cause {
 		t.Fatalf("a call in flight after Close = %v, want %v", err, cause)
