@@ -2,7 +2,6 @@ package worker
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -14,15 +13,15 @@ import (
 // cancellation propagated to the call's own context and a function run
 // after it, was a fifth of the host's allocations per call.
 type pausableDeadline struct {
-	expire  func(*pausableDeadline)
-	expired atomic.Bool
+	expire func(*pausableDeadline)
 
 	mu      sync.Mutex
 	timer   *time.Timer
 	left    time.Duration // what remains when paused
 	started time.Time     // when the running stretch began
 	pauses  int           // pauses in effect; the clock runs at 0
-	stopped bool
+	stopped bool          // by stop or by expiring
+	expired bool
 }
 
 // startDeadline returns a deadline that calls expire timeout after now,
@@ -37,8 +36,7 @@ func (d *pausableDeadline) fire() {
 	d.mu.Lock()
 	live := !d.stopped
 	if live {
-		d.stopped = true
-		d.expired.Store(true)
+		d.stopped, d.expired = true, true
 	}
 	d.mu.Unlock()
 	if live {
@@ -47,7 +45,14 @@ func (d *pausableDeadline) fire() {
 }
 
 // passed reports whether the deadline expired.
-func (d *pausableDeadline) passed() bool { return d != nil && d.expired.Load() }
+func (d *pausableDeadline) passed() bool {
+	if d == nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.expired
+}
 
 // pause stops the clock until the returned function is called; pauses
 // nest. A deadline that already passed stays passed.
